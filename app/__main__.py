@@ -1,0 +1,6 @@
+"""`python -m app` is the same as the `accord` command."""
+
+from app.cli import main
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,117 @@
+"""The command line: argument parsing only; the core computes, ``app.report`` formats.
+
+Exit status (``cli.md``): 0 success; 1 a check failed; 2 bad input, with one line on
+stderr naming the file, line or key and what was expected, and no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from app import __version__
+from app.core.agreement.report import agreement_report
+from app.core.agreement.result import AgreementReport
+from app.core.errors import InputError
+from app.core.formats.potato import read_potato
+from app.core.progress import Job, T, run, scaled
+from app.demo import export_demo
+from app.paths import demo_studies
+from app.report.agreement_text import render
+from app.report.progress_bar import ProgressBar
+
+EXIT_OK = 0
+EXIT_CHECK_FAILED = 1
+EXIT_BAD_INPUT = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors go through the same one-line, exit-2 path."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise InputError(f"{message} (see 'accord --help')")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="accord", description="Inter-annotator agreement and machine-label "
+                     "certification for annotation studies, offline.")
+    parser.add_argument("--version", action="version", version=f"accord {__version__}")
+    commands = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    agreement = commands.add_parser("agreement", help="agreement report of a project")
+    agreement.add_argument("project", type=Path, help="Potato project folder")
+    agreement.add_argument("--json", action="store_true", help="print JSON (cli.md)")
+    agreement.add_argument("--scheme", help="only this scheme")
+    agreement.add_argument("--seed", type=int, default=20261129,
+                           help="seed for resampling (bootstrap, chance baselines)")
+
+    demo = commands.add_parser("demo", help="the report on the bundled demo studies")
+    demo.add_argument("--export", type=Path, metavar="DIR",
+                      help="write the demo projects to DIR/<study>/ instead")
+    demo.add_argument("--json", action="store_true", help="print JSON (cli.md)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command == "agreement":
+            return _agreement(args.project, as_json=args.json, scheme=args.scheme,
+                              shown=str(args.project))
+        return _demo(getattr(args, "export", None), as_json=getattr(args, "json", False))
+    except InputError as error:
+        print(f"accord: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        # The reader of our output went away (``accord ... | head``): not an error of ours.
+        sys.stderr.close()
+        return EXIT_OK
+    except KeyboardInterrupt:
+        print("accord: interrupted", file=sys.stderr)
+        return 130
+
+
+def _with_bar(job: Job[T]) -> T:
+    bar = ProgressBar(sys.stderr)
+    try:
+        return run(job, bar)
+    finally:
+        bar.close()
+
+
+def _agreement(project: Path, *, as_json: bool, scheme: str | None, shown: str) -> int:
+    report = _with_bar(_report_job(project, scheme, shown))
+    if as_json:
+        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False, allow_nan=False))
+    else:
+        sys.stdout.write(render(report))
+    return EXIT_OK
+
+
+def _report_job(project: Path, scheme: str | None, shown: str) -> Job[AgreementReport]:
+    study = yield from scaled(read_potato(project), 0, 50, 100)
+    return (yield from scaled(agreement_report(study, project=shown, scheme=scheme), 50, 100,
+                              100))
+
+
+def _demo(export: Path | None, *, as_json: bool) -> int:
+    studies = demo_studies()
+    if not studies:
+        raise InputError("the bundled demo studies are missing from this installation",
+                         file="resources/demo")
+    if export is not None:
+        for name, path in export_demo(studies, export).items():
+            print(f"{name}: {path}")
+        return EXIT_OK
+    reports = {name: _with_bar(_report_job(path, None, f"demo:{name}"))
+               for name, path in studies.items()}
+    if as_json:
+        documents = {name: r.to_json() for name, r in reports.items()}
+        single = next(iter(documents.values())) if len(documents) == 1 else documents
+        print(json.dumps(single, indent=2, ensure_ascii=False, allow_nan=False))
+    else:
+        sys.stdout.write("\n".join(render(r) for r in reports.values()))
+    return EXIT_OK

@@ -1,0 +1,189 @@
+"""The agreement report of a study: one result per scheme, with coverage and reasons.
+
+A generator job (``app.core.progress``): it yields progress per scheme and returns an
+:class:`~app.core.agreement.result.AgreementReport`.
+
+Coverage per scheme (``agreement.md``, Units and Precise rules): an item is *scored*
+when two or more annotators answered the scheme on it, whatever
+``num_annotators_per_item`` says; the report counts scored items below that cap, and
+items with one annotator are skipped with that reason.
+
+Kinds computed by a later part of Accord (cuboids, segments, tiers, regions, masks)
+are listed with ``not_computed`` and the reason, so a report never silently omits a
+scheme. Schemes Accord has no measure for (free text, numbers, spans) are listed the
+same way.
+
+For traces, the step-level α is shown beside the α the *same annotators* reach on the
+study's categorical scheme with the most shared items (``categorical_reference``),
+since both are chance-corrected and read on one scale.
+"""
+
+from __future__ import annotations
+
+from app import __version__
+from app.core.agreement.alpha import alpha, counts_from_codes
+from app.core.agreement.categorical import metric_for, score_units
+from app.core.agreement.coefficient import Coefficient
+from app.core.agreement.result import AgreementReport, SchemeResult
+from app.core.agreement.units import (
+    CodedUnits,
+    categorical_rows,
+    code_rows,
+    restrict,
+    trace_rows,
+)
+from app.core.errors import InputError
+from app.core.model import Answer, Kind, Mask, ObjectSet, Scheme, Study
+from app.core.progress import Job, Progress
+
+COMPUTED_KINDS = frozenset({Kind.NOMINAL, Kind.ORDINAL, Kind.MULTILABEL, Kind.TRACE})
+STRUCTURED_LATER = (
+    "not computed yet: structured agreement (IoU matching of {what}) arrives with the "
+    "structured-agreement part of Accord"
+)
+WHAT = {
+    Kind.CUBOIDS: "3D cuboids",
+    Kind.SEGMENTS: "time segments",
+    Kind.TIERS: "tiered segments",
+    Kind.REGIONS: "2D regions",
+    Kind.MASKS: "masks (STAPLE)",
+}
+ONE_ANNOTATOR = (
+    "no item was answered by two or more annotators: agreement of one person is undefined, "
+    "never perfect"
+)
+NOBODY = "nobody answered this scheme"
+
+
+def agreement_report(study: Study, *, project: str,
+                     scheme: str | None = None) -> Job[AgreementReport]:
+    """Compute every scheme's agreement (or only ``scheme``)."""
+    names = list(study.schemes)
+    if scheme is not None:
+        if scheme not in study.schemes:
+            raise InputError(f"no scheme named '{scheme}'; the project has: "
+                             f"{', '.join(names)}", key="--scheme")
+        names = [scheme]
+    results: dict[str, SchemeResult] = {}
+    for i, name in enumerate(names):
+        yield Progress(i, len(names), f"scheme {name}")
+        for result in _scheme_results(study, study.schemes[name]):
+            results[result.name] = result
+    _add_categorical_references(study, results)
+    yield Progress(len(names), len(names), "done")
+    return AgreementReport(project=project, n_items=len(study.items),
+                           n_annotators=len(study.annotators), schemes=results,
+                           notes=list(study.notes), version=__version__)
+
+
+def _scheme_results(study: Study, scheme: Scheme) -> list[SchemeResult]:
+    answers = study.answers_for(scheme.name)
+    result = SchemeResult(scheme.name, scheme.annotation_type,
+                          scheme.kind.value if scheme.kind else None)
+    extra: list[SchemeResult] = []
+    if scheme.kind is Kind.REGIONS and _has_masks(answers):
+        masks = SchemeResult(f"{scheme.name}#masks", scheme.annotation_type, Kind.MASKS.value,
+                             not_computed=STRUCTURED_LATER.format(what=WHAT[Kind.MASKS]))
+        extra.append(masks)
+    if scheme.kind is None:
+        result.not_computed = (f"Accord has no agreement measure for "
+                               f"'{scheme.annotation_type}' answers")
+        return [result, *extra]
+    if scheme.kind not in COMPUTED_KINDS:
+        result.not_computed = STRUCTURED_LATER.format(what=WHAT[scheme.kind])
+        return [result, *extra]
+
+    _coverage(study, scheme, result)
+    repairs = study.single_choice_repairs.get(scheme.name, 0)
+    if repairs:
+        result.notes.append(
+            f"{repairs} answers kept several options of this single-choice scheme (Potato "
+            "issue #167) and were resolved to the latest selection.")
+        result.extra["single_choice_repairs"] = repairs
+    if result.n_items == 0:
+        reason = NOBODY if not answers else ONE_ANNOTATOR
+        for metric in _metric_names(scheme.kind):
+            result.put(metric, Coefficient.undefined(reason))
+        if scheme.kind is Kind.TRACE:
+            result.metrics["n_units"] = 0
+            result.extra["n_units"] = 0
+        return [result, *extra]
+
+    units = coded_units(study, scheme)
+    score_units(units, scheme.kind, result)
+    if scheme.kind is Kind.TRACE:
+        result.notes.append("steps are units: each step of each trace is compared on its own")
+    return [result, *extra]
+
+
+def coded_units(study: Study, scheme: Scheme) -> CodedUnits:
+    answers = study.answers_for(scheme.name)
+    if scheme.kind is Kind.TRACE:
+        return code_rows(trace_rows(answers))
+    rows = categorical_rows(answers)
+    if scheme.kind is Kind.ORDINAL:
+        return code_rows(rows, values=scheme.scale)
+    return code_rows(rows)
+
+
+def _metric_names(kind: Kind) -> tuple[str, ...]:
+    if kind is Kind.NOMINAL:
+        return ("alpha", "fleiss_kappa", "kappa", "percent_agreement")
+    if kind is Kind.MULTILABEL:
+        return ("alpha", "kappa", "percent_agreement", "mean_jaccard")
+    return ("alpha", "kappa", "percent_agreement")
+
+
+def _coverage(study: Study, scheme: Scheme, result: SchemeResult) -> None:
+    answers = study.answers_for(scheme.name)
+    sizes = [len(by) for by in answers.values()]
+    scored = [n for n in sizes if n >= 2]
+    one = sum(1 for n in sizes if n == 1)
+    cap = study.annotators_per_item
+    result.n_items = len(scored)
+    result.n_items_skipped = one
+    result.coverage = {
+        "n_items_answered": len(sizes),
+        "n_items_scored": len(scored),
+        "n_items_one_annotator": one,
+        "n_items_unanswered": len(study.items) - len(sizes),
+    }
+    if cap is not None:
+        result.coverage["n_items_below_cap"] = sum(1 for n in scored if n < cap)
+    if one:
+        result.notes.append(f"{one} items answered by one annotator only are not scored.")
+
+
+def _has_masks(answers: dict[str, dict[str, Answer]]) -> bool:
+    return any(isinstance(a, ObjectSet) and a.of_type(Mask)
+               for by in answers.values() for a in by.values())
+
+
+def _add_categorical_references(study: Study, results: dict[str, SchemeResult]) -> None:
+    """Beside each trace α, the α of the same annotators on a simpler categorical scheme."""
+    candidates = [s for s in study.schemes.values()
+                  if s.kind in (Kind.NOMINAL, Kind.ORDINAL) and s.name in results
+                  and results[s.name].n_items > 0]
+    if not candidates:
+        return
+    for name, result in results.items():
+        scheme = study.schemes.get(name)
+        if scheme is None or scheme.kind is not Kind.TRACE or result.n_items == 0:
+            continue
+        trace_annotators = {a for by in study.answers_for(name).values() for a in by}
+        best: tuple[int, Scheme, CodedUnits] | None = None
+        for candidate in candidates:
+            units = restrict(coded_units(study, candidate), trace_annotators)
+            shared = int(((units.codes >= 0).sum(axis=1) >= 2).sum())
+            if shared and (best is None or shared > best[0]):
+                best = (shared, candidate, units)
+        if best is None:
+            continue
+        shared, candidate, units = best
+        assert candidate.kind is not None
+        value = alpha(counts_from_codes(units.codes, len(units.values)),
+                      metric_for(candidate.kind, units.values))
+        result.extra["categorical_reference"] = {
+            "scheme": candidate.name, "kind": candidate.kind.value, "alpha": value.value,
+            "n_items": shared, **({"undefined": value.reason} if value.reason else {}),
+        }

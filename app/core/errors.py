@@ -1,0 +1,38 @@
+"""The one exception type for bad input.
+
+Every reader raises :class:`InputError` carrying where the problem is (file, line, key)
+and what was expected. The CLI prints ``str(error)`` as one line and exits with status
+2; the GUI shows the same text in a dialog. Keeping one type keeps one error path.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class InputError(Exception):
+    """Input that Accord cannot use, with the place and the expectation spelled out."""
+
+    def __init__(
+        self,
+        problem: str,
+        *,
+        file: Path | str | None = None,
+        line: int | None = None,
+        key: str | None = None,
+    ) -> None:
+        self.problem = problem
+        self.file = str(file) if file is not None else None
+        self.line = line
+        self.key = key
+        super().__init__(self._compose())
+
+    def _compose(self) -> str:
+        where = ""
+        if self.file is not None:
+            where = self.file
+            if self.line is not None:
+                where += f":{self.line}"
+        if self.key is not None:
+            where = f"{where}: key '{self.key}'" if where else f"key '{self.key}'"
+        return f"{where}: {self.problem}" if where else self.problem

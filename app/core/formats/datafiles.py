@@ -1,0 +1,78 @@
+"""Potato's data files: the items, one record each, in csv, tsv, json or jsonl.
+
+Records are streamed (jsonl, csv and tsv a line at a time) with the line they came
+from, so an error names it. A ``.json`` file holds a list of records (or one record), or,
+as Potato also accepts, one JSON object a line like ``.jsonl``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from app.core.errors import InputError
+from app.core.formats.files import read_json
+
+Record = dict[str, Any]
+
+
+def iter_records(path: Path) -> Iterator[tuple[int | None, Record]]:
+    """Yield ``(line, record)`` for every record of a data file."""
+    suffix = path.suffix.lower()
+    if not path.is_file():
+        raise InputError("data file not found", file=path)
+    if suffix == ".jsonl":
+        yield from _jsonl(path)
+    elif suffix in (".csv", ".tsv"):
+        yield from _delimited(path, "\t" if suffix == ".tsv" else ",")
+    elif suffix == ".json":
+        yield from _json(path)
+    else:
+        raise InputError(f"unknown data file type '{suffix}'; expected .csv, .tsv, .json or "
+                         ".jsonl", file=path)
+
+
+def _jsonl(path: Path) -> Iterator[tuple[int | None, Record]]:
+    with path.open("r", encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"malformed JSON line: {exc.msg} (column {exc.colno})",
+                                 file=path, line=number) from exc
+            if not isinstance(record, dict):
+                raise InputError("expected one JSON object per line", file=path, line=number)
+            yield number, record
+
+
+def _delimited(path: Path, delimiter: str) -> Iterator[tuple[int | None, Record]]:
+    with path.open("r", encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle, delimiter=delimiter)
+        try:
+            for row in reader:
+                yield reader.line_num, dict(row)
+        except csv.Error as exc:
+            raise InputError(f"malformed {path.suffix[1:]} row: {exc}", file=path,
+                             line=reader.line_num) from exc
+
+
+def _json(path: Path) -> Iterator[tuple[int | None, Record]]:
+    """A JSON list of records; Potato also reads ``.json`` files written one object a line."""
+    with path.open("r", encoding="utf-8") as handle:
+        head = handle.read(4096).lstrip()
+    if not head.startswith("["):
+        first_line_end = head.find("\n")
+        if 0 < first_line_end < len(head) and head[:first_line_end].rstrip().endswith("}"):
+            yield from _jsonl(path)
+            return
+    data = read_json(path)
+    records = data if isinstance(data, list) else [data]
+    for record in records:
+        if not isinstance(record, dict):
+            raise InputError("expected a JSON list of item objects", file=path)
+        yield None, record

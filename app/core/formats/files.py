@@ -1,0 +1,74 @@
+"""Reading files safely: paths that stay inside the project, JSON and YAML with places.
+
+Every failure becomes one :class:`~app.core.errors.InputError` naming the file, the line
+(where the parser knows it) and what was expected. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from app.core.errors import InputError
+
+
+def inside(root: Path, relative: str | Path, *, file: Path, key: str,
+           base: Path | None = None) -> Path:
+    """Resolve ``relative`` against ``base`` (default ``root``); refuse it outside ``root``.
+
+    Symbolic links are resolved first, so a link pointing out of the project is refused
+    as well. ``file`` and ``key`` name where the path was written, for the message.
+    """
+    text = str(relative)
+    if not text.strip():
+        raise InputError("expected a path, found an empty string", file=file, key=key)
+    candidate = ((base or root) / text).resolve()
+    base = root.resolve()
+    if candidate != base and base not in candidate.parents:
+        raise InputError(
+            f"path '{text}' leaves the project folder {base}; media and data must stay "
+            "inside the project", file=file, key=key)
+    return candidate
+
+
+def read_yaml(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise InputError("file not found", file=path) from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the file ({exc})", file=path) from exc
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise InputError(f"malformed YAML: {problem}", file=path, line=line) from exc
+
+
+def read_json(path: Path) -> Any:
+    """Parse a whole JSON file; a syntax error names its line."""
+    try:
+        with path.open("rb") as handle:
+            return json.load(handle)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON: {exc.msg} (column {exc.colno})", file=path,
+                         line=exc.lineno) from exc
+    except UnicodeDecodeError as exc:
+        raise InputError("not UTF-8 text; expected a JSON file", file=path) from exc
+    except OSError as exc:
+        raise InputError(f"cannot read the file ({exc})", file=path) from exc
+
+
+def parse_json_text(text: str, *, file: Path, key: str, expected: str) -> Any:
+    """Parse a JSON value stored as a string inside another file (Potato's answers)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"the stored answer is not valid JSON ({exc.msg} at character {exc.pos}); "
+            f"expected {expected}", file=file, key=key) from exc

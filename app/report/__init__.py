@@ -1,0 +1,1 @@
+"""Presentation of result objects as text, HTML and PDF (no computation here)."""
