@@ -137,3 +137,16 @@ def test_real_process_exit_status_and_no_traceback(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stdout == ""
     assert "Traceback" not in done.stderr and "no config.yaml" in done.stderr
+
+
+def test_data_file_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project = _good(tmp_path)
+    (project / "data" / "items.jsonl").write_bytes(b'{"id": "item-0", "text": "caf\xe9"}\n')
+    _fails(project, capsys, "items.jsonl", "not UTF-8")
+
+
+def test_truncated_user_state(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project = _good(tmp_path)
+    state = project / "annotations" / "alice" / "user_state.json"
+    state.write_text(state.read_text()[:40])
+    _fails(project, capsys, "alice/user_state.json:", "malformed JSON")

@@ -24,15 +24,16 @@ def iter_records(path: Path) -> Iterator[tuple[int | None, Record]]:
     suffix = path.suffix.lower()
     if not path.is_file():
         raise InputError("data file not found", file=path)
-    if suffix == ".jsonl":
-        yield from _jsonl(path)
-    elif suffix in (".csv", ".tsv"):
-        yield from _delimited(path, "\t" if suffix == ".tsv" else ",")
-    elif suffix == ".json":
-        yield from _json(path)
-    else:
+    readers = {".jsonl": _jsonl, ".json": _json, ".csv": _delimited, ".tsv": _delimited}
+    reader = readers.get(suffix)
+    if reader is None:
         raise InputError(f"unknown data file type '{suffix}'; expected .csv, .tsv, .json or "
                          ".jsonl", file=path)
+    try:
+        yield from reader(path)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start}); expected a UTF-8 {suffix[1:]} "
+                         "file", file=path) from exc
 
 
 def _jsonl(path: Path) -> Iterator[tuple[int | None, Record]]:
@@ -50,7 +51,8 @@ def _jsonl(path: Path) -> Iterator[tuple[int | None, Record]]:
             yield number, record
 
 
-def _delimited(path: Path, delimiter: str) -> Iterator[tuple[int | None, Record]]:
+def _delimited(path: Path) -> Iterator[tuple[int | None, Record]]:
+    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
     with path.open("r", encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle, delimiter=delimiter)
         try:
