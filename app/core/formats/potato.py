@@ -301,19 +301,21 @@ def _store(study: Study, annotator: str, item_id: str, grouped: dict[str, list[t
     if item_id not in study.items:
         ignored["items"] += 1
         return
+    place = Place(file, item_id, "", annotator)
+    answers = study.answers
     for scheme_name, entries in grouped.items():
         scheme = study.schemes.get(scheme_name)
         if scheme is None:
             ignored["schemes"] += 1
             continue
-        place = Place(file, item_id, scheme_name, annotator)
+        place.scheme = scheme_name
         parsed = parse_answer(scheme, entries, changes, place)
         if parsed.answer is None:
             continue
         if parsed.repaired:
             study.single_choice_repairs[scheme_name] = \
                 study.single_choice_repairs.get(scheme_name, 0) + 1
-        _put(study, scheme_name, item_id, annotator, parsed.answer)
+        answers[scheme_name].setdefault(item_id, {})[annotator] = parsed.answer
 
 
 def _put(study: Study, scheme: str, item: str, annotator: str, answer: Answer) -> None:
