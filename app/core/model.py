@@ -57,16 +57,6 @@ TRACE_TYPES = frozenset(
 )
 """Potato's agent-trace schemes: one label per step (or per trace for attribution)."""
 
-STRUCTURED_DATA_TYPES = frozenset(
-    {"image_annotation", "audio_annotation", "video_annotation", "tiered_annotation",
-     "spatial_annotation", "episode_annotation"}
-)
-"""Schemes whose answer is one JSON string stored under the label name ``_data``."""
-
-STRUCTURED_NAMED_TYPES = TRACE_TYPES | {"temporal_grounding"}
-"""Schemes whose answer is one JSON string stored under the scheme's own name."""
-
-
 # --------------------------------------------------------------------------- objects
 
 
@@ -376,10 +366,6 @@ class Scheme:
     labels: tuple[str, ...] = ()
     scale: tuple[str, ...] = ()
     config: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def single_choice(self) -> bool:
-        return self.kind in (Kind.NOMINAL, Kind.ORDINAL)
 
     @property
     def scale_set(self) -> frozenset[str]:
