@@ -13,14 +13,17 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app import __version__
+from app.core.agreement.compare import compare
 from app.core.agreement.report import agreement_report
 from app.core.agreement.result import AgreementReport
+from app.core.agreement.sets import DEFAULT_BUDGET
+from app.core.agreement.structured import SetOptions
 from app.core.errors import InputError
 from app.core.formats.potato import read_potato
 from app.core.progress import Job, T, run, scaled
 from app.demo import export_demo
 from app.paths import demo_studies
-from app.report.agreement_text import render
+from app.report.agreement_text import render, render_comparison
 from app.report.progress_bar import ProgressBar
 
 EXIT_OK = 0
@@ -45,8 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
     agreement.add_argument("project", type=Path, help="Potato project folder")
     agreement.add_argument("--json", action="store_true", help="print JSON (cli.md)")
     agreement.add_argument("--scheme", help="only this scheme")
-    agreement.add_argument("--seed", type=int, default=20261129,
-                           help="seed for resampling (bootstrap, chance baselines)")
+    _set_options(agreement)
+
+    compare = commands.add_parser("compare", help="two pilot rounds side by side")
+    compare.add_argument("project_a", type=Path, help="the earlier round's project folder")
+    compare.add_argument("project_b", type=Path, help="the later round's project folder")
+    compare.add_argument("--json", action="store_true", help="print JSON")
+    _set_options(compare)
 
     demo = commands.add_parser("demo", help="the report on the bundled demo studies")
     demo.add_argument("--export", type=Path, metavar="DIR",
@@ -55,12 +63,44 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _set_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--threshold", action="append", default=[], metavar="SCHEME=IOU",
+                        help="matching threshold for one scheme (repeatable); defaults: "
+                             "cuboids 0.25, segments, tiers and regions 0.5")
+    parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET,
+                        help="comparison budget: object comparisons at most (default "
+                             f"{DEFAULT_BUDGET:,}); items over it are skipped whole")
+    parser.add_argument("--seed", type=int, default=20261129,
+                        help="seed for resampling (bootstrap intervals, chance baselines)")
+
+
+def _options(args: argparse.Namespace) -> SetOptions:
+    thresholds: dict[str, float] = {}
+    for text in args.threshold:
+        name, sep, value = text.rpartition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            number = -1.0
+        if not sep or not name or not 0.0 < number <= 1.0:
+            raise InputError(f"expected SCHEME=IOU with IOU in (0, 1], found '{text}'",
+                             key="--threshold")
+        thresholds[name] = number
+    if args.budget < 0:
+        raise InputError(f"expected a comparison budget ≥ 0, found {args.budget}",
+                         key="--budget")
+    return SetOptions(thresholds=thresholds, budget=args.budget, seed=args.seed)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         if args.command == "agreement":
             return _agreement(args.project, as_json=args.json, scheme=args.scheme,
-                              shown=str(args.project))
+                              shown=str(args.project), options=_options(args))
+        if args.command == "compare":
+            return _compare(args.project_a, args.project_b, as_json=args.json,
+                            options=_options(args))
         return _demo(getattr(args, "export", None), as_json=getattr(args, "json", False))
     except InputError as error:
         print(f"accord: error: {error}", file=sys.stderr)
@@ -82,8 +122,9 @@ def _with_bar(job: Job[T]) -> T:
         bar.close()
 
 
-def _agreement(project: Path, *, as_json: bool, scheme: str | None, shown: str) -> int:
-    report = _with_bar(_report_job(project, scheme, shown))
+def _agreement(project: Path, *, as_json: bool, scheme: str | None, shown: str,
+               options: SetOptions) -> int:
+    report = _with_bar(_report_job(project, scheme, shown, options))
     if as_json:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False, allow_nan=False))
     else:
@@ -91,10 +132,22 @@ def _agreement(project: Path, *, as_json: bool, scheme: str | None, shown: str) 
     return EXIT_OK
 
 
-def _report_job(project: Path, scheme: str | None, shown: str) -> Job[AgreementReport]:
-    study = yield from scaled(read_potato(project), 0, 50, 100)
-    return (yield from scaled(agreement_report(study, project=shown, scheme=scheme), 50, 100,
-                              100))
+def _report_job(project: Path, scheme: str | None, shown: str,
+                options: SetOptions | None = None) -> Job[AgreementReport]:
+    study = yield from scaled(read_potato(project), 0, 40, 100)
+    job = agreement_report(study, project=shown, scheme=scheme, options=options)
+    return (yield from scaled(job, 40, 100, 100))
+
+
+def _compare(a: Path, b: Path, *, as_json: bool, options: SetOptions) -> int:
+    first = _with_bar(_report_job(a, None, str(a), options))
+    second = _with_bar(_report_job(b, None, str(b), options))
+    comparison = compare(first, second)
+    if as_json:
+        print(json.dumps(comparison.to_json(), indent=2, ensure_ascii=False, allow_nan=False))
+    else:
+        sys.stdout.write(render_comparison(comparison))
+    return EXIT_OK
 
 
 def _demo(export: Path | None, *, as_json: bool) -> int:

@@ -36,3 +36,13 @@ class InputError(Exception):
         if self.key is not None:
             where = f"{where}: key '{self.key}'" if where else f"key '{self.key}'"
         return f"{where}: {self.problem}" if where else self.problem
+
+
+class RejectedAnswerError(InputError):
+    """One object of one answer is unusable (a negative size, a zero quaternion, a reversed
+    segment, mask runs that do not cover the image).
+
+    The reader leaves that whole answer out (a partly read answer would show as a false
+    disagreement), records the message, and goes on: the rest of the project is still
+    reported, and the report counts what was rejected.
+    """

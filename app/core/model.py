@@ -384,6 +384,8 @@ class Study:
     answers: dict[str, dict[str, dict[str, Answer]]]
     annotators_per_item: int | None = None
     single_choice_repairs: dict[str, int] = field(default_factory=dict)
+    rejected: dict[str, list[str]] = field(default_factory=dict)
+    """Per scheme, the answers left out for an unusable object, one message each."""
     notes: list[str] = field(default_factory=list)
 
     def answers_for(self, scheme: str) -> dict[str, dict[str, Answer]]:

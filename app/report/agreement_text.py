@@ -6,9 +6,22 @@ their reason instead of a number.
 
 from __future__ import annotations
 
+from app.core.agreement.compare import Comparison
 from app.core.agreement.result import AgreementReport, SchemeResult
 
 LABELS = {
+    "mean_agreement": "mean agreement",
+    "mean_object_count_diff": "mean count difference",
+    "detection_f1": "detection F1",
+    "mean_matched_iou": "mean matched IoU",
+    "detection_alpha": "detection α",
+    "classification_alpha": "classification α",
+    "sigma": "localization σ",
+    "ks": "localization KS",
+    "mean_within_distance": "mean within distance",
+    "mean_between_distance": "mean between distance",
+    "mean_sensitivity": "mean sensitivity",
+    "mean_specificity": "mean specificity",
     "alpha": "Krippendorff α",
     "fleiss_kappa": "Fleiss κ",
     "kappa": "Cohen κ (mean of pairs)",
@@ -16,7 +29,9 @@ LABELS = {
     "mean_jaccard": "mean Jaccard",
     "n_units": "step units",
 }
-CHANCE_CORRECTED = {"alpha", "fleiss_kappa", "kappa"}
+CHANCE_CORRECTED = {"alpha", "fleiss_kappa", "kappa", "detection_alpha",
+                    "classification_alpha", "sigma", "ks"}
+NO_NOTE = {"n_units", "mean_sensitivity", "mean_specificity"}
 
 
 def _number(value: float | int | None) -> str:
@@ -25,6 +40,38 @@ def _number(value: float | int | None) -> str:
     if isinstance(value, int):
         return str(value)
     return f"{value:.3f}"
+
+
+def _pair(pair: dict[str, float | int | None]) -> str:
+    size = pair.get("n_units", pair.get("n_items"))
+    if "mean_agreement" in pair:
+        return (f"agreement {_number(pair['mean_agreement']):>6}   "
+                f"count diff {_number(pair['mean_object_count_diff']):>6}   "
+                f"F1 {_number(pair['detection_f1']):>6}   n {size}")
+    return (f"κ {_number(pair.get('kappa')):>6}   α {_number(pair.get('alpha')):>6}   "
+            f"agree {_number(pair.get('percent_agreement')):>6}   n {size}")
+
+
+def render_comparison(comparison: Comparison) -> str:
+    lines = [f"Accord {comparison.a.version} — pilot rounds compared",
+             f"  A: {comparison.a.project}", f"  B: {comparison.b.project}"]
+    for name, entry in comparison.schemes.items():
+        lines.append("")
+        lines.append(f"{name}  ({entry['kind']})")
+        for side in ("a", "b"):
+            values = entry[side]
+            parts = []
+            for metric, value in values.items():
+                if metric in ("intervals", "n_pairs"):
+                    continue
+                interval = values["intervals"].get(metric)
+                span = f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else ""
+                parts.append(f"{LABELS.get(metric, metric)} {_number(value)}{span}")
+            lines.append(f"  {side.upper()}: " + "   ".join(parts)
+                         + f"   pairs {values['n_pairs']}")
+        if "reading" in entry:
+            lines.append(f"  {entry['reading']}")
+    return "\n".join(lines) + "\n"
 
 
 def render(report: AgreementReport) -> str:
@@ -47,7 +94,9 @@ def _scheme(result: SchemeResult) -> list[str]:
     if result.not_computed is not None:
         return [head, f"  {result.not_computed}"]
     lines = [head, f"  {result.n_items} items scored, {result.n_pairs} pairs, "
-                   f"{result.n_items_skipped} items skipped"]
+                   f"{result.n_items_skipped} items skipped"
+                   + (f", threshold {result.extra['threshold']}" if "threshold" in result.extra
+                      else "")]
     width = max(len(v) for v in LABELS.values()) + 2
     if result.kind:
         kappa_level = "quadratic-weighted " if result.kind == "ordinal" else ""
@@ -56,8 +105,11 @@ def _scheme(result: SchemeResult) -> list[str]:
             if name == "kappa" and kappa_level:
                 label = "Cohen κ (quadratic, mean)"
             note = "chance-corrected" if name in CHANCE_CORRECTED else "not chance-corrected"
-            if name == "n_units":
+            if name in NO_NOTE:
                 note = ""
+            interval = result.intervals.get(name)
+            if interval is not None:
+                note = f"[{interval[0]:.3f}, {interval[1]:.3f}]  {note}"
             shown = _number(value)
             lines.append(f"  {label:<{width}}{shown:>8}   {note}".rstrip())
     reference = result.extra.get("categorical_reference")
@@ -67,13 +119,16 @@ def _scheme(result: SchemeResult) -> list[str]:
                      f"{reference['n_items']} items")
     for name, reason in result.undefined.items():
         lines.append(f"  {LABELS.get(name, name)} undefined: {reason}")
+    annotators = result.extra.get("annotators")
+    if isinstance(annotators, dict):
+        lines.append("  annotators:")
+        for name, values in annotators.items():
+            lines.append(f"    {name:<24} sensitivity {_number(values['sensitivity']):>6}   "
+                         f"specificity {_number(values['specificity']):>6}")
     if result.pairs:
         lines.append("  pairs:")
         for key, pair in result.pairs.items():
-            size = pair.get("n_units", pair.get("n_items"))
-            lines.append(f"    {key:<24} κ {_number(pair.get('kappa')):>6}   "
-                         f"α {_number(pair.get('alpha')):>6}   "
-                         f"agree {_number(pair.get('percent_agreement')):>6}   n {size}")
+            lines.append(f"    {key:<24} " + _pair(pair))
     for note in result.notes:
         lines.append(f"  note: {note}")
     return lines

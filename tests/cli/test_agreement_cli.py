@@ -70,8 +70,9 @@ def test_json_follows_cli_md(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     steps = data["schemes"]["steps"]
     assert steps["metrics"]["n_units"] == 5 and steps["n_pairs"] == 5
     assert steps["metrics"]["percent_agreement"] == 4 / 5
-    assert data["schemes"]["boxes"]["kind"] == "cuboids"
-    assert "not computed yet" in data["schemes"]["boxes"]["not_computed"]
+    boxes = data["schemes"]["boxes"]
+    assert boxes["kind"] == "cuboids" and boxes["n_items"] == 0
+    assert boxes["metrics"]["mean_agreement"] is None and boxes["undefined"]["mean_agreement"]
 
 
 def test_scheme_option_selects_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -91,11 +92,13 @@ def test_text_table_shows_numbers_and_reasons(tmp_path: Path,
     assert "agreement of one person is undefined" in out
 
 
-def test_demo_runs_the_bundled_study(capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_runs_the_bundled_studies(capsys: pytest.CaptureFixture[str]) -> None:
     data = _json(["demo", "--json"], capsys)
-    assert data["project"] == "demo:support_triage"
-    kinds = {s["kind"] for s in data["schemes"].values()}
-    assert kinds == {"nominal", "ordinal", "trace"}
+    assert set(data) == {"support_triage", "lidar_sweeps", "speaker_turns", "street_images"}
+    kinds = {s["kind"] for study in data.values() for s in study["schemes"].values()}
+    assert kinds == {"nominal", "ordinal", "trace", "cuboids", "tiers", "segments", "regions",
+                     "masks"}
+    assert data["support_triage"]["project"] == "demo:support_triage"
 
 
 def test_demo_export_writes_project_folders(tmp_path: Path,
@@ -104,8 +107,11 @@ def test_demo_export_writes_project_folders(tmp_path: Path,
     assert (tmp_path / "out" / "support_triage" / "config.yaml").is_file()
     capsys.readouterr()
     # The exported copy is a project like any other.
-    data = _json(["agreement", str(tmp_path / "out" / "support_triage"), "--json"], capsys)
+    data = _json(["agreement", str(tmp_path / "out" / "support_triage"), "--json",
+                  "--scheme", "resolution"], capsys)
     assert data["coverage"]["n_annotators"] == 4
+    for study in ("lidar_sweeps", "speaker_turns", "street_images"):
+        assert (tmp_path / "out" / study / "config.yaml").is_file()
     # Exporting again never overwrites.
     assert main(["demo", "--export", str(tmp_path / "out")]) == 2
     assert "already exists" in capsys.readouterr().err

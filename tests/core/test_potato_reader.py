@@ -98,11 +98,30 @@ def test_image_shapes_and_mask(tmp_path: Path) -> None:
     assert isinstance(mask, Mask) and mask.to_array().sum() == 3
 
 
+def _rejected(tmp_path: Path, scheme: dict[str, object], bad: list[object],
+              message: str) -> str:
+    """A bad object rejects that one answer; the rest of the project is still read."""
+    name = str(scheme["name"])
+    under_data = scheme["annotation_type"] != "temporal_grounding"
+    write_project(tmp_path, schemes=[scheme], items=simple_items(2), annotators={
+        "ann": {"item-0": [structured(name, bad, under_data=under_data)],
+                "item-1": [structured(name, [], under_data=under_data)]},
+        "other": {"item-0": [structured(name, [], under_data=under_data)]}})
+    study = load_study(tmp_path)
+    assert "ann" not in study.answers[name]["item-0"]
+    assert study.answers[name]["item-0"]["other"] == ObjectSet(())
+    assert study.answers[name]["item-1"]["ann"] == ObjectSet(())
+    (text,) = study.rejected[name]
+    assert message in text
+    assert "user_state.json" in text and "item 'item-0'" in text and "annotator 'ann'" in text
+    return text
+
+
 def test_mask_runs_must_cover_the_image(tmp_path: Path) -> None:
     shapes = [{"type": "mask", "label": "sky", "rle": {"counts": [2, 3], "size": [2, 3]}}]
     scheme = {"annotation_type": "image_annotation", "name": "objects"}
-    with pytest.raises(InputError, match=r"runs sum to 5, expected h·w = 2·3 = 6"):
-        _one(tmp_path, scheme, [structured("objects", shapes, under_data=True)])
+    text = _rejected(tmp_path, scheme, shapes, "runs sum to 5, expected h·w = 2·3 = 6")
+    assert "object 0" in text
 
 
 def test_cuboid_quaternion_is_normalized(tmp_path: Path) -> None:
@@ -126,13 +145,12 @@ def test_cuboid_quaternion_is_normalized(tmp_path: Path) -> None:
 ])
 def test_bad_cuboids_name_item_annotator_and_object(tmp_path: Path, coordinates: object,
                                                     message: str) -> None:
-    objects = [{"type": "cuboid_3d", "label": "car", "coordinates": coordinates}]
+    good = {"type": "cuboid_3d", "label": "car", "coordinates": {
+        "center": [5, 5, 0], "size": [1, 1, 1], "rotation": [0, 0, 0, 1]}}
+    bad = {"type": "cuboid_3d", "label": "car", "coordinates": coordinates}
     scheme = {"annotation_type": "spatial_annotation", "name": "objects"}
-    with pytest.raises(InputError, match=message) as info:
-        _one(tmp_path, scheme, [structured("objects", objects, under_data=True)])
-    text = str(info.value)
-    assert "user_state.json" in text and "item 'item-0'" in text and "annotator 'ann'" in text
-    assert "object 0" in text
+    text = _rejected(tmp_path, scheme, [good, bad], message)
+    assert "object 1" in text
 
 
 def test_audio_seconds_and_tiers_milliseconds(tmp_path: Path) -> None:
@@ -154,11 +172,10 @@ def test_audio_seconds_and_tiers_milliseconds(tmp_path: Path) -> None:
     assert turns.objects == (Segment(1.5, 2.75, "A", "speaker", "t1", None),)
 
 
-def test_reversed_segment_is_refused(tmp_path: Path) -> None:
+def test_reversed_segment_is_rejected(tmp_path: Path) -> None:
     scheme = {"annotation_type": "audio_annotation", "name": "speech"}
-    with pytest.raises(InputError, match="ends before it starts"):
-        _one(tmp_path, scheme, [structured("speech", {"segments": [
-            {"start_time": 3, "end_time": 2, "label": "A"}]}, under_data=True)])
+    _rejected(tmp_path, scheme, {"segments": [{"start_time": 3, "end_time": 2,  # type: ignore[arg-type]
+                                              "label": "A"}]}, "ends before it starts (3.0 > 2.0)")
 
 
 def test_temporal_grounding_rules(tmp_path: Path) -> None:

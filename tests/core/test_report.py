@@ -156,10 +156,11 @@ def test_coverage_counts_cap_and_one_annotator_items() -> None:
     assert data["n_pairs"] == 3 + 1
 
 
-def test_structured_kinds_are_listed_as_not_computed() -> None:
-    scheme = Scheme("boxes", "spatial_annotation", Kind.CUBOIDS)
-    data = scheme_json(study_of(scheme, {}), "boxes")
-    assert data["kind"] == "cuboids" and "not computed yet" in data["not_computed"]
+def test_schemes_without_a_measure_are_listed_with_the_reason() -> None:
+    scheme = Scheme("comment", "text", None)
+    data = scheme_json(study_of(scheme, {"i1": {"x": "hello", "y": "hi"}}), "comment")
+    assert data["kind"] is None
+    assert data["not_computed"] == "Accord has no agreement measure for 'text' answers"
     assert "metrics" not in data
 
 

@@ -6,12 +6,15 @@ A generator job (``app.core.progress``): it yields progress per scheme and retur
 Coverage per scheme (``agreement.md``, Units and Precise rules): an item is *scored*
 when two or more annotators answered the scheme on it, whatever
 ``num_annotators_per_item`` says; the report counts scored items below that cap, and
-items with one annotator are skipped with that reason.
+items with one annotator are skipped with that reason. Answers the reader rejected for
+an unusable object are counted per scheme (``n_answers_rejected``) with their messages.
 
-Kinds computed by a later part of Accord (cuboids, segments, tiers, regions, masks)
-are listed with ``not_computed`` and the reason, so a report never silently omits a
-scheme. Schemes Accord has no measure for (free text, numbers, spans) are listed the
-same way.
+An ``image_annotation`` scheme is reported as regions (``NAME``) and, when it holds
+masks too, also as ``NAME#masks`` (STAPLE). A scheme holding masks only is reported
+once, as ``NAME`` of kind masks: scoring it as regions would count every pair as two
+empty answers that agree, a perfect score that hides the structure. Schemes Accord has
+no measure for (free text, numbers, spans) are listed with ``not_computed`` and the
+reason, so a report never silently omits a scheme.
 
 For traces, the step-level α is shown beside the α the *same annotators* reach on the
 study's categorical scheme with the most shared items (``categorical_reference``),
@@ -24,7 +27,10 @@ from app import __version__
 from app.core.agreement.alpha import alpha, counts_from_codes
 from app.core.agreement.categorical import metric_for, score_units
 from app.core.agreement.coefficient import Coefficient
+from app.core.agreement.masks_report import fill_mask_metrics, mask_agreement
+from app.core.agreement.regions_chance import fill_region_chance
 from app.core.agreement.result import AgreementReport, SchemeResult
+from app.core.agreement.structured import SET_KINDS, SetOptions, score_set_scheme
 from app.core.agreement.units import (
     CodedUnits,
     categorical_rows,
@@ -33,21 +39,20 @@ from app.core.agreement.units import (
     trace_rows,
 )
 from app.core.errors import InputError
-from app.core.model import Answer, Kind, Mask, ObjectSet, Scheme, Study
-from app.core.progress import Job, Progress
-
-COMPUTED_KINDS = frozenset({Kind.NOMINAL, Kind.ORDINAL, Kind.MULTILABEL, Kind.TRACE})
-STRUCTURED_LATER = (
-    "not computed yet: structured agreement (IoU matching of {what}) arrives with the "
-    "structured-agreement part of Accord"
+from app.core.model import (
+    Answer,
+    BoxRegion,
+    EllipseRegion,
+    Kind,
+    Mask,
+    ObjectSet,
+    PolygonRegion,
+    Scheme,
+    Study,
 )
-WHAT = {
-    Kind.CUBOIDS: "3D cuboids",
-    Kind.SEGMENTS: "time segments",
-    Kind.TIERS: "tiered segments",
-    Kind.REGIONS: "2D regions",
-    Kind.MASKS: "masks (STAPLE)",
-}
+from app.core.progress import Job, Progress, scaled
+
+CATEGORICAL_KINDS = frozenset({Kind.NOMINAL, Kind.ORDINAL, Kind.MULTILABEL, Kind.TRACE})
 ONE_ANNOTATOR = (
     "no item was answered by two or more annotators: agreement of one person is undefined, "
     "never perfect"
@@ -55,10 +60,15 @@ ONE_ANNOTATOR = (
 NOBODY = "nobody answered this scheme"
 
 
-def agreement_report(study: Study, *, project: str,
-                     scheme: str | None = None) -> Job[AgreementReport]:
+def agreement_report(study: Study, *, project: str, scheme: str | None = None,
+                     options: SetOptions | None = None) -> Job[AgreementReport]:
     """Compute every scheme's agreement (or only ``scheme``)."""
+    options = options or SetOptions(thresholds={})
     names = list(study.schemes)
+    for name in options.thresholds:
+        if name not in study.schemes:
+            raise InputError(f"no scheme named '{name}'; the project has: {', '.join(names)}",
+                             key="--threshold")
     if scheme is not None:
         if scheme not in study.schemes:
             raise InputError(f"no scheme named '{scheme}'; the project has: "
@@ -66,8 +76,8 @@ def agreement_report(study: Study, *, project: str,
         names = [scheme]
     results: dict[str, SchemeResult] = {}
     for i, name in enumerate(names):
-        yield Progress(i, len(names), f"scheme {name}")
-        for result in _scheme_results(study, study.schemes[name]):
+        job = _scheme_results(study, study.schemes[name], options)
+        for result in (yield from scaled(job, i, i + 1, len(names))):
             results[result.name] = result
     _add_categorical_references(study, results)
     yield Progress(len(names), len(names), "done")
@@ -76,24 +86,46 @@ def agreement_report(study: Study, *, project: str,
                            notes=list(study.notes), version=__version__)
 
 
-def _scheme_results(study: Study, scheme: Scheme) -> list[SchemeResult]:
+def _scheme_results(study: Study, scheme: Scheme, options: SetOptions
+                    ) -> Job[list[SchemeResult]]:
+    yield Progress(0, 1, f"scheme {scheme.name}")
     answers = study.answers_for(scheme.name)
     result = SchemeResult(scheme.name, scheme.annotation_type,
                           scheme.kind.value if scheme.kind else None)
-    extra: list[SchemeResult] = []
-    if scheme.kind is Kind.REGIONS and _has_masks(answers):
-        masks = SchemeResult(f"{scheme.name}#masks", scheme.annotation_type, Kind.MASKS.value,
-                             not_computed=STRUCTURED_LATER.format(what=WHAT[Kind.MASKS]))
-        extra.append(masks)
     if scheme.kind is None:
         result.not_computed = (f"Accord has no agreement measure for "
                                f"'{scheme.annotation_type}' answers")
-        return [result, *extra]
-    if scheme.kind not in COMPUTED_KINDS:
-        result.not_computed = STRUCTURED_LATER.format(what=WHAT[scheme.kind])
-        return [result, *extra]
-
+        return [result]
     _coverage(study, scheme, result)
+    _rejections(study, scheme.name, result)
+    results = [result]
+    if scheme.kind is Kind.REGIONS and _has(answers, Mask):
+        if _has(answers, BoxRegion, PolygonRegion, EllipseRegion):
+            masks = SchemeResult(f"{scheme.name}#masks", scheme.annotation_type,
+                                 Kind.MASKS.value)
+            _coverage(study, scheme, masks)
+            results.append(masks)
+        else:  # masks only: one entry, or empty region sets would "agree" perfectly
+            masks = result
+            masks.kind = Kind.MASKS.value
+            results = [masks]
+        agreement = yield from mask_agreement(answers)
+        fill_mask_metrics(masks, agreement)
+        masks.details = agreement
+        if masks is result:
+            return results
+    if scheme.kind in SET_KINDS:
+        sets = yield from score_set_scheme(study, scheme, result, options)
+        result.details = sets
+        if scheme.kind is Kind.REGIONS:
+            fill_region_chance(result, sets, options.threshold_for(scheme), options.seed)
+        return results
+    _score_categorical(study, scheme, result)
+    return results
+
+
+def _score_categorical(study: Study, scheme: Scheme, result: SchemeResult) -> None:
+    assert scheme.kind in CATEGORICAL_KINDS
     repairs = study.single_choice_repairs.get(scheme.name, 0)
     if repairs:
         result.notes.append(
@@ -101,19 +133,18 @@ def _scheme_results(study: Study, scheme: Scheme) -> list[SchemeResult]:
             "issue #167) and were resolved to the latest selection.")
         result.extra["single_choice_repairs"] = repairs
     if result.n_items == 0:
-        reason = NOBODY if not answers else ONE_ANNOTATOR
+        reason = NOBODY if not study.answers_for(scheme.name) else ONE_ANNOTATOR
         for metric in _metric_names(scheme.kind):
             result.put(metric, Coefficient.undefined(reason))
         if scheme.kind is Kind.TRACE:
             result.metrics["n_units"] = 0
             result.extra["n_units"] = 0
-        return [result, *extra]
-
+        return
     units = coded_units(study, scheme)
     score_units(units, scheme.kind, result)
+    result.details = units
     if scheme.kind is Kind.TRACE:
         result.notes.append("steps are units: each step of each trace is compared on its own")
-    return [result, *extra]
 
 
 def coded_units(study: Study, scheme: Scheme) -> CodedUnits:
@@ -154,8 +185,17 @@ def _coverage(study: Study, scheme: Scheme, result: SchemeResult) -> None:
         result.notes.append(f"{one} items answered by one annotator only are not scored.")
 
 
-def _has_masks(answers: dict[str, dict[str, Answer]]) -> bool:
-    return any(isinstance(a, ObjectSet) and a.of_type(Mask)
+def _rejections(study: Study, scheme: str, result: SchemeResult) -> None:
+    rejected = study.rejected.get(scheme, [])
+    if rejected:
+        result.extra["n_answers_rejected"] = len(rejected)
+        result.extra["rejected"] = rejected[:20]
+        result.notes.append(f"{len(rejected)} answers were left out for an unusable object "
+                            "(listed under 'rejected').")
+
+
+def _has(answers: dict[str, dict[str, Answer]], *types: type) -> bool:
+    return any(isinstance(a, ObjectSet) and a.of_type(*types)
                for by in answers.values() for a in by.values())
 
 

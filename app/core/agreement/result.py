@@ -41,6 +41,8 @@ class SchemeResult:
     extra: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     not_computed: str | None = None
+    details: Any = None
+    """What the views draw (pair outcomes, matches, STAPLE runs); never serialized."""
 
     def put(self, name: str, coefficient: Coefficient) -> None:
         """Record a metric; an undefined one as ``None`` with its reason."""

@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from app.core.errors import InputError
+from app.core.errors import InputError, RejectedAnswerError
 from app.core.formats.datafiles import iter_records
 from app.core.formats.files import inside, read_json
 from app.core.formats.potato_answers import Place, parse_answer, sys_intern
@@ -309,7 +309,11 @@ def _store(study: Study, annotator: str, item_id: str, grouped: dict[str, list[t
             ignored["schemes"] += 1
             continue
         place.scheme = scheme_name
-        parsed = parse_answer(scheme, entries, changes, place)
+        try:
+            parsed = parse_answer(scheme, entries, changes, place)
+        except RejectedAnswerError as rejected:
+            study.rejected.setdefault(scheme_name, []).append(str(rejected))
+            continue
         if parsed.answer is None:
             continue
         if parsed.repaired:

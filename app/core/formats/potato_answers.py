@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.core.errors import InputError
+from app.core.errors import InputError, RejectedAnswerError
 from app.core.formats.files import parse_json_text
 from app.core.formats.potato_config import number_label
 from app.core.model import (
@@ -68,7 +68,8 @@ class Place:
     def error(self, problem: str, obj: int | None = None) -> InputError:
         what = f"annotator '{self.annotator}', item '{self.item}', scheme '{self.scheme}'"
         if obj is not None:
-            what += f", object {obj}"
+            return RejectedAnswerError(f"{what}, object {obj}: {problem}", file=self.file,
+                                  key=self.key)
         return InputError(f"{what}: {problem}", file=self.file, key=self.key)
 
 
@@ -219,9 +220,18 @@ def _number(value: Any, place: Place, obj: int, what: str) -> float:
     return number
 
 
+_PLAIN_NUMBERS = (int, float)
+
+
 def _vector(value: Any, n: int, place: Place, obj: int, what: str) -> tuple[float, ...]:
     if not isinstance(value, list | tuple) or len(value) != n:
         raise place.error(f"{what} must be a list of {n} numbers, found {value!r}", obj)
+    # Fast path for the common case (plain finite JSON numbers): a lidar study holds
+    # millions of them. Anything else takes the checked path for its exact message.
+    if all(type(v) in _PLAIN_NUMBERS for v in value):
+        vector = tuple(map(float, value))
+        if all(map(math.isfinite, vector)):
+            return vector
     return tuple(_number(v, place, obj, what) for v in value)
 
 

@@ -1,0 +1,117 @@
+"""Masks in a report: whose boundary to trust, by STAPLE (``agreement.md``, Masks).
+
+STAPLE runs per item and label over the annotators who answered the item; an
+annotator's masks of one label on an item are OR-ed, and an annotator who answered the
+item without drawing that label contributes an empty mask (they said the region is not
+there). Reported per annotator: **sensitivity** (low: under-segments) and
+**specificity** (low: over-segments), never a single accuracy.
+
+Per-annotator values are means over the (item, label) runs the annotator took part in
+(a choice: ``agreement.md`` says "the items that annotator marked"; counting every run
+they answered keeps an annotator who missed a region from looking perfect). Masks of
+different sizes on one item cannot be compared: that item is skipped and counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+
+from app.core.agreement.coefficient import Coefficient
+from app.core.agreement.result import SchemeResult
+from app.core.agreement.staple import StapleResult, staple
+from app.core.model import Answer, Mask, ObjectSet
+from app.core.progress import Job, Progress
+
+
+@dataclass(frozen=True, slots=True)
+class MaskRun:
+    """STAPLE on one item and label: the estimates and the consensus mask (h × w).
+
+    Only the consensus is kept, not the per-pixel probabilities or the raters' masks, so
+    a study of many large masks does not hold them all.
+    """
+
+    item: str
+    label: str
+    annotators: tuple[str, ...]
+    sensitivity: np.ndarray
+    specificity: np.ndarray
+    consensus: np.ndarray
+
+    @classmethod
+    def of(cls, item: str, label: str, annotators: tuple[str, ...], shape: tuple[int, int],
+           result: StapleResult) -> MaskRun:
+        return cls(item, label, annotators, np.asarray(result.sensitivity),
+                   np.asarray(result.specificity), result.consensus().reshape(shape))
+
+
+@dataclass(slots=True)
+class MaskAgreement:
+    runs: list[MaskRun] = field(default_factory=list)
+    items_scored: list[str] = field(default_factory=list)
+    items_size_mismatch: list[str] = field(default_factory=list)
+
+
+def mask_agreement(answers: Mapping[str, Mapping[str, Answer]]) -> Job[MaskAgreement]:
+    out = MaskAgreement()
+    items = sorted(i for i, by in answers.items() if len(by) >= 2)
+    for k, item in enumerate(items):
+        if k % 50 == 0:
+            yield Progress(k, len(items), f"STAPLE on item {k + 1} of {len(items)}")
+        masks = {name: a.of_type(Mask) for name, a in sorted(answers[item].items())
+                 if isinstance(a, ObjectSet)}
+        drawn = [m for ms in masks.values() for m in ms if isinstance(m, Mask)]
+        if len(masks) < 2 or not drawn:
+            continue
+        shapes = {(m.height, m.width) for m in drawn}
+        if len(shapes) > 1:
+            out.items_size_mismatch.append(item)
+            continue
+        (shape,) = shapes
+        out.items_scored.append(item)
+        names = tuple(masks)
+        for label in sorted({m.label for m in drawn}):
+            decisions = np.zeros((len(names), shape[0] * shape[1]), dtype=bool)
+            for r, name in enumerate(names):
+                for m in masks[name]:
+                    if isinstance(m, Mask) and m.label == label:
+                        decisions[r] |= m.to_array().ravel()
+            out.runs.append(MaskRun.of(item, label, names, shape, staple(decisions)))
+    return out
+
+
+def fill_mask_metrics(result: SchemeResult, agreement: MaskAgreement) -> None:
+    per: dict[str, list[tuple[float, float]]] = {}
+    for run in agreement.runs:
+        for r, name in enumerate(run.annotators):
+            per.setdefault(name, []).append((float(run.sensitivity[r]),
+                                             float(run.specificity[r])))
+    result.n_items = len(agreement.items_scored)
+    result.n_pairs = sum(len(list(combinations(range(len(names)), 2))) for names in
+                         {run.item: run.annotators for run in agreement.runs}.values())
+    result.extra["n_runs"] = len(agreement.runs)
+    mismatched = len(agreement.items_size_mismatch)
+    result.n_items_skipped += mismatched
+    if mismatched:
+        result.coverage["n_items_mask_size_mismatch"] = mismatched
+        result.notes.append(f"{mismatched} items hold masks of different sizes and were "
+                            "skipped.")
+    if not per:
+        reason = "no item has masks from two or more annotators"
+        result.put("mean_sensitivity", Coefficient.undefined(reason))
+        result.put("mean_specificity", Coefficient.undefined(reason))
+        return
+    annotators = {name: {"sensitivity": float(np.mean([s for s, _ in v])),
+                         "specificity": float(np.mean([p for _, p in v])),
+                         "n_runs": len(v)} for name, v in sorted(per.items())}
+    result.extra["annotators"] = annotators
+    result.put("mean_sensitivity", Coefficient.of(float(np.mean(
+        [a["sensitivity"] for a in annotators.values()]))))
+    result.put("mean_specificity", Coefficient.of(float(np.mean(
+        [a["specificity"] for a in annotators.values()]))))
+    result.notes.append("STAPLE (Warfield, Zou, Wells 2004) per item and label, prior fixed "
+                        "at the mean vote fraction as in ITK")

@@ -1,0 +1,239 @@
+"""Agreement on sets of objects: cuboids, segments, tiers, regions (``agreement.md``).
+
+For every scored item and every pair of its annotators the two sets are matched
+(:mod:`app.core.agreement.matching`) and scored:
+
+    item score = Σ_matched s · (½ where the labels differ) / (matched + unmatched A + unmatched B)
+
+Two empty answers agree (score 1, detection F1 1) and are also counted in
+``n_empty_pairs``; one empty and one not scores 0.
+
+**Comparison budget.** An item costs Σ over its annotator pairs of ``|A|·|B|``. Items
+are taken in sorted id order; an item whose cost exceeds what is left is skipped whole
+(never half-measured) and counted; later, smaller items may still fit.
+
+**Intervals.** A percentile bootstrap over items (items resampled with replacement,
+every pair of a drawn item comes along), seeded and stated in the report:
+``BOOTSTRAP_RESAMPLES`` resamples, a ``INTERVAL_LEVEL`` interval. The spec fixes the
+method, not the level: 95% is what an expert reads by default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+
+from app.core.agreement.matching import match
+from app.core.model import Answer, ObjectSet, SceneObject
+from app.core.progress import Job, Progress
+
+Similarity = Callable[[Sequence[SceneObject], Sequence[SceneObject]], np.ndarray]
+ObjectsPair = tuple[Sequence[SceneObject], Sequence[SceneObject]]
+BatchSimilarity = Callable[[Sequence[ObjectsPair]], list[np.ndarray]]
+"""Similarity matrices of many (A, B) pairs at once: one vectorized call for a whole
+batch of items instead of thousands of tiny ones (3D IoU is costly per call)."""
+Selector = Callable[[ObjectSet], tuple[SceneObject, ...]]
+BATCH_COMPARISONS = 100_000
+
+BOOTSTRAP_RESAMPLES = 2000
+INTERVAL_LEVEL = 0.95
+DEFAULT_BUDGET = 200_000
+SET_METRICS = ("mean_agreement", "mean_object_count_diff", "detection_f1", "mean_matched_iou")
+
+
+@dataclass(frozen=True, slots=True)
+class PairOutcome:
+    """Two annotators on one item: the score and what it is made of."""
+
+    item: str
+    a: str
+    b: str
+    n_a: int
+    n_b: int
+    score: float
+    f1: float
+    rows: np.ndarray
+    cols: np.ndarray
+    matched_iou: np.ndarray
+    label_match: np.ndarray
+
+    @property
+    def empty(self) -> bool:
+        return self.n_a == 0 and self.n_b == 0
+
+    @property
+    def count_diff(self) -> int:
+        return abs(self.n_a - self.n_b)
+
+
+@dataclass(slots=True)
+class SetAgreement:
+    """Every pair outcome of a scheme, plus what was left out and why."""
+
+    outcomes: list[PairOutcome] = field(default_factory=list)
+    objects: dict[str, dict[str, tuple[SceneObject, ...]]] = field(default_factory=dict)
+    """Item → annotator → the objects compared (after selection and clamping)."""
+    items_scored: list[str] = field(default_factory=list)
+    items_over_budget: list[str] = field(default_factory=list)
+    comparisons: int = 0
+
+
+def score_pair(item: str, a: str, b: str, objects_a: Sequence[SceneObject],
+               objects_b: Sequence[SceneObject], similarity: np.ndarray,
+               threshold: float) -> PairOutcome:
+    """Match and score one pair on one item."""
+    n_a, n_b = len(objects_a), len(objects_b)
+    rows, cols = match(similarity, threshold)
+    ious = similarity[rows, cols] if rows.size else np.zeros(0)
+    same = np.array([_label(objects_a[r]) == _label(objects_b[c]) for r, c in zip(rows, cols,
+                                                                                 strict=True)],
+                    dtype=bool)
+    if n_a == 0 and n_b == 0:
+        score, f1 = 1.0, 1.0
+    else:
+        matched = rows.size
+        credit = float(np.where(same, ious, ious / 2.0).sum()) if matched else 0.0
+        score = credit / (matched + (n_a - matched) + (n_b - matched))
+        f1 = 2.0 * matched / (n_a + n_b)
+    return PairOutcome(item, a, b, n_a, n_b, score, f1, rows, cols, ious, same)
+
+
+def _label(obj: SceneObject) -> str:
+    return str(getattr(obj, "label", ""))
+
+
+def per_pair(similarity: Similarity) -> BatchSimilarity:
+    """A batch similarity that computes each pair's matrix on its own."""
+    def batch(pairs: Sequence[ObjectsPair]) -> list[np.ndarray]:
+        return [similarity(a, b) for a, b in pairs]
+
+    return batch
+
+
+def set_agreement(answers: Mapping[str, Mapping[str, Answer]], select: Selector,
+                  similarity: BatchSimilarity, threshold: float, budget: int = DEFAULT_BUDGET
+                  ) -> Job[SetAgreement]:
+    """Score every pair on every scored item within the comparison budget.
+
+    Pairs are gathered across items into batches of about ``BATCH_COMPARISONS`` object
+    comparisons, and each batch's similarity matrices come from one call.
+    """
+    result = SetAgreement()
+    remaining = budget
+    items = sorted(i for i, by in answers.items() if len(by) >= 2)
+    pending: list[tuple[str, str, str]] = []
+    pending_cost = 0
+    for k, item in enumerate(items):
+        by = answers[item]
+        objects = {name: select(answer) for name, answer in sorted(by.items())
+                   if isinstance(answer, ObjectSet)}
+        names = sorted(objects)
+        cost = sum(len(objects[x]) * len(objects[y]) for x, y in combinations(names, 2))
+        if cost > remaining:
+            result.items_over_budget.append(item)
+            continue
+        remaining -= cost
+        result.comparisons += cost
+        result.items_scored.append(item)
+        result.objects[item] = objects
+        pending.extend((item, x, y) for x, y in combinations(names, 2))
+        pending_cost += cost
+        if pending_cost >= BATCH_COMPARISONS:
+            _flush(result, pending, similarity, threshold)
+            pending, pending_cost = [], 0
+            yield Progress(k + 1, len(items), f"matching item {k + 1} of {len(items)}")
+    _flush(result, pending, similarity, threshold)
+    return result
+
+
+def _flush(result: SetAgreement, pending: list[tuple[str, str, str]],
+           similarity: BatchSimilarity, threshold: float) -> None:
+    if not pending:
+        return
+    pairs = [(result.objects[item][x], result.objects[item][y]) for item, x, y in pending]
+    for (item, x, y), (a, b), sim in zip(pending, pairs, similarity(pairs), strict=True):
+        result.outcomes.append(score_pair(item, x, y, a, b, sim, threshold))
+
+
+# --------------------------------------------------------------------------- summaries
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """Means of the set metrics over a list of pair outcomes (``None``: no data)."""
+
+    mean_agreement: float | None
+    mean_object_count_diff: float | None
+    detection_f1: float | None
+    mean_matched_iou: float | None
+    n_pairs: int
+    n_empty_pairs: int
+    n_items: int
+
+
+def summarize(outcomes: Sequence[PairOutcome]) -> Summary:
+    if not outcomes:
+        return Summary(None, None, None, None, 0, 0, 0)
+    scores = np.array([o.score for o in outcomes])
+    diffs = np.array([o.count_diff for o in outcomes], dtype=np.float64)
+    f1 = np.array([o.f1 for o in outcomes])
+    matched = np.concatenate([o.matched_iou for o in outcomes])
+    return Summary(
+        mean_agreement=float(scores.mean()),
+        mean_object_count_diff=float(diffs.mean()),
+        detection_f1=float(f1.mean()),
+        mean_matched_iou=float(matched.mean()) if matched.size else None,
+        n_pairs=len(outcomes),
+        n_empty_pairs=sum(1 for o in outcomes if o.empty),
+        n_items=len({o.item for o in outcomes}),
+    )
+
+
+def per_item_sums(outcomes: Sequence[PairOutcome]) -> tuple[list[str], np.ndarray]:
+    """Per item: sums of score, count diff, F1, pairs, matched IoU and matched count."""
+    index: dict[str, int] = {}
+    rows: list[list[float]] = []
+    for o in outcomes:
+        k = index.setdefault(o.item, len(rows))
+        if k == len(rows):
+            rows.append([0.0] * 6)
+        row = rows[k]
+        row[0] += o.score
+        row[1] += o.count_diff
+        row[2] += o.f1
+        row[3] += 1
+        row[4] += float(o.matched_iou.sum())
+        row[5] += o.matched_iou.size
+    return list(index), np.array(rows, dtype=np.float64).reshape(len(rows), 6)
+
+
+def bootstrap_intervals(outcomes: Sequence[PairOutcome], seed: int,
+                        resamples: int = BOOTSTRAP_RESAMPLES, level: float = INTERVAL_LEVEL
+                        ) -> dict[str, list[float]]:
+    """Percentile intervals of every set metric, resampling items with replacement."""
+    _, sums = per_item_sums(outcomes)
+    n = sums.shape[0]
+    if n < 2:
+        return {}
+    rng = np.random.default_rng(seed)
+    totals = np.empty((resamples, 6))
+    chunk = max(1, 2_000_000 // n)
+    for start in range(0, resamples, chunk):
+        stop = min(resamples, start + chunk)
+        draws = rng.integers(0, n, size=(stop - start, n))
+        totals[start:stop] = sums[draws].sum(axis=1)
+    tail = (1.0 - level) / 2.0 * 100.0
+    out: dict[str, list[float]] = {}
+    for name, numerator, denominator in (("mean_agreement", 0, 3),
+                                         ("mean_object_count_diff", 1, 3),
+                                         ("detection_f1", 2, 3), ("mean_matched_iou", 4, 5)):
+        den = totals[:, denominator]
+        if not (den > 0).all():
+            continue
+        ratio = totals[:, numerator] / den
+        lo, hi = np.percentile(ratio, [tail, 100.0 - tail])
+        out[name] = [float(lo), float(hi)]
+    return out

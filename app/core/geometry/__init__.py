@@ -1,0 +1,1 @@
+"""Geometry of annotated objects: IoU of cuboids, time segments and image regions."""
