@@ -72,6 +72,9 @@ def _set_options(parser: argparse.ArgumentParser) -> None:
                              f"{DEFAULT_BUDGET:,}); items over it are skipped whole")
     parser.add_argument("--seed", type=int, default=20261129,
                         help="seed for resampling (bootstrap intervals, chance baselines)")
+    parser.add_argument("--truth", metavar="ANNOTATOR",
+                        help="an annotator whose masks are the known truth: left out of "
+                             "STAPLE, and Dice of consensus and majority vote reported")
 
 
 def _options(args: argparse.Namespace) -> SetOptions:
@@ -89,7 +92,8 @@ def _options(args: argparse.Namespace) -> SetOptions:
     if args.budget < 0:
         raise InputError(f"expected a comparison budget ≥ 0, found {args.budget}",
                          key="--budget")
-    return SetOptions(thresholds=thresholds, budget=args.budget, seed=args.seed)
+    return SetOptions(thresholds=thresholds, budget=args.budget, seed=args.seed,
+                      truth=args.truth)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -160,3 +160,46 @@ def test_compare_two_rounds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert "placed differently" in entry["reading"]
     assert main(["compare", str(tight), str(loose)]) == 0
     assert "placed differently" in capsys.readouterr().out
+
+
+def test_staple_reference_case_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                          ) -> None:
+    """agreement.md's STAPLE reference, through the reader, the report and --truth."""
+    import numpy as np
+
+    from app.core.model import Mask
+    from tests.reference import reference_vectors
+
+    ref = reference_vectors()["staple_two_careful_three_careless"]
+    truth = np.zeros((12, 12), dtype=bool)
+    truth[3:6, 3:8] = True
+    missed = np.zeros_like(truth)
+    missed[3:5, 6:8] = True
+    masks = {"t1": truth, "t2": truth}
+    for k, (r, c) in enumerate([(9, 1), (9, 6), (1, 9)], start=1):
+        careless = truth & ~missed
+        careless[r, c:c + 3] = True
+        masks[f"c{k}"] = careless
+    masks["zz_truth"] = truth
+
+    def answer(array: np.ndarray) -> list[Any]:
+        counts = list(Mask.from_array("lesion", array).counts)
+        return structured("seg", [{"type": "mask", "label": "lesion",
+                                   "rle": {"counts": counts, "size": [12, 12]}}],
+                          under_data=True)
+
+    project = write_project(tmp_path / "staple", schemes=[
+        {"annotation_type": "image_annotation", "name": "seg"}], items=simple_items(1),
+        annotators={name: {"item-0": [answer(m)]} for name, m in masks.items()})
+    data = _json(["agreement", str(project), "--json", "--truth", "zz_truth"], capsys)
+    seg = data["schemes"]["seg"]
+    assert seg["kind"] == "masks"
+    people = seg["annotators"]
+    order = ["t1", "t2", "c1", "c2", "c3"]
+    assert [people[n]["sensitivity"] for n in order] == pytest.approx(ref["sensitivity"],
+                                                                      abs=1e-6)
+    assert [people[n]["specificity"] for n in order] == pytest.approx(ref["specificity"],
+                                                                      abs=1e-6)
+    assert seg["truth"]["mean_dice_staple"] == pytest.approx(ref["staple_dice"], abs=1e-6)
+    assert seg["truth"]["mean_dice_majority"] == pytest.approx(ref["majority_vote_dice"],
+                                                               abs=1e-6)

@@ -84,7 +84,8 @@ def oracle_volume(a: np.ndarray, b: np.ndarray) -> float:
 def _oracle_corners(box: np.ndarray) -> np.ndarray:
     signs = np.array([[x, y, z] for z in (-1, 1) for y in (-1, 1) for x in (-1, 1)])
     corners: np.ndarray = Rotation.from_quat(box[6:10]).apply(signs * box[3:6] / 2.0)
-    return corners + box[0:3]
+    moved: np.ndarray = corners + box[0:3]
+    return moved
 
 
 def oracle_iou(a: np.ndarray, b: np.ndarray) -> float:

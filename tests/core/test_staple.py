@@ -14,7 +14,7 @@ from random import Random
 
 import numpy as np
 import pytest
-import SimpleITK as sitk
+import SimpleITK as sitk  # noqa: N813 - the package's own usual alias
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from app.core.agreement.coefficient import Coefficient
 from app.core.agreement.result import SchemeResult
-from app.core.agreement.staple import StapleResult, staple
+from app.core.agreement.staple import StapleResult, dice, majority_vote, staple
 from app.core.model import Answer, Mask, ObjectSet
 from app.core.progress import Job, Progress
 
@@ -49,25 +49,46 @@ class MaskRun:
                    np.asarray(result.specificity), result.consensus().reshape(shape))
 
 
+@dataclass(frozen=True, slots=True)
+class TruthDice:
+    """Dice against a given truth of the STAPLE consensus and of the majority vote."""
+
+    item: str
+    label: str
+    staple: float | None
+    majority: float | None
+
+
 @dataclass(slots=True)
 class MaskAgreement:
     runs: list[MaskRun] = field(default_factory=list)
     items_scored: list[str] = field(default_factory=list)
     items_size_mismatch: list[str] = field(default_factory=list)
+    truth: str | None = None
+    dice: list[TruthDice] = field(default_factory=list)
 
 
-def mask_agreement(answers: Mapping[str, Mapping[str, Answer]]) -> Job[MaskAgreement]:
-    out = MaskAgreement()
-    items = sorted(i for i, by in answers.items() if len(by) >= 2)
+def mask_agreement(answers: Mapping[str, Mapping[str, Answer]], truth: str | None = None
+                   ) -> Job[MaskAgreement]:
+    """STAPLE per item and label. ``truth`` names an annotator whose masks are the known
+    truth: they are left out of STAPLE and the consensus and majority vote are scored
+    against them (Dice), as in ``agreement.md``'s reference case."""
+    out = MaskAgreement(truth=truth)
+    items = sorted(i for i, by in answers.items()
+                   if len([n for n in by if n != truth]) >= 2)
     for k, item in enumerate(items):
         if k % 50 == 0:
             yield Progress(k, len(items), f"STAPLE on item {k + 1} of {len(items)}")
+        truth_answer = answers[item].get(truth) if truth is not None else None
+        truth_masks = (truth_answer.of_type(Mask) if isinstance(truth_answer, ObjectSet)
+                       else None)
         masks = {name: a.of_type(Mask) for name, a in sorted(answers[item].items())
-                 if isinstance(a, ObjectSet)}
+                 if isinstance(a, ObjectSet) and name != truth}
         drawn = [m for ms in masks.values() for m in ms if isinstance(m, Mask)]
         if len(masks) < 2 or not drawn:
             continue
-        shapes = {(m.height, m.width) for m in drawn}
+        shapes = {(m.height, m.width) for m in drawn + [
+            m for m in truth_masks or () if isinstance(m, Mask)]}
         if len(shapes) > 1:
             out.items_size_mismatch.append(item)
             continue
@@ -80,7 +101,15 @@ def mask_agreement(answers: Mapping[str, Mapping[str, Answer]]) -> Job[MaskAgree
                 for m in masks[name]:
                     if isinstance(m, Mask) and m.label == label:
                         decisions[r] |= m.to_array().ravel()
-            out.runs.append(MaskRun.of(item, label, names, shape, staple(decisions)))
+            result = staple(decisions)
+            out.runs.append(MaskRun.of(item, label, names, shape, result))
+            if truth_masks is not None:
+                known = np.zeros(shape[0] * shape[1], dtype=bool)
+                for m in truth_masks:
+                    if isinstance(m, Mask) and m.label == label:
+                        known |= m.to_array().ravel()
+                out.dice.append(TruthDice(item, label, dice(result.consensus(), known).value,
+                                          dice(majority_vote(decisions), known).value))
     return out
 
 
@@ -100,6 +129,8 @@ def fill_mask_metrics(result: SchemeResult, agreement: MaskAgreement) -> None:
         result.coverage["n_items_mask_size_mismatch"] = mismatched
         result.notes.append(f"{mismatched} items hold masks of different sizes and were "
                             "skipped.")
+    if agreement.truth is not None:
+        _truth_summary(result, agreement)
     if not per:
         reason = "no item has masks from two or more annotators"
         result.put("mean_sensitivity", Coefficient.undefined(reason))
@@ -115,3 +146,17 @@ def fill_mask_metrics(result: SchemeResult, agreement: MaskAgreement) -> None:
         [a["specificity"] for a in annotators.values()]))))
     result.notes.append("STAPLE (Warfield, Zou, Wells 2004) per item and label, prior fixed "
                         "at the mean vote fraction as in ITK")
+
+
+def _truth_summary(result: SchemeResult, agreement: MaskAgreement) -> None:
+    staple_dice = [d.staple for d in agreement.dice if d.staple is not None]
+    majority_dice = [d.majority for d in agreement.dice if d.majority is not None]
+    result.extra["truth"] = {
+        "annotator": agreement.truth,
+        "n_runs": len(agreement.dice),
+        "mean_dice_staple": float(np.mean(staple_dice)) if staple_dice else None,
+        "mean_dice_majority": float(np.mean(majority_dice)) if majority_dice else None,
+    }
+    if not agreement.dice:
+        result.notes.append(f"the truth annotator '{agreement.truth}' has no masks on the "
+                            "scored items: no Dice against the truth")

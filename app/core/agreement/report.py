@@ -109,7 +109,7 @@ def _scheme_results(study: Study, scheme: Scheme, options: SetOptions
             masks = result
             masks.kind = Kind.MASKS.value
             results = [masks]
-        agreement = yield from mask_agreement(answers)
+        agreement = yield from mask_agreement(answers, options.truth)
         fill_mask_metrics(masks, agreement)
         masks.details = agreement
         if masks is result:

@@ -86,11 +86,12 @@ def score_pair(item: str, a: str, b: str, objects_a: Sequence[SceneObject],
                threshold: float) -> PairOutcome:
     """Match and score one pair on one item."""
     n_a, n_b = len(objects_a), len(objects_b)
-    rows, cols = match(similarity, threshold)
+    labels_a = np.array([_label(o) for o in objects_a], dtype=object)
+    labels_b = np.array([_label(o) for o in objects_b], dtype=object)
+    same_label = labels_a[:, None] == labels_b[None, :]
+    rows, cols = match(similarity, threshold, same_label.reshape(n_a, n_b))
     ious = similarity[rows, cols] if rows.size else np.zeros(0)
-    same = np.array([_label(objects_a[r]) == _label(objects_b[c]) for r, c in zip(rows, cols,
-                                                                                 strict=True)],
-                    dtype=bool)
+    same = same_label[rows, cols].astype(bool) if rows.size else np.zeros(0, dtype=bool)
     if n_a == 0 and n_b == 0:
         score, f1 = 1.0, 1.0
     else:

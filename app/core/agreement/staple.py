@@ -223,7 +223,9 @@ def staple(decisions: np.ndarray, *, max_iterations: int | None = None,
     n_pixels = float(counts.sum())
 
     vote = patterns.sum(axis=1) / raters  # per pattern: the ITK start
-    prior = float((counts * vote).sum() / n_pixels)
+    # Σ votes / (raters · pixels) from integer counts: the mean vote fraction with one
+    # rounding, whatever the order of raters and pixels.
+    prior = float(np.count_nonzero(d)) / (raters * n_pixels)
     if prior <= 0.0 or prior >= 1.0:
         empty = prior <= 0.0
         ones, nans = np.ones(raters), np.full(raters, np.nan)

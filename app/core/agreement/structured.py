@@ -68,6 +68,8 @@ class SetOptions:
     thresholds: dict[str, float]
     budget: int = DEFAULT_BUDGET
     seed: int = 20261129
+    truth: str | None = None
+    """An annotator whose masks are the known truth (``--truth``), for Dice."""
 
     def threshold_for(self, scheme: Scheme) -> float:
         assert scheme.kind is not None
