@@ -338,7 +338,7 @@ def test_zero_one_integers_are_accepted_and_other_values_refused() -> None:
 
 
 def test_result_cannot_be_changed() -> None:
-    result = staple(np.array([[1, 0, 1, 0], [1, 1, 0, 0]], dtype=bool))
+    result = staple(reference_setup(SPECKS)[0])
     with pytest.raises(ValueError):
         result.probability[0] = 0.0
     with pytest.raises(ValueError):

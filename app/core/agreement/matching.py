@@ -18,7 +18,6 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-
 TIE_BREAK = 1e-9
 
 

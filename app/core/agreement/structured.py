@@ -27,6 +27,7 @@ from app.core.agreement.sets import (
     DEFAULT_BUDGET,
     SET_METRICS,
     BatchSimilarity,
+    ObjectsPair,
     PairOutcome,
     Selector,
     SetAgreement,
@@ -35,7 +36,7 @@ from app.core.agreement.sets import (
     set_agreement,
     summarize,
 )
-from app.core.geometry.cuboids import cuboid_iou_matrix
+from app.core.geometry.cuboids import boxes_array, cuboid_iou_matrices
 from app.core.geometry.intervals import segment_iou_matrix
 from app.core.geometry.regions import clamp_boxes, region_iou_matrix
 from app.core.model import (
@@ -97,8 +98,17 @@ class _ClampedRegions:
         return tuple(fixed)
 
 
-def _cuboid_similarity(a: Sequence[SceneObject], b: Sequence[SceneObject]) -> np.ndarray:
-    return cuboid_iou_matrix(a, b)  # type: ignore[arg-type]
+def _cuboid_similarities(pairs: Sequence[ObjectsPair]) -> list[np.ndarray]:
+    """Every pair's 3D IoU matrix from one vectorized call (boxes converted once each)."""
+    arrays: dict[int, np.ndarray] = {}
+
+    def rows(objects: Sequence[SceneObject]) -> np.ndarray:
+        key = id(objects)
+        if key not in arrays:
+            arrays[key] = boxes_array(objects)  # type: ignore[arg-type]
+        return arrays[key]
+
+    return cuboid_iou_matrices([(rows(a), rows(b)) for a, b in pairs])
 
 
 def _segment_similarity(a: Sequence[SceneObject], b: Sequence[SceneObject]) -> np.ndarray:
@@ -115,7 +125,7 @@ def _region_similarity(a: Sequence[SceneObject], b: Sequence[SceneObject]) -> np
 
 def selector_and_similarity(kind: Kind) -> tuple[Selector, BatchSimilarity]:
     if kind is Kind.CUBOIDS:
-        return _cuboids, per_pair(_cuboid_similarity)
+        return _cuboids, _cuboid_similarities
     if kind is Kind.SEGMENTS:
         return _segments, per_pair(_segment_similarity)
     if kind is Kind.TIERS:
