@@ -203,3 +203,16 @@ def test_staple_reference_case_end_to_end(tmp_path: Path, capsys: pytest.Capture
     assert seg["truth"]["mean_dice_staple"] == pytest.approx(ref["staple_dice"], abs=1e-6)
     assert seg["truth"]["mean_dice_majority"] == pytest.approx(ref["majority_vote_dice"],
                                                                abs=1e-6)
+
+
+def test_mask_covering_the_whole_image_has_no_specificity(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    full = {"type": "mask", "label": "sky", "rle": {"counts": [0, 64], "size": [8, 8]}}
+    project = write_project(tmp_path / "full", schemes=[
+        {"annotation_type": "image_annotation", "name": "seg"}], items=simple_items(1),
+        annotators={n: {"item-0": [structured("seg", [full], under_data=True)]}
+                    for n in ("ana", "ben")})
+    seg = _json(["agreement", str(project), "--json"], capsys)["schemes"]["seg"]
+    assert seg["metrics"]["mean_specificity"] is None
+    assert "every rater marked every pixel" in seg["undefined"]["mean_specificity"]
+    assert seg["metrics"]["mean_sensitivity"] == 1.0

@@ -26,6 +26,11 @@ from app.core.agreement.staple import StapleResult, dice, majority_vote, staple
 from app.core.model import Answer, Mask, ObjectSet
 from app.core.progress import Job, Progress
 
+MAX_ITERATIONS = 100_000
+"""ITK's cap is 2³²; a desktop report needs one it can reach. EM iterations here cost
+microseconds (pixels are grouped by which raters marked them), so 100,000 takes
+seconds at most; a run that stops there is counted in the report."""
+
 
 @dataclass(frozen=True, slots=True)
 class MaskRun:
@@ -66,6 +71,7 @@ class MaskAgreement:
     items_size_mismatch: list[str] = field(default_factory=list)
     truth: str | None = None
     dice: list[TruthDice] = field(default_factory=list)
+    not_converged: list[str] = field(default_factory=list)
 
 
 def mask_agreement(answers: Mapping[str, Mapping[str, Answer]], truth: str | None = None
@@ -101,7 +107,9 @@ def mask_agreement(answers: Mapping[str, Mapping[str, Answer]], truth: str | Non
                 for m in masks[name]:
                     if isinstance(m, Mask) and m.label == label:
                         decisions[r] |= m.to_array().ravel()
-            result = staple(decisions)
+            result = staple(decisions, max_iterations=MAX_ITERATIONS)
+            if not result.converged:
+                out.not_converged.append(f"{item}/{label}")
             out.runs.append(MaskRun.of(item, label, names, shape, result))
             if truth_masks is not None:
                 known = np.zeros(shape[0] * shape[1], dtype=bool)
@@ -114,11 +122,16 @@ def mask_agreement(answers: Mapping[str, Mapping[str, Answer]], truth: str | Non
 
 
 def fill_mask_metrics(result: SchemeResult, agreement: MaskAgreement) -> None:
-    per: dict[str, list[tuple[float, float]]] = {}
+    sensitivity: dict[str, list[float]] = {}
+    specificity: dict[str, list[float]] = {}
     for run in agreement.runs:
         for r, name in enumerate(run.annotators):
-            per.setdefault(name, []).append((float(run.sensitivity[r]),
-                                             float(run.specificity[r])))
+            # NaN marks an estimate with nothing to measure on (a label covering the whole
+            # image has no background): left out of that annotator's mean.
+            if np.isfinite(run.sensitivity[r]):
+                sensitivity.setdefault(name, []).append(float(run.sensitivity[r]))
+            if np.isfinite(run.specificity[r]):
+                specificity.setdefault(name, []).append(float(run.specificity[r]))
     result.n_items = len(agreement.items_scored)
     result.n_pairs = sum(len(list(combinations(range(len(names)), 2))) for names in
                          {run.item: run.annotators for run in agreement.runs}.values())
@@ -131,19 +144,22 @@ def fill_mask_metrics(result: SchemeResult, agreement: MaskAgreement) -> None:
                             "skipped.")
     if agreement.truth is not None:
         _truth_summary(result, agreement)
-    if not per:
-        reason = "no item has masks from two or more annotators"
-        result.put("mean_sensitivity", Coefficient.undefined(reason))
-        result.put("mean_specificity", Coefficient.undefined(reason))
-        return
-    annotators = {name: {"sensitivity": float(np.mean([s for s, _ in v])),
-                         "specificity": float(np.mean([p for _, p in v])),
-                         "n_runs": len(v)} for name, v in sorted(per.items())}
-    result.extra["annotators"] = annotators
-    result.put("mean_sensitivity", Coefficient.of(float(np.mean(
-        [a["sensitivity"] for a in annotators.values()]))))
-    result.put("mean_specificity", Coefficient.of(float(np.mean(
-        [a["specificity"] for a in annotators.values()]))))
+    if agreement.not_converged:
+        result.extra["n_runs_not_converged"] = len(agreement.not_converged)
+        result.notes.append(f"STAPLE stopped at {MAX_ITERATIONS:,} iterations before "
+                            f"converging on {len(agreement.not_converged)} item/label runs.")
+    names = sorted(set(sensitivity) | set(specificity))
+    result.extra["annotators"] = {
+        name: {"sensitivity": _mean(sensitivity.get(name)),
+               "specificity": _mean(specificity.get(name)),
+               "n_runs": sum(1 for run in agreement.runs if name in run.annotators)}
+        for name in names}
+    for metric, values in (("mean_sensitivity", sensitivity), ("mean_specificity",
+                                                                specificity)):
+        means = [m for m in (_mean(v) for v in values.values()) if m is not None]
+        result.put(metric, Coefficient.of(float(np.mean(means))) if means else
+                   Coefficient.undefined(_NO_ESTIMATE[metric] if agreement.runs else
+                                         "no item has masks from two or more annotators"))
     result.notes.append("STAPLE (Warfield, Zou, Wells 2004) per item and label, prior fixed "
                         "at the mean vote fraction as in ITK")
 
@@ -160,3 +176,14 @@ def _truth_summary(result: SchemeResult, agreement: MaskAgreement) -> None:
     if not agreement.dice:
         result.notes.append(f"the truth annotator '{agreement.truth}' has no masks on the "
                             "scored items: no Dice against the truth")
+
+
+_NO_ESTIMATE = {
+    "mean_sensitivity": "no run had foreground to measure sensitivity on",
+    "mean_specificity": "no run had background to measure specificity on: every rater "
+                        "marked every pixel",
+}
+
+
+def _mean(values: list[float] | None) -> float | None:
+    return float(np.mean(values)) if values else None
