@@ -208,3 +208,14 @@ def test_ties_between_optimal_matchings_prefer_same_labels() -> None:
     assert _score(a, b)[0] == 0.5
     assert _score(b, a)[0] == 0.5
     assert _score(a[::-1], b)[0] == 0.5
+
+
+def test_label_name_trap_with_cuboids() -> None:
+    """Three "car" cuboids each, in different places: the names agree, the boxes do not."""
+    from app.core.geometry.cuboids import cuboid_iou_matrix
+    from app.core.model import Cuboid
+
+    a = [Cuboid("car", (x, 0.0, 0.0), (4.5, 1.9, 1.6)) for x in (0.0, 10.0, 20.0)]
+    b = [Cuboid("car", (x, 8.0, 0.0), (4.5, 1.9, 1.6)) for x in (0.0, 10.0, 20.0)]
+    outcome = score_pair("sweep", "x", "y", a, b, cuboid_iou_matrix(a, b), 0.25)
+    assert outcome.score == 0.0 and outcome.f1 == 0.0 and outcome.rows.size == 0
