@@ -26,37 +26,20 @@ rounded to the centimetre before ``float32``, JSON numbers rounded, fixed timest
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-
-def _load_writer() -> ModuleType:
-    """Import ``_potato_writer.py`` from this folder (``resources`` is not a package),
-    without leaving a ``__pycache__`` in ``resources``."""
-    name = "_potato_writer"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    keep, sys.dont_write_bytecode = sys.dont_write_bytecode, True
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.dont_write_bytecode = keep
-    return module
-
-
-pw = _load_writer()
+# resources/ is not a package: load the shared writer from this folder, and leave no
+# __pycache__ inside resources/.
+sys.dont_write_bytecode = True
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _potato_writer as pw  # noqa: E402
 
 SEED = 20261201
 FOLDER_NAME = "lidar_sweeps"
