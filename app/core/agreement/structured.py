@@ -24,7 +24,9 @@ import numpy as np
 from app.core.agreement.coefficient import Coefficient
 from app.core.agreement.result import SchemeResult, pair_key
 from app.core.agreement.sets import (
+    BOOTSTRAP_RESAMPLES,
     DEFAULT_BUDGET,
+    INTERVAL_LEVEL,
     SET_METRICS,
     BatchSimilarity,
     ObjectsPair,
@@ -178,8 +180,8 @@ def fill_set_metrics(result: SchemeResult, agreement: SetAgreement, options: Set
             result.put(name, Coefficient.of(value) if value is not None
                        else Coefficient.undefined(NO_MATCH))
         result.intervals = bootstrap_intervals(agreement.outcomes, options.seed)
-        result.extra["bootstrap"] = {"resamples": 2000, "level": 0.95, "seed": options.seed,
-                                     "over": "items"}
+        result.extra["bootstrap"] = {"resamples": BOOTSTRAP_RESAMPLES, "level": INTERVAL_LEVEL,
+                                     "seed": options.seed, "over": "items"}
     result.pairs = pair_matrix(agreement.outcomes)
     result.notes.append(NOT_CHANCE_CORRECTED)
 
