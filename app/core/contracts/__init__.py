@@ -1,0 +1,1 @@
+"""Contracts: certifying machine labels against people (configuration, data, kinds)."""

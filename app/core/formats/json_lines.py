@@ -1,0 +1,149 @@
+"""JSON Lines read one line at a time, every problem naming the file and the line.
+
+:func:`iter_json_lines` streams ``(line number, object)`` pairs; :class:`Fields` reads
+the typed fields of one object. Blank lines are skipped; a byte-order mark at the start
+of the file is allowed. A last line without its newline that does not parse is reported
+as a *truncated* last line (a writer stopped in the middle of it), any other line that
+does not parse as malformed JSON.
+
+Choices: an id field (``item``, ``request``, ``annotator``) may be a JSON string or an
+integer and is read as text, as Potato reads item ids (``str(record[id_key])``);
+booleans are never numbers; ``NaN`` and infinities are refused; ``null`` counts as
+absent.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Collection, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.core.errors import InputError
+
+
+def iter_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line, object)`` for each non-blank line of a JSON Lines file."""
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError as exc:
+        raise InputError("file not found", file=path) from exc
+    except OSError as exc:
+        raise InputError(f"cannot read the file ({exc})", file=path) from exc
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            record = _parse(raw, number, path)
+            if record is not None:
+                yield number, record
+
+
+def _parse(raw: bytes, number: int, path: Path) -> dict[str, Any] | None:
+    """One line's object; ``None`` for a blank line."""
+    complete = raw.endswith(b"\n")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start + 1} of the line); expected UTF-8 "
+                         "JSON Lines", file=path, line=number) from exc
+    if number == 1:
+        text = text.removeprefix("\ufeff")
+    if not text.strip():
+        return None
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if not complete:
+            raise InputError("truncated last line: the file ends in the middle of a JSON "
+                             "object (was it still being written?); expected every line to "
+                             "be one complete JSON object", file=path, line=number) from exc
+        raise InputError(f"malformed JSON: {exc.msg} (column {exc.colno}); expected one JSON "
+                         "object per line", file=path, line=number) from exc
+    if not isinstance(record, dict):
+        raise InputError(f"expected one JSON object per line, found a {_type(record)}",
+                         file=path, line=number)
+    return record
+
+
+def _type(value: Any) -> str:
+    names = {list: "list", str: "string", bool: "boolean", int: "number", float: "number",
+             type(None): "null", dict: "object"}
+    return names.get(type(value), type(value).__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Fields:
+    """Typed reads of one JSON object, each failure naming file, line and field."""
+
+    file: Path
+    line: int
+    record: Mapping[str, Any]
+
+    def error(self, problem: str, key: str | None = None) -> InputError:
+        return InputError(problem, file=self.file, line=self.line, key=key)
+
+    def has(self, key: str) -> bool:
+        return self.record.get(key) is not None
+
+    def ident(self, key: str, *, required: bool = True) -> str | None:
+        """An id: a non-empty string, or an integer read as text."""
+        value = self.record.get(key)
+        if value is None:
+            if required:
+                raise self.error(f"missing field '{key}'; expected its id", key)
+            return None
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        if not isinstance(value, str) or not value:
+            raise self.error(f"expected an id (a non-empty string), found {_type(value)} "
+                             f"{value!r:.40}", key)
+        return value
+
+    def required_ident(self, key: str) -> str:
+        value = self.ident(key)
+        assert value is not None
+        return value
+
+    def choice(self, key: str, options: Collection[str], *, required: bool = True
+               ) -> str | None:
+        value = self.record.get(key)
+        expected = " or ".join(f'"{o}"' for o in options)
+        if value is None:
+            if required:
+                raise self.error(f"missing field '{key}'; expected {expected}", key)
+            return None
+        if value not in options:
+            raise self.error(f"found {value!r:.40}; expected {expected}", key)
+        return str(value)
+
+    def number(self, key: str, *, low: float, high: float, low_open: bool = False,
+               required: bool = True, what: str = "a number") -> float | None:
+        """A finite number in ``low..high`` (``high`` always closed)."""
+        value = self.record.get(key)
+        interval = f"{'(' if low_open else '['}{low:g}, {high:g}]"
+        if value is None:
+            if required:
+                raise self.error(f"missing field '{key}'; expected {what} in {interval}", key)
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float) \
+                or not math.isfinite(value):
+            raise self.error(f"expected {what} in {interval}, found {_type(value)} "
+                             f"{value!r:.40}", key)
+        number = float(value)
+        if (number <= low if low_open else number < low) or number > high:
+            raise self.error(f"{number:g} is outside {interval}; expected {what} in {interval}",
+                             key)
+        return number
+
+    def time(self, key: str) -> str | float | None:
+        """An informational time stamp: a string as written, or a number (as a float)."""
+        value = self.record.get(key)
+        if value is None:
+            return None
+        if isinstance(value, str):
+            return value
+        if isinstance(value, int | float) and not isinstance(value, bool) \
+                and math.isfinite(value):
+            return float(value)
+        raise self.error(f"expected a time (a string or a number), found {_type(value)}", key)
