@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app import __version__
+from app.cli_label import add_label_commands, run_label
 from app.core.agreement.compare import compare
 from app.core.agreement.report import agreement_report
 from app.core.agreement.result import AgreementReport
@@ -55,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("project_b", type=Path, help="the later round's project folder")
     compare.add_argument("--json", action="store_true", help="print JSON")
     _set_options(compare)
+
+    add_label_commands(commands)
 
     demo = commands.add_parser("demo", help="the report on the bundled demo studies")
     demo.add_argument("--export", type=Path, metavar="DIR",
@@ -102,6 +105,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "agreement":
             return _agreement(args.project, as_json=args.json, scheme=args.scheme,
                               shown=str(args.project), options=_options(args))
+        if args.command == "label":
+            return run_label(args)
         if args.command == "compare":
             return _compare(args.project_a, args.project_b, as_json=args.json,
                             options=_options(args))

@@ -1,0 +1,131 @@
+"""Which machine labels are delivered, and every item's export status (``contracts.md``).
+
+**Acceptance.** A machine label is accepted only if every ``selective_risk`` and
+``threshold_legacy`` contract on its schema is met and accepts it. A contract not met
+blocks acceptance on its schema (never skipped; the report names it). The label comes
+from the first cascade tier whose prediction every such contract accepts. Labels
+accepted under a ``selective_risk`` rule are certified (``accepted``); under
+``threshold_legacy`` contracts only, uncertified (``accepted_uncertified``). A schema
+with neither kind of contract accepts nothing: no claim covers its machine labels.
+
+**Export statuses**, one per item and schema with contracts: ``human`` when any person
+labelled it (calibration, verification or the ordinary Potato output), else the
+delivered machine label, else routed to people: ``needs_human`` within what is left of
+``budgets.human_labels`` (the requests already drawn count against it), least confident
+first, and ``over_budget`` beyond it. Without a budget, every routed item needs a human.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from app.core.contracts.config import EngineConfig
+from app.core.contracts.engine import ContractStatus
+from app.core.contracts.inputs import MachineLabel, SchemaData
+from app.core.formats.labeling_data import LabelingData
+from app.core.model import Study
+
+GATING = ("selective_risk", "threshold_legacy")
+
+
+@dataclass(frozen=True, slots=True)
+class Delivered:
+    tier: str
+    label: Any
+    certified: bool
+
+
+def _accepts(rule: Mapping[str, Any], tier: str, machine: MachineLabel) -> bool:
+    threshold = rule.get(tier)
+    if threshold is None:
+        return False
+    if isinstance(threshold, Mapping):  # per class
+        threshold = threshold.get(str(machine.label))
+        if threshold is None:
+            return False
+    return machine.confidence >= float(threshold)
+
+
+def blocking(config: EngineConfig, statuses: Mapping[str, ContractStatus], schema: str
+             ) -> list[str]:
+    """Ids of the gating contracts on ``schema`` that are not met."""
+    return [c.id for c in config.contracts_for(schema)
+            if c.kind in GATING and statuses[c.id].state != "met"]
+
+
+def delivered(config: EngineConfig, statuses: Mapping[str, ContractStatus], data: SchemaData,
+              humans: set[str]) -> dict[str, Delivered]:
+    """item → the machine label delivered (items with a human label excluded)."""
+    gates = [statuses[c.id] for c in config.contracts_for(data.scheme.name) if c.kind in GATING]
+    if not gates or blocking(config, statuses, data.scheme.name):
+        return {}
+    certified = any(g.spec.kind == "selective_risk" for g in gates)
+    out: dict[str, Delivered] = {}
+    for item in data.items:
+        if item in humans:
+            continue
+        for tier in data.tiers:
+            machine = data.predictions.get(tier, {}).get(item)
+            if machine is None:
+                continue
+            if all(g.accepts is not None and _accepts(g.accepts, tier, machine) for g in gates):
+                out[item] = Delivered(tier, machine.label, certified)
+                break
+    return out
+
+
+def human_items(study: Study, labeling: LabelingData, schema: str) -> dict[str, Any]:
+    """item → the latest human label (engine requests in file order, else Potato output)."""
+    out: dict[str, Any] = {}
+    for item, by in study.answers_for(schema).items():
+        if by:
+            out[item] = next(iter(by.values()))
+    for r in labeling.requests_for(schema):
+        if r.answered:
+            out[r.item] = r.label
+    return out
+
+
+def export_rows(study: Study, config: EngineConfig, labeling: LabelingData,
+                statuses: Mapping[str, ContractStatus], data_by_schema: Mapping[str, SchemaData]
+                ) -> list[dict[str, Any]]:
+    """One row per item and schema with contracts, each with exactly one status."""
+    budget = config.budgets.human_labels
+    left = None if budget is None else max(0, budget - len({r.request for r in
+                                                              labeling.requests}))
+    rows: list[dict[str, Any]] = []
+    routed: list[tuple[float, dict[str, Any]]] = []
+    for schema, data in data_by_schema.items():
+        humans = human_items(study, labeling, schema)
+        machine = delivered(config, statuses, data, set(humans))
+        for item in data.items:
+            if item in humans:
+                rows.append({"item": item, "schema": schema, "label": _plain(humans[item]),
+                             "status": "human", "source": "human"})
+            elif item in machine:
+                d = machine[item]
+                rows.append({"item": item, "schema": schema, "label": _plain(d.label),
+                             "status": "accepted" if d.certified else "accepted_uncertified",
+                             "source": d.tier})
+            else:
+                confidence = max((data.predictions[t][item].confidence for t in data.tiers
+                                  if item in data.predictions.get(t, {})), default=0.0)
+                row = {"item": item, "schema": schema, "label": None, "status": "needs_human",
+                       "source": None}
+                routed.append((confidence, row))
+                rows.append(row)
+    for k, (_, row) in enumerate(sorted(routed, key=lambda cr: (cr[0], cr[1]["schema"],
+                                                                 cr[1]["item"]))):
+        if left is not None and k >= left:
+            row["status"] = "over_budget"
+    return rows
+
+
+def _plain(label: Any) -> Any:
+    if isinstance(label, frozenset):
+        return sorted(label)
+    if isinstance(label, str | int | float | bool) or label is None:
+        return label
+    return str(label)

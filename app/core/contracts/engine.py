@@ -1,0 +1,157 @@
+"""The engine: every contract's state, looks and result; what is accepted; the ledger.
+
+``status`` never writes and never spends (``contracts.md``, Looks and ledger): it shows
+the stored test result of each ``selective_risk`` contract and fresh estimates of the
+others. A ``selective_risk`` contract that has never been tested but could be now is
+shown ``pending`` with the cost of the look: computing its test without recording it
+would be a free look, the very thing the ledger exists to prevent.
+
+``certify`` tests: each ``selective_risk`` contract whose test would run is tested at
+its next look unless the latest look tested the same cert labels and predictions:
+
+- same data and same rule → the stored result, nothing spent;
+- same data, dev now chooses another rule → the stored result, with a note, unless
+  ``retest`` (then the new rule is tested at the next look);
+- otherwise a new look, recorded in the ledger (on disk) before the result is returned.
+
+A damaged ledger stops ``certify`` (:class:`LedgerDamagedError`) until acknowledged.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core.contracts.config import EngineConfig
+from app.core.contracts.config_contracts import ContractSpec
+from app.core.contracts.inputs import KindOutcome, SchemaData
+from app.core.contracts.ledger import Ledger, LedgerDamagedError, data_hash
+from app.core.contracts.schema_data import schema_data
+from app.core.contracts.stats import look_level
+from app.core.formats.labeling_data import LabelingData
+from app.core.model import Study
+
+Evaluator = Callable[[ContractSpec, SchemaData], KindOutcome]
+
+
+@dataclass(slots=True)
+class ContractStatus:
+    spec: ContractSpec
+    state: str
+    looks: int
+    level_spent: float
+    result: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+    accepts: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": str(self.spec.kind), "schema": self.spec.schema, "state": self.state,
+                "looks": self.looks, "level_spent": self.level_spent,
+                "result": self.result, "notes": list(self.notes)}
+
+
+def _estimators() -> dict[str, Evaluator]:
+    from app.core.contracts.kind_budget_first import evaluate_budget_first
+    from app.core.contracts.kind_distributional import evaluate_distributional
+    from app.core.contracts.kind_no_worse import evaluate_no_worse_than_human
+    from app.core.contracts.kind_ppi import evaluate_ppi
+    from app.core.contracts.kind_threshold_legacy import evaluate_threshold_legacy
+
+    return {"ppi": evaluate_ppi, "distributional": evaluate_distributional,
+            "no_worse_than_human": evaluate_no_worse_than_human,
+            "budget_first": evaluate_budget_first,
+            "threshold_legacy": evaluate_threshold_legacy}
+
+
+def _selective_risk(spec: ContractSpec, data: SchemaData, look: int) -> KindOutcome:
+    from app.core.contracts.selective_risk import evaluate_selective_risk
+
+    return evaluate_selective_risk(spec, data, look)
+
+
+def schema_inputs(study: Study, labeling: LabelingData, config: EngineConfig
+                  ) -> dict[str, SchemaData]:
+    """One :class:`SchemaData` per schema that has a contract."""
+    return {schema: schema_data(study, labeling, config, schema)
+            for schema in dict.fromkeys(c.schema for c in config.contracts)}
+
+
+def _estimate(spec: ContractSpec, data: SchemaData, config: EngineConfig) -> KindOutcome:
+    if spec.kind == "budget_first":
+        from app.core.contracts.kind_budget_first import evaluate_budget_first
+
+        return evaluate_budget_first(spec, data, price_usd=config.budgets.crowd_reward_usd)
+    return _estimators()[str(spec.kind)](spec, data)
+
+
+def evaluate_contracts(config: EngineConfig, data_by_schema: dict[str, SchemaData],
+                       ledger: Ledger, *, certify: bool, retest: bool = False,
+                       only: str | None = None) -> dict[str, ContractStatus]:
+    """Every contract's status; with ``certify``, due tests are run and recorded."""
+    if certify and not ledger.ok:
+        raise LedgerDamagedError(ledger.damage or "the ledger is damaged")
+    out: dict[str, ContractStatus] = {}
+    for spec in config.contracts:
+        data = data_by_schema[spec.schema]
+        if spec.kind == "selective_risk":
+            test_now = certify and (only is None or only == spec.id)
+            out[spec.id] = _selective_status(spec, data, ledger, config, certify=test_now,
+                                             retest=retest)
+        else:
+            outcome = _estimate(spec, data, config)
+            out[spec.id] = ContractStatus(spec, outcome.state, 0, 0.0, outcome.result,
+                                          list(outcome.notes), outcome.accepts)
+    return out
+
+
+def _confidence(spec: ContractSpec) -> float:
+    return float(spec.params.get("confidence", 0.9))
+
+
+def _hash_of(outcome: KindOutcome) -> str:
+    tested = {k: v for k, v in outcome.data.items() if k != "rule"}
+    return data_hash(tested.get("cert_labels", tested), tested.get("predictions"), None)
+
+
+def _selective_status(spec: ContractSpec, data: SchemaData, ledger: Ledger,
+                      config: EngineConfig, *, certify: bool, retest: bool) -> ContractStatus:
+    looks = ledger.looks(spec.id, spec.renamed_from)
+    spent = ledger.level_spent(spec.id, spec.renamed_from)
+    latest = ledger.last_look(spec.id, spec.renamed_from)
+    outcome = _selective_risk(spec, data, looks + 1)
+    rule = outcome.data.get("rule", outcome.result.get("rule"))
+    if not outcome.tested:
+        # No test would run (pending, insufficient, infeasible): nothing to spend.
+        return ContractStatus(spec, outcome.state, looks, spent, outcome.result,
+                              list(outcome.notes), None)
+    current = _hash_of(outcome)
+    if latest is not None and latest.data_hash == current:
+        stored = latest.result
+        notes = list(stored.get("notes", []))
+        same_rule = _canonical(latest.rule) == _canonical(rule)
+        if same_rule or not (certify and retest):
+            if not same_rule:
+                notes.append("dev now chooses another rule; 'accord label certify --retest' "
+                             f"tests it at look {looks + 1}")
+            return ContractStatus(spec, stored["state"], looks, spent, stored["result"],
+                                  notes, stored.get("accepts"))
+    if not certify:
+        level = look_level(looks + 1, _confidence(spec))
+        return ContractStatus(
+            spec, "pending", looks, spent, {},
+            [f"ready to test: 'accord label certify' spends look {looks + 1} "
+             f"(level {level:.6f})"], None)
+    level = look_level(looks + 1, _confidence(spec))
+    record = {"state": outcome.state, "result": outcome.result, "notes": outcome.notes,
+              "accepts": outcome.accepts}
+    ledger.append_look(spec.id, look=looks + 1, level=level, data_hash=current, rule=rule,
+                       result=record, cascade=list(config.tier_names),
+                       renamed_from=spec.renamed_from)
+    return ContractStatus(spec, outcome.state, looks + 1, spent + level, outcome.result,
+                          list(outcome.notes), outcome.accepts)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)

@@ -1,0 +1,85 @@
+"""``accord label status`` and ``certify``: the whole picture as one result object.
+
+Reads the project (study, engine configuration, labeling files, ledger), evaluates the
+contracts (testing with ``certify``), and returns a :class:`LabelReport` whose
+:meth:`~LabelReport.to_json` is the JSON of ``cli.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.core.contracts.acceptance import blocking, delivered, export_rows, human_items
+from app.core.contracts.config import EngineConfig, load_engine_config
+from app.core.contracts.engine import ContractStatus, evaluate_contracts, schema_inputs
+from app.core.contracts.families import loss_family
+from app.core.contracts.inputs import SchemaData
+from app.core.contracts.ledger import Ledger
+from app.core.errors import InputError
+from app.core.formats.labeling import read_labeling
+from app.core.formats.labeling_data import LabelingData
+from app.core.formats.potato import load_study
+from app.core.model import Study
+
+
+@dataclass(slots=True)
+class LabelReport:
+    study: Study
+    config: EngineConfig
+    labeling: LabelingData
+    data: dict[str, SchemaData]
+    contracts: dict[str, ContractStatus]
+    ledger: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+
+    def accepted(self) -> dict[str, dict[str, dict[str, int]]]:
+        out: dict[str, dict[str, dict[str, int]]] = {}
+        for schema, data in self.data.items():
+            humans = set(human_items(self.study, self.labeling, schema))
+            counts: dict[str, int] = {}
+            for d in delivered(self.config, self.contracts, data, humans).values():
+                counts[d.tier] = counts.get(d.tier, 0) + 1
+            out[schema] = {"by_source": counts}
+        return out
+
+    def unsupported_schemas(self) -> list[str]:
+        return [name for name, scheme in self.study.schemes.items()
+                if loss_family(scheme) is None]
+
+    def to_json(self) -> dict[str, Any]:
+        contracts = {}
+        for ident, status in self.contracts.items():
+            entry = status.to_json()
+            blocked = blocking(self.config, self.contracts, status.spec.schema)
+            if blocked and status.spec.kind in ("selective_risk", "threshold_legacy"):
+                entry["notes"].append("machine labels on this schema are not accepted until "
+                                      f"every gating contract is met: {', '.join(blocked)}")
+            contracts[ident] = entry
+        return {"contracts": contracts, "accepted": self.accepted(),
+                "unsupported_schemas": self.unsupported_schemas(), "ledger": self.ledger}
+
+    def export(self) -> list[dict[str, Any]]:
+        return export_rows(self.study, self.config, self.labeling, self.contracts, self.data)
+
+
+def label_report(project: Path, *, certify: bool = False, retest: bool = False,
+                 only: str | None = None, acknowledge_ledger: bool = False) -> LabelReport:
+    study = load_study(project)
+    config = load_engine_config(project, study)
+    if config is None:
+        raise InputError("no labeling engine is configured: expected labeling/engine.yaml or "
+                         "a labeling_engine: block in config.yaml", file=project)
+    if only is not None and config.contract(only) is None:
+        raise InputError(f"no contract '{only}'; the configuration has: "
+                         f"{', '.join(c.id for c in config.contracts)}", key="--contract")
+    labeling = read_labeling(project, study, config.tier_names)
+    ledger = Ledger.open(project)
+    if acknowledge_ledger and not ledger.ok:
+        ledger.acknowledge_damage(ledger.damage)
+        ledger = Ledger.open(project)
+    data = schema_inputs(study, labeling, config)
+    statuses = evaluate_contracts(config, data, ledger, certify=certify, retest=retest,
+                                  only=only)
+    return LabelReport(study, config, labeling, data, statuses, ledger.report)
