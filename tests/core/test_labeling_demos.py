@@ -1,0 +1,216 @@
+"""The labeling-engine demos (``resources/demo/make_labeling_demos.py``).
+
+Why these tests: the demos are meant to show one contract outcome each, for the seed's
+reasons. That only holds while the committed folders are what the script writes, the
+project readers accept them, and the numbers in each README are the data's. The numbers
+are recomputed here from the *files* (through the project's readers and statistics),
+not from the generator's plan, so a wrong plan cannot vouch for itself.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from app.core.contracts.annotator_test import alternative_annotator_test
+from app.core.contracts.config import EngineConfig, load_engine_config
+from app.core.contracts.losses import loss
+from app.core.contracts.ppi import ppi_prevalence
+from app.core.contracts.stats import (
+    binomial_lower_bound,
+    binomial_p_value,
+    look_level,
+    threshold_grid,
+)
+from app.core.formats.labeling import LabelingData, RequestKind, Split, read_labeling, to_answer
+from app.core.formats.potato import load_study
+from app.core.model import Study
+
+DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo"
+STUDIES = ("sentiment_reviews", "people_photos", "agent_judge")
+FIRST_LOOK = look_level(1, 0.9)
+
+
+@pytest.fixture(scope="module")
+def generator() -> Iterator[ModuleType]:
+    """The generator module, imported the way its ``__main__`` runs (no bytecode)."""
+    before = sys.dont_write_bytecode
+    sys.dont_write_bytecode = True
+    sys.path.insert(0, str(DEMO))
+    try:
+        import make_labeling_demos
+        yield make_labeling_demos
+    finally:
+        sys.path.remove(str(DEMO))
+        sys.dont_write_bytecode = before
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+Loaded = tuple[Study, EngineConfig, LabelingData, dict[str, dict[str, Any]]]
+
+
+def _load(name: str) -> Loaded:
+    project = DEMO / name
+    study = load_study(project)
+    config = load_engine_config(project, study)
+    assert config is not None
+    labeling = read_labeling(project, study, config.tier_names)
+    truth = {}
+    for line in (project / "truth.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        truth[record["item"]] = record
+    return study, config, labeling, truth
+
+
+@pytest.mark.parametrize("name", STUDIES)
+def test_regenerating_gives_the_same_bytes(generator: ModuleType, name: str,
+                                           tmp_path: Path) -> None:
+    generator.STUDIES[name](tmp_path / name)
+    fresh, committed = _files(tmp_path / name), _files(DEMO / name)
+    assert sorted(fresh) == sorted(committed)
+    different = [f for f in fresh if fresh[f] != committed[f]]
+    assert not different, f"regenerate with make_labeling_demos.py: {different[:5]}"
+
+
+@pytest.mark.parametrize("name", STUDIES)
+def test_the_readers_accept_the_study(name: str) -> None:
+    study, _, labeling, truth = _load(name)
+    assert set(truth) == set(study.items)
+    assert labeling.predictions and labeling.requests
+    assert len(study.annotators) >= 2  # ordinary Potato output next to the engine's files
+    assert not study.notes  # every image present, nothing ignored
+    size = sum(len(b) for b in _files(DEMO / name).values())
+    assert size < 1_500_000
+    assert not (DEMO / name / "labeling" / "ledger.jsonl").exists()  # Accord writes it
+
+
+def _routed(labeling: LabelingData, schema: str, item: str, rule: dict[str, float]
+            ) -> Any:
+    for tier, threshold in rule.items():
+        p = labeling.prediction(schema, item, tier)
+        if p is not None and p.confidence >= threshold:
+            return p
+    return None
+
+
+def test_sentiment_is_met_on_the_seed_numbers(generator: ModuleType) -> None:
+    study, config, labeling, truth = _load("sentiment_reviews")
+    calibration = labeling.requests_for("sentiment", RequestKind.CALIBRATION)
+    assert len({r.request for r in calibration}) == 170
+    assert {r.pi for r in calibration} == {round(170 / 480, 6)}
+    answered = labeling.calibration_labels("sentiment")
+    items = {r.item for r in answered}
+    assert len(items) == 165 and len(answered) == 215  # 25 items by three people
+    assert sum(r.edited for r in labeling.requests) == 1
+    assert len(labeling.requests_for("sentiment", RequestKind.VERIFICATION)) == 6
+    # the rule the README states passes the first look on cert, each tier at half the level
+    rule = generator.SENT_RULE
+    cert = labeling.labels_by_item("sentiment", Split.CERT)
+    for tier in config.tier_names:
+        tested = [(item, people) for item, people in cert.items()
+                  if (p := _routed(labeling, "sentiment", item, rule)) and p.tier == tier]
+        errors = sum(_routed(labeling, "sentiment", item, rule).label != label
+                     for item, people in tested for label in people.values())
+        assert errors == 0 and len(tested) >= 34
+        assert binomial_p_value(errors, len(tested), 0.1) <= FIRST_LOOK / 2
+    # accepted machine labels are 7-8% wrong against the truth, none against the reading
+    accepted = [(item, p) for item in study.items if item not in items
+                and (p := _routed(labeling, "sentiment", item, rule))]
+    wrong = sum(p.label != truth[item]["sentiment"] for item, p in accepted)
+    assert 290 <= len(accepted) <= 316
+    assert 0.07 <= wrong / len(accepted) <= 0.085
+    assert all(p.label == truth[item]["reading"] for item, p in accepted)
+
+
+def test_sentiment_prevalence_intervals_cover_the_truth() -> None:
+    study, _, labeling, truth = _load("sentiment_reviews")
+    dev = labeling.labels_by_item("sentiment", Split.DEV)
+    rule = {"distilbert": 0.78, "gemma-12b": 0.0}
+    labelled = {r.item for r in labeling.calibration_labels("sentiment")}
+    for language in ("en", "es"):
+        group = [i for i in study.items if study.items[i].record["language"] == language]
+        y = [next(iter(dev[i].values())) for i in group if i in dev]
+        yhat = [_routed(labeling, "sentiment", i, rule).label for i in group if i in dev]
+        rest = [_routed(labeling, "sentiment", i, rule).label for i in group
+                if i not in labelled]
+        estimate = ppi_prevalence(y, yhat, rest, ("positive", "negative", "neutral"), 0.9)
+        for label, e in estimate.by_class.items():
+            true = sum(truth[i]["sentiment"] == label for i in group) / len(group)
+            assert e.interval is not None and e.interval[0] <= true <= e.interval[1], \
+                (language, label, e.interval, true)
+
+
+def test_photos_present_is_met_and_boxes_are_insufficient() -> None:
+    study, _, labeling, truth = _load("people_photos")
+    scheme = study.schemes["people"]
+    dev = labeling.labels_by_item("people", Split.DEV)
+    assert len(dev) == 48
+    failed = {}
+    for item, people in dev.items():
+        machine = labeling.prediction("people", item, "detector")
+        (human,) = people.values()
+        value = loss(scheme, to_answer(scheme, machine.label), to_answer(scheme, human))
+        failed[item] = value is not None and value > 0.5
+    assert sum(failed.values()) / len(failed) == pytest.approx(0.32, abs=0.02)
+    # insufficient, not infeasible: every threshold's dev error is above 10%, yet one
+    # accepting at least 10 dev labels has a lower bound at or below it
+    conf = {i: labeling.prediction("people", i, "detector").confidence for i in dev}
+    feasible_somewhere = False
+    for t in threshold_grid():
+        accepted = [i for i in dev if conf[i] >= t]
+        if not accepted:
+            continue
+        k = sum(failed[i] for i in accepted)
+        assert k / len(accepted) > 0.1
+        if len(accepted) >= 10 and binomial_lower_bound(k, len(accepted), 0.9) <= 0.1:
+            feasible_somewhere = True
+    assert feasible_somewhere
+    # person_present: no cert error above 0.7, enough cert labels to pass at once
+    cert = labeling.labels_by_item("person_present", Split.CERT)
+    tested = [(i, next(iter(p.values()))) for i, p in cert.items()
+              if labeling.prediction("person_present", i, "detector").confidence >= 0.7]
+    errors = sum(labeling.prediction("person_present", i, "detector").label != y
+                 for i, y in tested)
+    assert binomial_p_value(errors, len(tested), 0.1) <= FIRST_LOOK
+    assert all(truth[i]["person_present"] == y for i, y in tested)
+
+
+def test_agent_judge_is_infeasible_unmet_and_estimated() -> None:
+    _, _, labeling, truth = _load("agent_judge")
+    judge = {p.item: p for p in labeling.predictions_for("task_success", "judge")}
+    assert {p.confidence for p in labeling.predictions_for("task_success")} == {1.0}
+    accuracy = sum(judge[i].label == truth[i]["task_success"] for i in judge) / len(judge)
+    assert accuracy == pytest.approx(0.80, abs=0.01)
+    true_rate = sum(t["task_success"] == "success" for t in truth.values()) / len(truth)
+    judge_rate = sum(p.label == "success" for p in judge.values()) / len(judge)
+    assert true_rate == pytest.approx(0.60, abs=0.01)
+    assert judge_rate == pytest.approx(0.76, abs=0.01)
+    dev = labeling.labels_by_item("task_success", Split.DEV)
+    # infeasible: one threshold accepts everything, and its dev error is surely above 10%
+    pairs = [(judge[i].label, y) for i, people in dev.items() for y in people.values()]
+    k = sum(m != y for m, y in pairs)
+    assert binomial_lower_bound(k, len(pairs), 0.9) > 0.1
+    # no_worse_than_human: three people with 30+ shared dev items; the judge loses
+    result = alternative_annotator_test(dev, {i: p.label for i, p in judge.items()}, 0.1, 0.9)
+    assert result.winning_rate is not None and result.winning_rate < 0.5
+    assert len(result.per_annotator) >= 3
+    assert result.machine_alignment == pytest.approx(0.82, abs=0.03)
+    assert result.human_alignment == pytest.approx(0.93, abs=0.02)
+    # people alone (ppi's floor, all machine labels blocked): 0.66 [0.56, 0.75]
+    y = [max(set(p.values()), key=list(p.values()).count) for p in dev.values()]
+    estimate = ppi_prevalence(y, y, [], ("success", "failure"), 0.9, lam=0.0)
+    success = estimate.by_class["success"]
+    assert success.estimate == pytest.approx(0.66, abs=0.01)
+    assert success.interval is not None
+    assert success.interval[0] == pytest.approx(0.57, abs=0.015)
+    assert success.interval[1] == pytest.approx(0.76, abs=0.015)
