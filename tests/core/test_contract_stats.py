@@ -285,3 +285,12 @@ def test_noise_ceiling_rejects_items_without_two_people() -> None:
         split_half_noise_ceiling({}, seed=1)
     with pytest.raises(TypeError):
         split_half_noise_ceiling({"a": {"x": 1.5}}, seed=1)  # type: ignore[dict-item]
+
+
+def test_cert_labels_needed_sees_an_exact_rate_equal_to_the_target() -> None:
+    """Fraction(1, 10) equals the target the user wrote as 0.1: no n can pass."""
+    from fractions import Fraction
+
+    from app.core.contracts.stats import cert_labels_needed
+
+    assert cert_labels_needed(Fraction(1, 10), 0.1, 0.06) is None

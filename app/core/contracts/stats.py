@@ -248,7 +248,10 @@ def cert_labels_needed(error_rate: float | Fraction, target: float, level: float
     if not 0 <= rate <= 1:
         raise ValueError(f"error_rate must lie in [0, 1], got {error_rate!r}")
     limit = _count(max_labels, "max_labels")
-    if rate >= t:
+    # The target is compared as the decimal the user wrote (0.1 is exactly 1/10): an exact
+    # Fraction(1, 10) rate lies just below the float 0.1 and would search in vain.
+    target_exact = Fraction(repr(t)) if isinstance(rate, Fraction) else t
+    if rate >= target_exact:
         return None
 
     def passes(k: int, n: int) -> bool:
