@@ -707,8 +707,13 @@ def make_photo_plan(seed: int = PHOTO_SEED) -> PhotoPlan:
     split = {i: "dev" if i in dev else "cert" for i in drawn}
     ddice = pw.Dice(seed + 2)
     by_id = {p.id: p for p in photos}
-    # person_present: wrong on six photos, all outside the drawn sample's confident zone
-    wrong_present = set(ddice.shuffled(ids)[:6])
+    # person_present: wrong on six photos, all at low confidence: three in dev (so dev
+    # sees the detector's unsure zone and chooses a threshold above it), two in cert,
+    # one outside the sample
+    cert = sorted(set(drawn) - dev)
+    rest = sorted(set(ids) - set(drawn))
+    wrong_present = (set(ddice.shuffled(sorted(dev))[:3]) | set(ddice.shuffled(cert)[:2])
+                     | set(ddice.shuffled(rest)[:1]))
     # boxes: wrong on 15 dev images, ~30% elsewhere; dev confidences ordered by hand
     dev_sorted = ddice.shuffled(sorted(dev))
     dev_conf = sorted(_confidences(ddice, len(dev_sorted), 0.35, 0.99), reverse=True)
