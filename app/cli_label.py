@@ -41,6 +41,8 @@ def add_label_commands(commands: argparse._SubParsersAction) -> None:  # type: i
     export = sub.add_parser("export", help="one line per item and schema with its status")
     export.add_argument("project", type=Path)
     export.add_argument("-o", "--output", type=Path, required=True, metavar="FILE.jsonl")
+    export.add_argument("--training", type=Path, metavar="FILE.jsonl",
+                        help="also write verification and outside labels as training data")
 
 
 def run_label(args: argparse.Namespace) -> int:
@@ -59,10 +61,14 @@ def run_label(args: argparse.Namespace) -> int:
               "--acknowledge-ledger' to record it and carry on)", file=sys.stderr)
         return EXIT_LEDGER
     if command == "export":
-        rows = report.export()
-        text = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows)
-        write_atomically(args.output, text.encode("utf-8"))
-        print(f"wrote {len(rows)} lines to {args.output}")
+        for path, rows in ((args.output, report.export()),
+                           (args.training, report.training() if args.training else None)):
+            if path is None or rows is None:
+                continue
+            text = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n"
+                           for r in rows)
+            write_atomically(path, text.encode("utf-8"))
+            print(f"wrote {len(rows)} lines to {path}")
         return 0
     _print(report, as_json=args.json)
     if not report.ledger.get("ok", True):

@@ -144,6 +144,13 @@ def test_export_gives_every_item_one_status(tmp_path: Path,
     assert {"accepted", "human"} <= statuses
     humans = [r for r in rows if r["status"] == "human"]
     assert len(humans) == 201  # 200 calibration labels and item-0's Potato answer
+    training = tmp_path / "training.jsonl"
+    assert main(["label", "export", str(project), "-o", str(out), "--training",
+                 str(training)]) == 0
+    lines = [json.loads(line) for line in training.read_text().splitlines()]
+    # Only the outside (Potato) label: calibration labels never become training data.
+    assert lines == [{"item": "item-0", "schema": "sentiment", "label": "pos",
+                      "annotator": "ann", "origin": "outside"}]
 
 
 def test_unmet_contract_blocks_acceptance(tmp_path: Path, capsys: pytest.CaptureFixture[str]

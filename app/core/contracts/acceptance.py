@@ -13,6 +13,9 @@ labelled it (calibration, verification or the ordinary Potato output), else the
 delivered machine label, else routed to people: ``needs_human`` within what is left of
 ``budgets.human_labels`` (the requests already drawn count against it), least confident
 first, and ``over_budget`` beyond it. Without a budget, every routed item needs a human.
+
+**Training data** (``export --training``): verification labels and the ordinary Potato
+output, which never certify or estimate anything, one row per label with its origin.
 """
 
 from __future__ import annotations
@@ -129,3 +132,21 @@ def _plain(label: Any) -> Any:
     if isinstance(label, str | int | float | bool) or label is None:
         return label
     return str(label)
+
+
+def training_rows(study: Study, labeling: LabelingData, schemas: list[str]
+                  ) -> list[dict[str, Any]]:
+    """Labels that never certify anything, as training data for a distilled model:
+    verification labels (the person saw the machine's answer) and the ordinary Potato
+    output (labels given outside engine requests). One row per label."""
+    rows: list[dict[str, Any]] = []
+    for schema in schemas:
+        for r in labeling.requests_for(schema):
+            if r.answered and not r.calibration:
+                rows.append({"item": r.item, "schema": schema, "label": _plain(r.label),
+                             "annotator": r.annotator, "origin": "verification"})
+        for item, by in sorted(study.answers_for(schema).items()):
+            for annotator, answer in sorted(by.items()):
+                rows.append({"item": item, "schema": schema, "label": _plain(answer),
+                             "annotator": annotator, "origin": "outside"})
+    return rows

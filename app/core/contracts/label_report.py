@@ -11,7 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.core.contracts.acceptance import blocking, delivered, export_rows, human_items
+from app.core.contracts.acceptance import (
+    blocking,
+    delivered,
+    export_rows,
+    human_items,
+    training_rows,
+)
 from app.core.contracts.config import EngineConfig, load_engine_config
 from app.core.contracts.engine import ContractStatus, evaluate_contracts, schema_inputs
 from app.core.contracts.families import loss_family
@@ -62,6 +68,9 @@ class LabelReport:
 
     def export(self) -> list[dict[str, Any]]:
         return export_rows(self.study, self.config, self.labeling, self.contracts, self.data)
+
+    def training(self) -> list[dict[str, Any]]:
+        return training_rows(self.study, self.labeling, list(self.data))
 
 
 def label_report(project: Path, *, certify: bool = False, retest: bool = False,
