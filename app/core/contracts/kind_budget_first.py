@@ -51,6 +51,8 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from app.core.contracts.config_contracts import DEFAULT_CONFIDENCE, ContractSpec
 from app.core.contracts.families import LABEL_FAMILIES, Family, loss_family
 from app.core.contracts.inputs import KindOutcome, MachineLabel, SchemaData
@@ -160,11 +162,13 @@ def evaluate_budget_first(spec: ContractSpec, data: SchemaData,
     cert_budget = budget * (1.0 - data.dev_fraction)
     # per grid threshold: (dev error rate among accepted dev labels, coverage)
     candidates: list[tuple[float, Fraction, float]] = []
+    ordered = np.sort(np.asarray(confidences, dtype=np.float64))
     for t in threshold_grid():
         accepted = [ok for c, ok in scored if c >= t]
         if len(accepted) >= MIN_ACCEPTED:
             rate = Fraction(sum(not ok for ok in accepted), len(accepted))
-            candidates.append((t, rate, sum(c >= t for c in confidences) / len(items)))
+            at_least = ordered.size - int(np.searchsorted(ordered, t, side="left"))
+            candidates.append((t, rate, at_least / len(items)))
     needed_cache: dict[tuple[Fraction, float], int | None] = {}
     rows = []
     for error in ERROR_GRID:

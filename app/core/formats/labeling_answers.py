@@ -43,8 +43,24 @@ class _LabelPlace(Place):
         return InputError(f"object {obj}: {problem}" if obj is not None else problem)
 
 
+_SCALAR_ANSWERS: dict[tuple[Any, ...], Answer] = {}
+"""Answers of plain label names and numbers, by scheme identity and raw value: a
+100,000-item study repeats a handful of labels hundreds of thousands of times."""
+
+
 def to_answer(scheme: Scheme, raw: Any) -> Answer:
     """Convert one raw label of ``scheme`` to its model answer (``InputError`` if invalid)."""
+    if isinstance(raw, str | int | float) and not isinstance(raw, bool):
+        key = (scheme.name, scheme.annotation_type, scheme.labels, scheme.scale,
+               type(raw), raw)
+        cached = _SCALAR_ANSWERS.get(key)
+        if cached is None:
+            cached = _SCALAR_ANSWERS[key] = _to_answer(scheme, raw)
+        return cached
+    return _to_answer(scheme, raw)
+
+
+def _to_answer(scheme: Scheme, raw: Any) -> Answer:
     family = loss_family(scheme)
     if family is Family.CATEGORICAL:
         return _option(scheme, raw, scheme.labels, "a label name")
