@@ -16,13 +16,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # beside timing.py
+from timing import timed
 
 ANNOTATORS = ("ana", "ben", "cai")
 PER_SWEEP = 40
@@ -80,15 +81,9 @@ def generate(root: Path, sweeps: int) -> None:
 
 
 def timed_run(project: Path) -> tuple[float, float, dict[str, object]]:
-    done = subprocess.run(["/usr/bin/time", "-v", sys.executable, "-m", "app", "agreement",
-                           str(project), "--json", "--budget", str(BUDGET)],
-                          capture_output=True, text=True, check=True)
-    wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", done.stderr)
-    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)
-    assert wall is not None and rss is not None
-    hours, minutes, seconds = wall.groups()
-    elapsed = int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds)
-    return elapsed, int(rss.group(1)) / 1024.0, json.loads(done.stdout)
+    elapsed, mib, out = timed([sys.executable, "-m", "app", "agreement", str(project),
+                                "--json", "--budget", str(BUDGET)])
+    return elapsed, mib, json.loads(out)
 
 
 def main() -> int:
