@@ -73,7 +73,7 @@ def generate(root: Path, n_items: int) -> None:
                                          "label": label,
                                          "confidence": round(rng.uniform(0.5, 1.0), 3)})
                              + "\n")
-    drawn = rng.sample(range(1, n_items), 1500)
+    drawn = rng.sample(range(1, n_items), min(1500, n_items // 4))
     with (root / "labeling" / "requests.jsonl").open("w") as handle:
         n = 0
         for k, i in enumerate(drawn):
@@ -84,7 +84,7 @@ def generate(root: Path, n_items: int) -> None:
                 label = truth[i] if rng.random() < 0.9 else rng.choice(LABELS)
                 handle.write(json.dumps({"request": f"q{n}", "item": f"r{i}",
                                          "schema": "sentiment", "kind": "calibration",
-                                         "pi": round(1500 / n_items, 6), "split": split,
+                                         "pi": round(len(drawn) / n_items, 6), "split": split,
                                          "annotator": person, "label": label}) + "\n")
 
 
