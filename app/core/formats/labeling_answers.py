@@ -29,8 +29,9 @@ from typing import Any
 
 from app.core.contracts.families import Family, loss_family
 from app.core.errors import InputError
-from app.core.formats.potato_answers import STRUCTURED, Place, sys_intern
+from app.core.formats.potato_answers import STRUCTURED
 from app.core.formats.potato_config import number_label
+from app.core.formats.potato_place import Place, sys_intern
 from app.core.model import Answer, ObjectSet, Scheme, Span
 
 

@@ -32,8 +32,9 @@ from typing import Any
 from app.core.errors import InputError, RejectedAnswerError
 from app.core.formats.datafiles import iter_records
 from app.core.formats.files import inside, read_json
-from app.core.formats.potato_answers import Place, parse_answer, sys_intern
+from app.core.formats.potato_answers import parse_answer
 from app.core.formats.potato_config import PotatoConfig, read_config
+from app.core.formats.potato_place import Place, sys_intern
 from app.core.model import (
     Answer,
     Item,
