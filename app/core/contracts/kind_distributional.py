@@ -45,17 +45,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.core.contracts.config_contracts import DEFAULT_CONFIDENCE, ContractSpec
+from app.core.contracts.distribution_stats import (
+    bootstrap_interval,
+    jensen_shannon_distance,
+    split_half_noise_ceiling,
+)
 from app.core.contracts.inputs import HumanLabel, KindOutcome, MachineLabel, SchemaData
 from app.core.contracts.kind_ppi import (
     dev_label_count,
     label_classes,
     machine_labels,
     population,
-)
-from app.core.contracts.stats import (
-    bootstrap_interval,
-    jensen_shannon_distance,
-    split_half_noise_ceiling,
 )
 
 MIN_PEOPLE = 3

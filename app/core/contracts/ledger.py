@@ -6,33 +6,10 @@ cannot be lowered: losing a look would let someone test until a contract passes.
 ledger is where looks are counted, so it is built to make a lost, reordered or altered
 line visible, and to never give looks back.
 
-Format
-    One JSON object per line: compact (``,`` and ``:`` separators), sorted keys, UTF-8
-    (not ASCII-escaped), ending in ``\\n``. Every line holds
-
-    - ``kind``: ``"look"`` or ``"event"``;
-    - ``n``: its own 1-based line number, so a deleted line leaves a visible gap and
-      the number of lost lines is known (they are then charged as looks, see below);
-    - ``prev``: the hex SHA-256 of the previous line's exact bytes **without** its
-      terminating newline; line 1 chains from ``GENESIS`` = SHA-256 of the ASCII string
-      ``accord-ledger-v1``. Hashing raw bytes (never re-serialized JSON) means a line is
-      checked exactly as it was written;
-    - ``time`` (optional): an ISO 8601 UTC time stamp, informational only.
-
-    A ``look`` line adds ``contract`` (its id), ``look`` (its number for that id,
-    counting every cascade and any id it was renamed from), ``level`` (the error budget
-    this look spent), ``data_hash`` (:func:`data_hash` of what was tested), ``rule``
-    (the dev-chosen rule, any JSON), ``result`` (a JSON object) and ``cascade`` (a hash
-    or the list of tier names).
-
-    An ``event`` line adds ``event`` (its name) and ``details`` (a JSON object). Two
-    names have a fixed shape: ``renamed`` (``{"contract": new id, "from": old id}``) and
-    ``acknowledged_damage`` (written only by :meth:`Ledger.acknowledge_damage`).
-
-Head
-    ``.accord/ledger-head`` holds ``"<line count> <hash of the last line>\\n"``, rewritten
-    after every append. Without it a deleted *last* line would leave a perfectly valid
-    chain. A missing head beside a non-empty ledger is damage; neither file is fine.
+The ledger is split in three: :mod:`app.core.contracts.ledger_format` (the line
+format, hashing and parsing), :mod:`app.core.contracts.ledger_verify` (reading, the
+chain and head checks, the damage sentences) and this module, the :class:`Ledger`
+itself (queries and writes). The public names of all three are importable from here.
 
 Writing
     Appends rewrite the whole file atomically (:mod:`app.core.contracts.atomic`): temp
@@ -43,66 +20,54 @@ Writing
     re-read the ledger under it, so two processes cannot lose each other's looks.
 
 Damage and acknowledgement
-    :meth:`Ledger.open` never repairs anything: it reports the first problem in one
-    sentence naming ``ledger.jsonl`` and the line, and appends are refused until
-    :meth:`Ledger.acknowledge_damage`. What "carries on from what is intact" means:
-
-    - The *intact prefix* is the lines that something later vouches for: line i is
-      vouched for by line i+1's ``prev`` or, for the last line, by the head. The line
-      just before a break is therefore **not** intact (an altered byte in line 4 shows
-      as "line 5 does not chain from line 4", and line 4 itself is the suspect).
-    - Acknowledging keeps the intact prefix byte for byte, copies every byte after it
-      to ``.accord/ledger-damaged-<sha256 prefix>.jsonl`` for audit, and appends an
-      ``acknowledged_damage`` event chained from the last intact line, then a new head.
-    - Conservatively, nothing is given back. Every damaged line that still parses keeps
-      its looks (its contract, number and level are copied into the event's
-      ``counted``); every line known to be missing or unreadable (from the gap in
-      ``n``, the head's line count or a line that no longer parses) is counted in
-      ``unattributed`` and charged as one look to *every* contract, since nothing says
-      whose look it was. Renames found in damaged lines are kept too. Looks are counted
-      the same way before and after acknowledgement.
-    - Results from damaged lines are never served again: :meth:`Ledger.stored_result`
-      and :meth:`Ledger.last_look` only read intact lines, so a result edited to "met"
-      cannot be reused; testing that data again is a new look.
-
-    The chain detects accidents and casual edits; it is not a signature. Someone who
-    recomputes every hash and the head can forge a ledger.
+    :meth:`Ledger.open` reports damage and never repairs it; what counts as intact and
+    what :meth:`Ledger.acknowledge_damage` keeps is set out in
+    :mod:`app.core.contracts.ledger_verify`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import hashlib
-import json
 import math
-import os
-import sys
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
-from app.core.contracts.atomic import ensure_directory, write_atomically
-from app.core.errors import InputError
+from app.core.contracts.atomic import write_atomically
+from app.core.contracts.ledger_format import (
+    ACKNOWLEDGED_DAMAGE,
+    GENESIS,
+    HEAD_FILE,
+    LEDGER_FILE,
+    LOCK_FILE,
+    RENAMED,
+    Charge,
+    Entry,
+    Event,
+    Look,
+    _charges,
+    _is_cascade,
+    _is_hash,
+    _is_int,
+    _is_level,
+    _is_name,
+    _MalformedError,
+    _parse_entry,
+    _renames,
+    _unattributed,
+    canonical_json,
+    data_hash,
+    line_hash,
+)
+from app.core.contracts.ledger_verify import _locked, _read_state, _State, _verify
 
-LEDGER_FILE = Path("labeling") / "ledger.jsonl"
-HEAD_FILE = Path(".accord") / "ledger-head"
-LOCK_FILE = Path(".accord") / "ledger.lock"
-GENESIS = hashlib.sha256(b"accord-ledger-v1").hexdigest()
-"""The ``prev`` of line 1: SHA-256 of the ASCII string ``accord-ledger-v1``."""
-
-RENAMED = "renamed"
-ACKNOWLEDGED_DAMAGE = "acknowledged_damage"
-
-_LEDGER_NAME = LEDGER_FILE.as_posix()
-_HEAD_NAME = HEAD_FILE.as_posix()
-_HEX = frozenset("0123456789abcdef")
-_LOOK_KEYS = frozenset({"cascade", "contract", "data_hash", "kind", "level", "look", "n",
-                        "prev", "result", "rule", "time"})
-_EVENT_KEYS = frozenset({"details", "event", "kind", "n", "prev", "time"})
-_OPTIONAL_KEYS = frozenset({"time"})
+__all__ = [  # the public names, wherever they now live
+    "ACKNOWLEDGED_DAMAGE", "GENESIS", "HEAD_FILE", "LEDGER_FILE", "LOCK_FILE", "RENAMED",
+    "Charge", "Entry", "Event", "Ledger", "LedgerDamagedError", "Look", "LookConflictError",
+    "canonical_json", "data_hash", "line_hash",
+]
 
 
 class LedgerDamagedError(Exception):
@@ -125,393 +90,6 @@ class LookConflictError(Exception):
     The test's level was computed for the wrong look, so its result must not be
     recorded: test again at the look the ledger now expects.
     """
-
-
-# ----------------------------------------------------------------------------- entries
-
-
-@dataclass(frozen=True)
-class Look:
-    """One test of one contract, as recorded. ``line`` is its line in ``ledger.jsonl``."""
-
-    line: int
-    contract: str
-    look: int
-    level: float
-    data_hash: str
-    rule: Any
-    result: dict[str, Any]
-    cascade: str | list[str]
-    prev: str
-    time: str | None = None
-
-
-@dataclass(frozen=True)
-class Event:
-    """Something that happened to the ledger or a contract and spent no look."""
-
-    line: int
-    event: str
-    details: dict[str, Any]
-    prev: str
-    time: str | None = None
-
-
-Entry = Look | Event
-
-
-@dataclass(frozen=True)
-class Charge:
-    """A look that counts: from a look line, or carried by an acknowledgement."""
-
-    contract: str
-    look: int
-    level: float
-
-
-def line_hash(raw: bytes) -> str:
-    """Hex SHA-256 of one line's bytes, newline excluded: the next line's ``prev``."""
-    return hashlib.sha256(raw).hexdigest()
-
-
-def canonical_json(value: Any) -> bytes:
-    """Compact, key-sorted, UTF-8 JSON: the same value always gives the same bytes.
-
-    NaN and infinities are refused (they are not JSON). NumPy scalars and arrays are
-    accepted through their ``tolist()``, so callers need not convert counts first.
-    """
-    try:
-        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                          allow_nan=False, default=_plain)
-    except ValueError as exc:
-        raise ValueError(f"cannot record a value that is not JSON: {exc}") from exc
-    return text.encode("utf-8")
-
-
-def _plain(value: Any) -> Any:
-    to_list = getattr(value, "tolist", None)
-    if callable(to_list):
-        return to_list()
-    raise TypeError(f"cannot record a {type(value).__name__} in the ledger; expected JSON")
-
-
-def data_hash(cert_labels: Any, predictions: Any, rule: Any) -> str:
-    """SHA-256 of what a test read: the cert labels, the predictions and the rule.
-
-    Two tests with the same hash tested the same thing, so the second is not a new look
-    (:meth:`Ledger.stored_result`). Mappings are hashed key-sorted; lists keep their
-    order, so pass labels and predictions keyed by item (or as sorted lists) to make the
-    hash independent of file order.
-    """
-    payload = {"cert_labels": cert_labels, "predictions": predictions, "rule": rule}
-    return hashlib.sha256(b"accord-data-v1\n" + canonical_json(payload)).hexdigest()
-
-
-# ----------------------------------------------------------------------------- parsing
-
-
-class _MalformedError(Exception):
-    """A line that is not a ledger entry; the text says why, for the damage sentence."""
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _MalformedError(f"key '{key}' appears twice")
-        result[key] = value
-    return result
-
-
-def _no_constant(name: str) -> NoReturn:
-    raise _MalformedError(f"{name} is not JSON")
-
-
-def _is_hash(value: Any) -> bool:
-    return isinstance(value, str) and len(value) == 64 and set(value) <= _HEX
-
-
-def _is_int(value: Any, minimum: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= minimum
-
-
-def _is_level(value: Any) -> bool:
-    return (isinstance(value, int | float) and not isinstance(value, bool)
-            and math.isfinite(value) and 0 < value <= 1)
-
-
-def _is_name(value: Any) -> bool:
-    return isinstance(value, str) and value.strip() != ""
-
-
-def _is_cascade(value: Any) -> bool:
-    return _is_name(value) or (isinstance(value, list) and all(_is_name(v) for v in value))
-
-
-def _require(condition: bool, why: str) -> None:
-    if not condition:
-        raise _MalformedError(why)
-
-
-def _check_keys(obj: dict[str, Any], allowed: frozenset[str]) -> None:
-    unknown = sorted(set(obj) - allowed)
-    if unknown:
-        raise _MalformedError(f"unknown key '{unknown[0]}'")
-    missing = sorted(allowed - _OPTIONAL_KEYS - set(obj))
-    if missing:
-        raise _MalformedError(f"key '{missing[0]}' is missing")
-
-
-def _check_acknowledgement(details: dict[str, Any]) -> None:
-    _require(isinstance(details.get("problem"), str), "acknowledgement without its problem")
-    counted = details.get("counted")
-    if not isinstance(counted, list):
-        raise _MalformedError("acknowledgement without 'counted' looks")
-    for item in counted:
-        _require(isinstance(item, dict) and _is_name(item.get("contract"))
-                 and _is_int(item.get("look"), 1) and _is_level(item.get("level")),
-                 "acknowledgement with a malformed counted look")
-    _require(_is_int(details.get("unattributed"), 0),
-             "acknowledgement without an 'unattributed' count")
-    renamed = details.get("renamed")
-    _require(isinstance(renamed, list) and all(
-        isinstance(pair, list) and len(pair) == 2 and all(_is_name(v) for v in pair)
-        for pair in renamed), "acknowledgement with malformed renames")
-
-
-def _parse_entry(raw: bytes, line: int) -> tuple[Entry, int]:
-    """One line's entry and its recorded ``n``; :class:`_MalformedError` says what is wrong."""
-    if not raw.strip():
-        raise _MalformedError("the line is empty")
-    try:
-        obj = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_duplicates,
-                         parse_constant=_no_constant)
-    except UnicodeDecodeError as exc:
-        raise _MalformedError("it is not UTF-8 text") from exc
-    except json.JSONDecodeError as exc:
-        raise _MalformedError(f"malformed JSON: {exc.msg} at column {exc.colno}") from exc
-    _require(isinstance(obj, dict), "it is not a JSON object")
-    kind = obj.get("kind")
-    _require(kind in ("look", "event"), "its 'kind' is neither 'look' nor 'event'")
-    _check_keys(obj, _LOOK_KEYS if kind == "look" else _EVENT_KEYS)
-    _require(_is_hash(obj["prev"]), "'prev' is not a SHA-256 hex digest")
-    _require(_is_int(obj["n"], 1), "'n' is not a line number")
-    time = obj.get("time")
-    _require(time is None or isinstance(time, str), "'time' is not text")
-    if kind == "look":
-        _require(_is_name(obj["contract"]), "'contract' is not a contract id")
-        _require(_is_int(obj["look"], 1), "'look' is not a look number")
-        _require(_is_level(obj["level"]), "'level' is not a level in (0, 1]")
-        _require(_is_hash(obj["data_hash"]), "'data_hash' is not a SHA-256 hex digest")
-        _require(isinstance(obj["result"], dict), "'result' is not a JSON object")
-        _require(_is_cascade(obj["cascade"]), "'cascade' is neither a hash nor tier names")
-        return Look(line=line, contract=obj["contract"], look=obj["look"],
-                    level=float(obj["level"]), data_hash=obj["data_hash"], rule=obj["rule"],
-                    result=obj["result"], cascade=obj["cascade"], prev=obj["prev"],
-                    time=time), obj["n"]
-    _require(_is_name(obj["event"]), "'event' is not an event name")
-    details = obj["details"]
-    _require(isinstance(details, dict), "'details' is not a JSON object")
-    if obj["event"] == RENAMED:
-        _require(_is_name(details.get("contract")) and _is_name(details.get("from")),
-                 "a rename without 'contract' and 'from'")
-    elif obj["event"] == ACKNOWLEDGED_DAMAGE:
-        _check_acknowledgement(details)
-    return Event(line=line, event=obj["event"], details=details, prev=obj["prev"],
-                 time=time), obj["n"]
-
-
-# ------------------------------------------------------------------------ verification
-
-
-@dataclass(frozen=True)
-class _State:
-    """What one read of the ledger and its head found; never modified."""
-
-    raw: bytes
-    head_text: str | None
-    entries: tuple[Entry, ...]          # the intact prefix
-    unverified: tuple[Entry, ...]       # parsable lines after it (only when damaged)
-    unattributed: int                   # lines known missing or unreadable (when damaged)
-    damage: str | None
-    intact_lines: int
-    intact_end: int                     # byte offset just after the intact prefix
-    last_hash: str                      # hash of the last intact line, or GENESIS
-
-
-def _parse_head(text: str) -> tuple[int, str] | None:
-    parts = text.split()
-    if len(parts) == 2 and parts[0].isascii() and parts[0].isdigit() and _is_hash(parts[1]):
-        return int(parts[0]), parts[1]
-    return None
-
-
-def _chain_problem(line: int, recorded: int) -> str:
-    source = f"line {line - 1}" if line > 1 else "the start of the ledger"
-    text = (f"{_LEDGER_NAME}: line {line} does not chain from {source} "
-            "(a line was deleted, reordered or altered")
-    if recorded != line:
-        text += f"; it records itself as line {recorded}"
-    return text + ")"
-
-
-def _head_problem(count: int, hashes: list[str], head_text: str | None,
-                  head: tuple[int, str] | None) -> str | None:
-    """The head's disagreement with a chain that is otherwise whole, or ``None``."""
-    if head_text is None:
-        if count == 0:
-            return None
-        return (f"{_LEDGER_NAME} has {count} lines but {_HEAD_NAME} is missing (the head is "
-                "written with every line: it was deleted, or the ledger was copied without it)")
-    if head is None:
-        shown = head_text.strip()[:80]
-        return (f"{_LEDGER_NAME}: {_HEAD_NAME} is unreadable (expected '<line count> "
-                f"<sha256>', found '{shown}')")
-    named, digest = head
-    if named > count:
-        lost = named - count
-        what = "the last line was deleted" if lost == 1 else f"the last {lost} lines were deleted"
-        if count == 0:
-            return (f"{_LEDGER_NAME} is empty or missing but {_HEAD_NAME} names line {named} "
-                    f"({what})")
-        return f"{_LEDGER_NAME} ends at line {count} but {_HEAD_NAME} names line {named} ({what})"
-    actual = hashes[named - 1] if named > 0 else GENESIS
-    if named == count:
-        if digest == actual:
-            return None
-        return (f"{_LEDGER_NAME}: line {count}, the last line, does not match {_HEAD_NAME} "
-                "(the last line was altered or replaced)")
-    if digest == actual:
-        return (f"{_LEDGER_NAME} has {count} lines but {_HEAD_NAME} names line {named} (a write "
-                "was interrupted before the head was updated, or an older head was copied back)")
-    return (f"{_LEDGER_NAME} has {count} lines but {_HEAD_NAME} names line {named}, which does "
-            "not match it (the head or the ledger was altered)")
-
-
-def _verify(raw: bytes, head_text: str | None) -> _State:
-    """Check every line, the chain and the head; find the intact prefix. Pure."""
-    complete = raw == b"" or raw.endswith(b"\n")
-    pieces = raw.split(b"\n")
-    if complete:
-        pieces.pop()
-    count = len(pieces)
-    hashes = [line_hash(piece) for piece in pieces]
-    ends: list[int] = []
-    offset = 0
-    for piece in pieces:
-        offset += len(piece) + 1
-        ends.append(min(offset, len(raw)))
-    parsed: list[tuple[Entry, int] | None] = []
-    reasons: list[str] = []
-    for number, piece in enumerate(pieces, start=1):
-        try:
-            parsed.append(_parse_entry(piece, number))
-            reasons.append("")
-        except _MalformedError as exc:
-            parsed.append(None)
-            reasons.append(str(exc))
-
-    head = _parse_head(head_text) if head_text is not None else None
-    damage: str | None = None
-    failed_at = count + 1
-    for number in range(1, count + 1):
-        piece, found = pieces[number - 1], parsed[number - 1]
-        if number == count and not complete:
-            damage = (f"{_LEDGER_NAME}: line {number} is cut short (it has no newline at its "
-                      "end: the file was truncated or a write was interrupted)")
-        elif piece.endswith(b"\r"):
-            damage = (f"{_LEDGER_NAME}: line {number} ends with a carriage return (its line "
-                      "endings were converted, e.g. by git or an editor)")
-        elif found is None:
-            damage = (f"{_LEDGER_NAME}: line {number} is not a valid ledger entry "
-                      f"({reasons[number - 1]})")
-        elif found[0].prev != (hashes[number - 2] if number > 1 else GENESIS):
-            damage = _chain_problem(number, found[1])
-        elif found[1] != number:
-            damage = (f"{_LEDGER_NAME}: line {number} records itself as line {found[1]} "
-                      "(the line was altered)")
-        if damage is not None:
-            failed_at = number
-            break
-    if damage is None:
-        damage = _head_problem(count, hashes, head_text, head)
-
-    if damage is None:
-        entries = tuple(item[0] for item in parsed if item is not None)
-        return _State(raw=raw, head_text=head_text, entries=entries, unverified=(),
-                      unattributed=0, damage=None, intact_lines=count,
-                      intact_end=len(raw), last_hash=hashes[-1] if hashes else GENESIS)
-
-    # Lines 1 .. failed_at-1 chain from the start; the last of them is vouched for only
-    # by the head (its successor is missing or broken), so it is intact only if the
-    # head names it exactly.
-    candidate = failed_at - 1
-    vouched = head is not None and head == (candidate, hashes[candidate - 1] if candidate
-                                            else GENESIS)
-    intact = candidate if vouched else max(candidate - 1, 0)
-    kept = [item[0] for item in parsed[:intact] if item is not None]
-    rest = [item for item in parsed[intact:] if item is not None]
-    expected = max([count, head[0] if head is not None else 0, *(item[1] for item in rest)])
-    unattributed = max(expected - intact - len(rest), 0)
-    return _State(raw=raw, head_text=head_text, entries=tuple(kept),
-                  unverified=tuple(item[0] for item in rest), unattributed=unattributed,
-                  damage=damage, intact_lines=intact,
-                  intact_end=ends[intact - 1] if intact else 0,
-                  last_hash=hashes[intact - 1] if intact else GENESIS)
-
-
-def _read_state(project: Path) -> _State:
-    ledger, head = project / LEDGER_FILE, project / HEAD_FILE
-    try:
-        raw = ledger.read_bytes()
-    except FileNotFoundError:
-        raw = b""
-    except OSError as exc:
-        raise InputError(f"cannot read the ledger ({exc})", file=ledger) from exc
-    try:
-        head_text: str | None = head.read_bytes().decode("ascii", errors="replace")
-    except FileNotFoundError:
-        head_text = None
-    except OSError as exc:
-        raise InputError(f"cannot read the ledger head ({exc})", file=head) from exc
-    return _verify(raw, head_text)
-
-
-@contextlib.contextmanager
-def _locked(project: Path, *, exclusive: bool) -> Iterator[None]:
-    """Hold ``.accord/ledger.lock``: exclusive for writers, shared for readers.
-
-    A reader never creates the lock file (``status`` never writes): without it no
-    writer has ever run. Windows has no shared lock; readers there rely on each file
-    being replaced atomically and may, in a rare race, see a head one line behind.
-    """
-    path = project / LOCK_FILE
-    if exclusive:
-        ensure_directory(path.parent)
-        descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    else:
-        try:
-            if sys.platform == "win32":
-                raise FileNotFoundError(path)
-            descriptor = os.open(path, os.O_RDONLY)
-        except OSError:  # never written, or not ours to open: read without the lock
-            yield
-            return
-    try:
-        if sys.platform == "win32":
-            import msvcrt
-            msvcrt.locking(descriptor, msvcrt.LK_LOCK, 1)
-            try:
-                yield
-            finally:
-                os.lseek(descriptor, 0, os.SEEK_SET)
-                msvcrt.locking(descriptor, msvcrt.LK_UNLCK, 1)
-        else:
-            import fcntl
-            fcntl.flock(descriptor, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
-            yield
-    finally:
-        os.close(descriptor)
 
 
 def _now() -> str:
@@ -813,39 +391,6 @@ class Ledger:
         write_atomically(self.project / HEAD_FILE, head_text.encode("ascii"))
         self._state = _verify(bytes(data), head_text)
         return written
-
-
-def _charges(entries: Iterable[Entry], ids: set[str] | None) -> list[Charge]:
-    """The looks ``entries`` record for ``ids`` (all ids for ``None``), in file order.
-
-    An acknowledgement contributes the looks it carried from the lines it set aside.
-    """
-    charges: list[Charge] = []
-    for entry in entries:
-        if isinstance(entry, Look) and (ids is None or entry.contract in ids):
-            charges.append(Charge(entry.contract, entry.look, entry.level))
-        elif isinstance(entry, Event) and entry.event == ACKNOWLEDGED_DAMAGE:
-            charges.extend(Charge(item["contract"], item["look"], float(item["level"]))
-                           for item in entry.details["counted"]
-                           if ids is None or item["contract"] in ids)
-    return charges
-
-
-def _renames(entries: Iterable[Entry]) -> set[tuple[str, str]]:
-    """``(new id, old id)`` pairs from rename events and acknowledgements."""
-    pairs: set[tuple[str, str]] = set()
-    for entry in entries:
-        if isinstance(entry, Event) and entry.event == RENAMED:
-            pairs.add((entry.details["contract"], entry.details["from"]))
-        elif isinstance(entry, Event) and entry.event == ACKNOWLEDGED_DAMAGE:
-            pairs.update((new, old) for new, old in entry.details["renamed"])
-    return pairs
-
-
-def _unattributed(entries: Iterable[Entry]) -> int:
-    """Lost lines that acknowledgements among ``entries`` carried forward."""
-    return sum(entry.details["unattributed"] for entry in entries
-               if isinstance(entry, Event) and entry.event == ACKNOWLEDGED_DAMAGE)
 
 
 def _require_argument(condition: bool, message: str) -> None:
