@@ -34,20 +34,31 @@ def inside(root: Path, relative: str | Path, *, file: Path, key: str,
     return candidate
 
 
-def read_yaml(path: Path) -> Any:
+def read_text(path: Path, expected: str) -> str:
+    """The file's UTF-8 text; a missing or unreadable file is one clear error."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
         raise InputError("file not found", file=path) from exc
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the file ({exc})", file=path) from exc
+        raise InputError(f"cannot read the file ({exc}); expected {expected}",
+                         file=path) from exc
+
+
+def yaml_error(path: Path, exc: yaml.YAMLError) -> InputError:
+    """A YAML syntax error as one message naming the file and, where known, the line."""
+    mark = getattr(exc, "problem_mark", None)
+    line = mark.line + 1 if mark is not None else None
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return InputError(f"malformed YAML: {problem}", file=path, line=line)
+
+
+def read_yaml(path: Path) -> Any:
+    text = read_text(path, "UTF-8 YAML")
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise InputError(f"malformed YAML: {problem}", file=path, line=line) from exc
+        raise yaml_error(path, exc) from exc
 
 
 def read_json(path: Path) -> Any:

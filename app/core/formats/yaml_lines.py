@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from app.core.errors import InputError
+from app.core.formats.files import read_text, yaml_error
 
 MERGE_TAG = "tag:yaml.org,2002:merge"
 
@@ -118,19 +118,10 @@ def read_yaml_lines(path: Path) -> tuple[Any, list[Duplicate]]:
     An unreadable file or a YAML syntax error raises :class:`InputError` naming the
     file and, where the parser knows it, the line.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise InputError("file not found", file=path) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the file ({exc}); expected UTF-8 YAML", file=path) from exc
-    loader = LineLoader(text)
+    loader = LineLoader(read_text(path, "UTF-8 YAML"))
     try:
         return loader.get_single_data(), loader.duplicates
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise InputError(f"malformed YAML: {problem}", file=path, line=line) from exc
+        raise yaml_error(path, exc) from exc
     finally:
         loader.dispose()
