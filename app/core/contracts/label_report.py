@@ -74,8 +74,10 @@ class LabelReport:
 
 
 def label_report(project: Path, *, certify: bool = False, retest: bool = False,
-                 only: str | None = None, acknowledge_ledger: bool = False) -> LabelReport:
-    study = load_study(project)
+                 only: str | None = None, acknowledge_ledger: bool = False,
+                 study: Study | None = None) -> LabelReport:
+    """The whole labeling picture; ``study`` spares re-reading a project already loaded."""
+    study = study if study is not None else load_study(project)
     config = load_engine_config(project, study)
     if config is None:
         raise InputError("no labeling engine is configured: expected labeling/engine.yaml or "

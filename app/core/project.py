@@ -1,0 +1,62 @@
+"""A whole project as one result object: the study, its agreement report and, when a
+labeling engine is configured, its contracts.
+
+This is what the GUI opens (one job on the worker pool) and what the certificate reads.
+Everything in it comes from the same computation as ``accord agreement`` and ``accord
+label status``, so the views, the JSON and the PDF cannot disagree (architecture rule 5).
+
+A project without ``labeling/engine.yaml`` (or a ``labeling_engine:`` block) simply has
+no contracts: ``labels`` is ``None`` and ``labels_absent`` says why in a sentence. A
+configured engine that is invalid is bad input like any other: the whole open fails
+with the reader's message, and nothing is half-loaded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.core.agreement.report import agreement_report
+from app.core.agreement.result import AgreementReport
+from app.core.agreement.structured import SetOptions
+from app.core.contracts.config import load_engine_config
+from app.core.contracts.label_report import LabelReport, label_report
+from app.core.formats.potato import read_potato
+from app.core.model import Study
+from app.core.progress import Job, Progress, scaled
+
+NO_ENGINE = ("no labeling engine is configured (labeling/engine.yaml or a labeling_engine: "
+             "block in config.yaml), so there are no contracts to show")
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectData:
+    path: Path
+    study: Study
+    report: AgreementReport
+    labels: LabelReport | None
+    labels_absent: str | None = None
+
+
+def open_project(path: Path, *, options: SetOptions | None = None,
+                 certify: bool = False, contract: str | None = None,
+                 retest: bool = False) -> Job[ProjectData]:
+    """Read the project, compute its agreement report and its contracts' status.
+
+    With ``certify`` the due contracts are tested and recorded in the ledger (a look);
+    without it nothing is written (``status`` semantics).
+    """
+    study = yield from scaled(read_potato(path), 0.0, 0.3, 1.0)
+    report = yield from scaled(agreement_report(study, project=str(path), options=options),
+                               0.3, 0.85, 1.0)
+    labels: LabelReport | None = None
+    absent: str | None = None
+    yield Progress(0.85, 1.0, "contracts")
+    if load_engine_config(path, study) is None:
+        absent = NO_ENGINE
+    else:
+        labels = label_report(path, study=study, certify=certify, only=contract,
+                              retest=retest)
+    yield Progress(1.0, 1.0, "done")
+    return ProjectData(path=path, study=study, report=report, labels=labels,
+                       labels_absent=absent)

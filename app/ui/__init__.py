@@ -1,0 +1,1 @@
+"""The Qt shell: PySide6 and pyqtgraph live here and nowhere else (architecture rule 1)."""

@@ -1,0 +1,84 @@
+"""The contract between the main window and its views.
+
+A view is a ``QWidget`` that renders one :class:`ViewContext` and emits what the user
+picked; it keeps no state that is not in the context (architecture rule 3). The main
+window owns the context and calls :meth:`View.render` on every view whenever the
+project, the selected item or the presentation mode changes; a view must cope with any
+of them being absent (no project yet, an item the scheme does not cover).
+
+Names and presentation mode: every annotator name a view shows goes through
+:meth:`ViewContext.annotator_label`, so presentation mode can replace names by A, B, C
+everywhere at once. ``ViewContext.font_scale`` is 1.0 normally and larger in
+presentation mode.
+
+``View.name`` is the CLI's view name (``cli.md``: overview, items, cuboids, tiers,
+traces, regions, masks, contracts), used by ``accord open --view``.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass, field, replace
+from typing import ClassVar
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QWidget
+
+from app.core.project import ProjectData
+
+VIEW_NAMES = ("overview", "items", "cuboids", "tiers", "traces", "regions", "masks",
+              "contracts")
+
+
+@dataclass(frozen=True, slots=True)
+class ViewContext:
+    project: ProjectData | None = None
+    item: str | None = None
+    """The selected item id, or ``None``."""
+    scheme: str | None = None
+    """The selected scheme, or ``None`` (a view then picks the first scheme it can show)."""
+    anonymous: bool = False
+    """Presentation mode: annotator names are shown as A, B, C…"""
+    font_scale: float = 1.0
+    aliases: dict[str, str] = field(default_factory=dict)
+
+    def annotator_label(self, name: str) -> str:
+        """The name to show for an annotator (A, B, C… in presentation mode)."""
+        if not self.anonymous:
+            return name
+        return self.aliases.get(name, name)
+
+    def with_(self, **changes: object) -> ViewContext:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def anonymous_aliases(annotators: tuple[str, ...]) -> dict[str, str]:
+    """A, B, … Z, then AA, AB…, in the study's (sorted) annotator order."""
+    letters = string.ascii_uppercase
+    out: dict[str, str] = {}
+    for i, name in enumerate(annotators):
+        label = ""
+        n = i
+        while True:
+            label = letters[n % 26] + label
+            n = n // 26 - 1
+            if n < 0:
+                break
+        out[name] = label
+    return out
+
+
+class View(QWidget):
+    """Base of every docked view."""
+
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+
+    item_picked = Signal(str)
+    """The user picked an item (the main window selects it everywhere)."""
+    scheme_picked = Signal(str)
+    """The user picked a scheme."""
+
+    def render(self, context: ViewContext) -> None:
+        """Show ``context``; called on the GUI thread, must be quick (no computation)."""
+        raise NotImplementedError
