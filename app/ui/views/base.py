@@ -2,7 +2,7 @@
 
 A view is a ``QWidget`` that renders one :class:`ViewContext` and emits what the user
 picked; it keeps no state that is not in the context (architecture rule 3). The main
-window owns the context and calls :meth:`View.render` on every view whenever the
+window owns the context and calls :meth:`View.show_context` on every view whenever the
 project, the selected item or the presentation mode changes; a view must cope with any
 of them being absent (no project yet, an item the scheme does not cover).
 
@@ -79,6 +79,6 @@ class View(QWidget):
     scheme_picked = Signal(str)
     """The user picked a scheme."""
 
-    def render(self, context: ViewContext) -> None:
+    def show_context(self, context: ViewContext) -> None:
         """Show ``context``; called on the GUI thread, must be quick (no computation)."""
         raise NotImplementedError
