@@ -40,11 +40,13 @@ class ProjectData:
 
 def open_project(path: Path, *, options: SetOptions | None = None,
                  certify: bool = False, contract: str | None = None,
-                 retest: bool = False) -> Job[ProjectData]:
+                 retest: bool = False, schedule: bool = False) -> Job[ProjectData]:
     """Read the project, compute its agreement report and its contracts' status.
 
     With ``certify`` the due contracts are tested and recorded in the ledger (a look);
-    without it nothing is written (``status`` semantics).
+    without it nothing is written (``status`` semantics). With ``schedule`` Accord
+    certifies on its own what is due (:mod:`app.core.contracts.scheduler`): what the GUI
+    does as it watches the project.
     """
     study = yield from scaled(read_potato(path), 0.0, 0.3, 1.0)
     report = yield from scaled(agreement_report(study, project=str(path), options=options),
@@ -56,7 +58,7 @@ def open_project(path: Path, *, options: SetOptions | None = None,
         absent = NO_ENGINE
     else:
         labels = label_report(path, study=study, certify=certify, only=contract,
-                              retest=retest)
+                              retest=retest, schedule=schedule)
     yield Progress(1.0, 1.0, "done")
     return ProjectData(path=path, study=study, report=report, labels=labels,
                        labels_absent=absent)

@@ -21,35 +21,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from app.core.contracts.config import EngineConfig
 from app.core.contracts.config_contracts import ContractSpec
+from app.core.contracts.engine_schedule import Schedule, SelectiveView
 from app.core.contracts.inputs import KindOutcome, SchemaData
 from app.core.contracts.ledger import Ledger, LedgerDamagedError, data_hash
+from app.core.contracts.scheduler import SCHEDULER_KEY
 from app.core.contracts.schema_data import schema_data
 from app.core.contracts.stats import look_level
+from app.core.contracts.status import ContractStatus as ContractStatus  # re-exported
 from app.core.formats.labeling_data import LabelingData
 from app.core.model import Study
 
 Evaluator = Callable[[ContractSpec, SchemaData], KindOutcome]
 
 
-@dataclass(slots=True)
-class ContractStatus:
-    spec: ContractSpec
-    state: str
-    looks: int
-    level_spent: float
-    result: dict[str, Any]
-    notes: list[str] = field(default_factory=list)
-    accepts: dict[str, Any] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": str(self.spec.kind), "schema": self.spec.schema, "state": self.state,
-                "looks": self.looks, "level_spent": self.level_spent,
-                "result": self.result, "notes": list(self.notes)}
+SCHEDULED_ESTIMATES = ("ppi", "distributional", "no_worse_than_human")
 
 
 def _estimators() -> dict[str, Evaluator]:
@@ -88,17 +78,29 @@ def _estimate(spec: ContractSpec, data: SchemaData, config: EngineConfig) -> Kin
 
 def evaluate_contracts(config: EngineConfig, data_by_schema: dict[str, SchemaData],
                        ledger: Ledger, *, certify: bool, retest: bool = False,
-                       only: str | None = None) -> dict[str, ContractStatus]:
-    """Every contract's status; with ``certify``, due tests are run and recorded."""
+                       only: str | None = None, schedule: bool = False,
+                       labeling: LabelingData | None = None) -> dict[str, ContractStatus]:
+    """Every contract's status; with ``certify``, due tests are run and recorded.
+
+    With ``schedule`` (and ``labeling``), the scheduler decides what is due
+    (:mod:`app.core.contracts.scheduler`) and the engine tests and records it; on a
+    damaged ledger the scheduler writes nothing and the result is ``status``'s.
+    """
     if certify and not ledger.ok:
         raise LedgerDamagedError(ledger.damage or "the ledger is damaged")
+    plan: Schedule | None = None
+    if schedule and not certify and labeling is not None and ledger.ok:
+        plan = Schedule(labeling)
     out: dict[str, ContractStatus] = {}
     for spec in config.contracts:
         data = data_by_schema[spec.schema]
         if spec.kind == "selective_risk":
             test_now = certify and (only is None or only == spec.id)
             out[spec.id] = _selective_status(spec, data, ledger, config, certify=test_now,
-                                             retest=retest)
+                                             retest=retest, plan=plan)
+        elif plan is not None and spec.kind in SCHEDULED_ESTIMATES:
+            out[spec.id] = plan.estimate(spec, data, ledger,
+                                         partial(_estimate, spec, data, config))
         else:
             outcome = _estimate(spec, data, config)
             out[spec.id] = ContractStatus(spec, outcome.state, 0, 0.0, outcome.result,
@@ -116,7 +118,8 @@ def _hash_of(outcome: KindOutcome) -> str:
 
 
 def _selective_status(spec: ContractSpec, data: SchemaData, ledger: Ledger,
-                      config: EngineConfig, *, certify: bool, retest: bool) -> ContractStatus:
+                      config: EngineConfig, *, certify: bool, retest: bool,
+                      plan: Schedule | None) -> ContractStatus:
     looks = ledger.looks(spec.id, spec.renamed_from)
     spent = ledger.level_spent(spec.id, spec.renamed_from)
     latest = ledger.last_look(spec.id, spec.renamed_from)
@@ -137,7 +140,17 @@ def _selective_status(spec: ContractSpec, data: SchemaData, ledger: Ledger,
                              f"tests it at look {looks + 1}")
             return ContractStatus(spec, stored["state"], looks, spent, stored["result"],
                                   notes, stored.get("accepts"))
-    if not certify:
+    view = SelectiveView(spec, data, ledger, config, latest, current, rule)
+    kept = view.standing(looks, spent)
+    if kept is not None:
+        return kept
+    note: str | None = None
+    if plan is not None:
+        due = plan.selective_due(view)
+        if not due.test:
+            return view.stored_status(looks, spent, due.note)
+        note = due.note
+    elif not certify:
         level = look_level(looks + 1, _confidence(spec))
         return ContractStatus(
             spec, "pending", looks, spent, {},
@@ -145,12 +158,13 @@ def _selective_status(spec: ContractSpec, data: SchemaData, ledger: Ledger,
              f"(level {level:.6f})"], None)
     level = look_level(looks + 1, _confidence(spec))
     record = {"state": outcome.state, "result": outcome.result, "notes": outcome.notes,
-              "accepts": outcome.accepts}
+              "accepts": outcome.accepts, SCHEDULER_KEY: view.bookkeeping()}
     ledger.append_look(spec.id, look=looks + 1, level=level, data_hash=current, rule=rule,
                        result=record, cascade=list(config.tier_names),
                        renamed_from=spec.renamed_from)
+    notes = list(outcome.notes) + ([note] if note else [])
     return ContractStatus(spec, outcome.state, looks + 1, spent + level, outcome.result,
-                          list(outcome.notes), outcome.accepts)
+                          notes, outcome.accepts)
 
 
 def _canonical(value: Any) -> str:

@@ -75,8 +75,14 @@ class LabelReport:
 
 def label_report(project: Path, *, certify: bool = False, retest: bool = False,
                  only: str | None = None, acknowledge_ledger: bool = False,
-                 study: Study | None = None) -> LabelReport:
-    """The whole labeling picture; ``study`` spares re-reading a project already loaded."""
+                 study: Study | None = None, schedule: bool = False) -> LabelReport:
+    """The whole labeling picture; ``study`` spares re-reading a project already loaded.
+
+    ``schedule``: certify on its own what is due (:mod:`app.core.contracts.scheduler`):
+    milestones for unmet contracts and estimates, untested contracts once testable, the
+    edit rules; a met contract is audited, not retested. Writes the ledger like
+    ``certify`` (never on a damaged ledger: then it behaves like ``status``).
+    """
     study = study if study is not None else load_study(project)
     config = load_engine_config(project, study)
     if config is None:
@@ -92,5 +98,5 @@ def label_report(project: Path, *, certify: bool = False, retest: bool = False,
         ledger = Ledger.open(project)
     data = schema_inputs(study, labeling, config)
     statuses = evaluate_contracts(config, data, ledger, certify=certify, retest=retest,
-                                  only=only)
+                                  only=only, schedule=schedule, labeling=labeling)
     return LabelReport(study, config, labeling, data, statuses, ledger.report)
