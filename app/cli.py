@@ -49,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     agreement.add_argument("project", type=Path, help="Potato project folder")
     agreement.add_argument("--json", action="store_true", help="print JSON (cli.md)")
     agreement.add_argument("--scheme", help="only this scheme")
+    agreement.add_argument("-o", "--output", type=Path, metavar="FILE",
+                           help="write the report to FILE instead: .csv, .json or .html "
+                                "(the format follows the suffix)")
     _set_options(agreement)
 
     compare = commands.add_parser("compare", help="two pilot rounds side by side")
@@ -104,7 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if args.command == "agreement":
             return _agreement(args.project, as_json=args.json, scheme=args.scheme,
-                              shown=str(args.project), options=_options(args))
+                              shown=str(args.project), options=_options(args),
+                              output=args.output)
         if args.command == "label":
             return run_label(args)
         if args.command == "compare":
@@ -132,9 +136,15 @@ def _with_bar(job: Job[T]) -> T:
 
 
 def _agreement(project: Path, *, as_json: bool, scheme: str | None, shown: str,
-               options: SetOptions) -> int:
+               options: SetOptions, output: Path | None = None) -> int:
+    from app.report.agreement_export import format_for, write_report
+
+    fmt = format_for(output) if output is not None else None  # a bad suffix fails first
     report = _with_bar(_report_job(project, scheme, shown, options))
-    if as_json:
+    if output is not None:
+        write_report(report, output, fmt)
+        print(f"wrote {fmt} report to {output}")
+    elif as_json:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False, allow_nan=False))
     else:
         sys.stdout.write(render(report))

@@ -60,8 +60,9 @@ from typing import Any
 from app.core.agreement.result import AgreementReport, SchemeResult
 from app.core.contracts.atomic import write_atomically
 from app.core.errors import InputError
-from app.report.agreement_html import PAIR_UNDEFINED, PAIR_UNDEFINED_OTHER, render_html
+from app.report.agreement_html import render_html
 from app.report.agreement_text import CHANCE_CORRECTED
+from app.report.agreement_vocabulary import PAIR_UNDEFINED, PAIR_UNDEFINED_OTHER
 
 FORMATS = {".csv": "csv", ".json": "json", ".html": "html", ".htm": "html"}
 COLUMNS = ("scheme", "kind", "scope", "subject", "metric", "value", "interval_low",

@@ -29,91 +29,19 @@ from typing import Any
 
 from app.core.agreement.result import AgreementReport, SchemeResult
 from app.report.agreement_text import CHANCE_CORRECTED, LABELS
+from app.report.agreement_vocabulary import (
+    CORRECTED_HEAD,
+    COVERAGE,
+    HEADLINE,
+    MATRIX,
+    MEANING,
+    PAIR_UNDEFINED,
+    PAIR_UNDEFINED_OTHER,
+    STAPLE_HEAD,
+    STYLE,
+    UNCORRECTED_HEAD,
+)
 from app.report.html_escape import csp_meta, text
-
-HEADLINE = {"nominal": "alpha", "ordinal": "alpha", "multilabel": "alpha", "trace": "alpha",
-            "cuboids": "mean_agreement", "segments": "mean_agreement",
-            "tiers": "mean_agreement", "regions": "mean_agreement",
-            "masks": "mean_sensitivity"}
-MATRIX = {"nominal": "kappa", "ordinal": "kappa", "trace": "kappa", "multilabel": "alpha",
-          "cuboids": "mean_agreement", "segments": "mean_agreement",
-          "tiers": "mean_agreement", "regions": "mean_agreement"}
-MEANING = {
-    "alpha": "Krippendorff's α over all units",
-    "fleiss_kappa": "Fleiss' κ (varying number of raters per unit)",
-    "kappa": "mean of Cohen's κ over annotator pairs",
-    "percent_agreement": "share of agreeing annotator pairs, pooled over units",
-    "mean_jaccard": "mean Jaccard similarity of the label sets",
-    "mean_agreement": "mean item score: matched IoU over matched and unmatched objects",
-    "mean_object_count_diff": "mean difference in object counts per pair and item "
-                              "(0 is best)",
-    "detection_f1": "2 · matched / (objects of A + objects of B)",
-    "mean_matched_iou": "mean IoU of matched objects",
-    "detection_alpha": "detection: did both find the object (α over clusters)",
-    "classification_alpha": "classification: did they give it the same label",
-    "sigma": "localization: 1 − within-item / between-item distance",
-    "ks": "localization: Kolmogorov–Smirnov, within- vs between-item distances",
-    "mean_within_distance": "mean (1 − GIoU) / 2 of matched pairs on the same item",
-    "mean_between_distance": "mean (1 − GIoU) / 2 of objects from different items",
-    "mean_sensitivity": "STAPLE, mean over annotators (low: under-segments)",
-    "mean_specificity": "STAPLE, mean over annotators (low: over-segments)",
-}
-COVERAGE = {
-    "n_items_answered": "items answered by anyone",
-    "n_items_scored": "items scored (two or more annotators)",
-    "n_items_one_annotator": "items with one annotator only (not scored)",
-    "n_items_unanswered": "items nobody answered",
-    "n_items_below_cap": "scored items below their num_annotators_per_item cap",
-    "n_items_over_budget": "items over the comparison budget (skipped whole)",
-    "n_items_mask_size_mismatch": "items with masks of different sizes (skipped)",
-}
-CORRECTED_HEAD = ("Chance-corrected", "agreement beyond what chance alone would give: 0 is "
-                  "chance level, 1 is perfect, below 0 is worse than chance.")
-UNCORRECTED_HEAD = ("Not chance-corrected", "raw overlap and shares: they include the "
-                    "agreement that chance alone would produce, so read them beside the "
-                    "chance-corrected numbers.")
-STAPLE_HEAD = ("STAPLE estimates", "whose boundary to trust: per-annotator sensitivity and "
-               "specificity, not agreement coefficients.")
-
-STYLE = """
-body { font-family: "Segoe UI", "Helvetica Neue", Arial, sans-serif; color: #24303a;
-  background: #ffffff; max-width: 70em; margin: 1.5em auto; padding: 0 1.5em;
-  line-height: 1.45; font-size: 15px; }
-h1 { font-size: 26px; font-weight: 600; color: #1b2a35; margin: 0.2em 0 0.1em; }
-h2 { font-size: 20px; font-weight: 600; color: #1b2a35; margin: 1.8em 0 0.3em;
-  padding-bottom: 0.2em; border-bottom: 2px solid #d8dee3; }
-h3 { font-size: 13px; font-weight: 600; color: #56656f; margin: 1.2em 0 0.3em;
-  text-transform: uppercase; letter-spacing: 0.05em; }
-p { margin: 0.3em 0 0.6em; }
-.meta { color: #66737c; }
-.kind { color: #56656f; font-weight: normal; font-size: 15px; }
-.hint { color: #66737c; font-size: 13px; }
-table { border-collapse: collapse; margin: 0.3em 0 0.9em; }
-th, td { padding: 5px 12px; text-align: left; vertical-align: top;
-  border-bottom: 1px solid #e4e8eb; }
-th { background-color: #f2f4f6; color: #36444e; font-weight: 600; font-size: 13px; }
-td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
-td.undefined, span.undefined { color: #8c5a14; font-style: italic; }
-table.matrix td { text-align: center; min-width: 5.5em; border: 1px solid #ffffff; }
-table.matrix th { text-align: center; }
-td.self { background-color: #f7f8f9; color: #a3adb4; }
-ul { margin: 0.2em 0 0.8em; padding-left: 1.4em; }
-li { margin: 0.1em 0; }
-.legend td { font-size: 12px; min-width: 3.5em; text-align: center; border: 1px solid #ffffff; }
-p.footer { margin-top: 3em; color: #7a868e; font-size: 13px; border-top: 1px solid #e4e8eb;
-  padding-top: 0.6em; }
-"""
-
-PAIR_UNDEFINED = {
-    "alpha": "the two annotators gave one and the same label on every unit they share: "
-             "α has no variation to correct against",
-    "kappa": "the two annotators gave one and the same label on every unit they share: "
-             "κ has no variation to correct against",
-    "mean_matched_iou": "no object of this pair was matched, so there is no matched IoU",
-}
-"""Why a pair's metric is ``None`` (the report stores no sentence per pair); a
-scheme-level reason for the same metric, when there is one, wins."""
-PAIR_UNDEFINED_OTHER = "undefined for this pair"
 
 _LOW, _HIGH, _NEGATIVE = (246, 248, 249), (47, 104, 143), "#ecd2cd"
 
