@@ -1,0 +1,74 @@
+"""The 3D view on a platform without OpenGL: a sentence, a legend, no errors printed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from app.core.progress import run
+from app.core.project import ProjectData, open_project
+from app.ui.gl_support import gl_available
+from app.ui.views.base import ViewContext, anonymous_aliases
+from app.ui.views.cuboids3d import CuboidsView
+
+DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo"
+
+
+@pytest.fixture(scope="module")
+def lidar() -> ProjectData:
+    return run(open_project(DEMO / "lidar_sweeps"))
+
+
+def test_offscreen_shows_a_sentence_instead_of_opengl(qtbot: QtBot, lidar: ProjectData,
+                                                      capfd: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    assert not gl_available()
+    view = CuboidsView()
+    qtbot.addWidget(view)
+    view.resize(800, 500)
+    view.show()
+    view.show_context(ViewContext(project=lidar, item="sweep_003"))
+    view.grab()
+    assert view.canvas is None
+    assert "needs OpenGL" in view.message.text()
+    assert "offscreen" in view.message.text()
+    assert "item sweep_003" in view.header.text()
+    for name in lidar.study.annotators:
+        assert name in view.legend.text()
+    out, err = capfd.readouterr()
+    assert err == "" and out == ""
+
+
+def test_legend_counts_boxes_and_unmatched_from_the_answers(qtbot: QtBot,
+                                                           lidar: ProjectData) -> None:
+    view = CuboidsView()
+    qtbot.addWidget(view)
+    view.show_context(ViewContext(project=lidar, item="sweep_001"))
+    text = view.legend.text()
+    # The demo's README: kofi 4 boxes, lena 3, mateo 2 on sweep_001.
+    agreement = lidar.report.schemes["objects"].details
+    matched: dict[str, set[int]] = {name: set() for name in lidar.study.annotators}
+    for o in agreement.outcomes:
+        if o.item == "sweep_001":
+            matched[o.a].update(o.rows.tolist())
+            matched[o.b].update(o.cols.tolist())
+    for name, boxes in zip(("kofi", "lena", "mateo"), (4, 3, 2), strict=True):
+        alone = boxes - len(matched[name])
+        assert f"<b>{name}</b></td></tr><tr><td></td><td>&nbsp;{boxes} boxes, {alone} unmatched" \
+            in text
+
+
+def test_anonymous_mode_and_missing_inputs(qtbot: QtBot, lidar: ProjectData) -> None:
+    view = CuboidsView()
+    qtbot.addWidget(view)
+    assert "Open a project" in view.message.text()
+    aliases = anonymous_aliases(lidar.study.annotators)
+    view.show_context(ViewContext(project=lidar, item="sweep_001", anonymous=True,
+                                  aliases=aliases))
+    for name in lidar.study.annotators:
+        assert name not in view.legend.text()
+    view.show_context(ViewContext(project=lidar, item="no_such_item"))
+    assert "no answers" in view.message.text()
+    assert view.legend.isHidden()
