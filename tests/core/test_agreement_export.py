@@ -267,3 +267,22 @@ def test_nothing_is_nan_anywhere(hostile: AgreementReport) -> None:
     for value in (r["value"] for r in _rows(hostile)):
         assert value == "" or math.isfinite(float(value))
 
+
+
+def test_a_scheme_not_computed_says_why_in_every_format() -> None:
+    result = SchemeResult(name="later", annotation_type="pairwise", kind=None,
+                          not_computed="pairwise comparisons are measured by a later part")
+    report = AgreementReport(project="p", n_items=1, n_annotators=2,
+                             schemes={"later": result})
+    [row] = [r for r in _rows(report) if r["scheme"] == "later"]
+    assert row["scope"] == "scheme" and row["value"] == ""
+    assert row["undefined_reason"] == result.not_computed
+    text = parse(render_html(report)).text
+    assert "Pairwise comparisons are measured by a later part." in text
+    assert json.loads(render_json(report))["schemes"]["later"]["not_computed"]
+
+
+def test_an_empty_report_is_still_a_page() -> None:
+    report = AgreementReport(project="p", n_items=0, n_annotators=0, schemes={})
+    assert "no annotation scheme to report" in parse(render_html(report)).text
+    assert [r["scope"] for r in _rows(report)] == ["project", "project"]
