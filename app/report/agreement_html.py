@@ -138,6 +138,8 @@ def _metric_table(result: SchemeResult, metrics: list[str]) -> list[str]:
     for metric in metrics:
         value = result.metrics[metric]
         meaning = text(MEANING.get(metric, ""))
+        if metric == "kappa" and result.kind == "ordinal":
+            meaning = "mean of quadratic-weighted Cohen's κ over annotator pairs (full scale)"
         if value is None:
             reason = result.undefined.get(metric, "no value was computed")
             meaning = (f'<span class="undefined">Undefined: {text(_sentence(reason))}</span>'
