@@ -1,0 +1,232 @@
+"""An annotator × annotator heatmap with the value written in every cell.
+
+Reusable by any view that shows a per-pair number (the overview's pair matrix; a view
+of a single item's pairs could use it too). It draws only what it is given: the caller
+decides the text of each cell and where the value falls on the colour ramp, so this
+widget holds no agreement logic.
+
+Choices (the spec is silent):
+
+- Undefined is never a colour of the ramp: an undefined cell is light grey with a
+  diagonal hatch and the word "undefined"; a pair that shares no item is white with
+  "no shared items" (in its tooltip; the cell says "–"); the diagonal (an annotator with
+  themself) is blank. A legend under the grid repeats the three.
+- Row and column headers carry the annotator's colour chip (``palette.annotator_color``)
+  so the matrix reads with the other views.
+- Cells are square, at most ``MAX_CELL`` pixels; the text scales with the widget font
+  (``ViewContext.font_scale`` reaches it through the parent's font).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFontMetricsF,
+    QHelpEvent,
+    QLinearGradient,
+    QPainter,
+    QPaintEvent,
+    QPen,
+)
+from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+
+from app.ui.palette import UNDEFINED_COLOR, heat_color, heat_text_color
+
+MAX_CELL = 96.0
+MIN_CELL = 28.0
+
+
+class CellState(Enum):
+    VALUE = "value"
+    UNDEFINED = "undefined"
+    MISSING = "missing"
+    DIAGONAL = "diagonal"
+
+
+@dataclass(frozen=True, slots=True)
+class HeatCell:
+    state: CellState
+    text: str = ""
+    shade: float = 0.0
+    """Position on the colour ramp in [0, 1] (only for ``VALUE`` cells)."""
+    tooltip: str = ""
+
+
+DIAGONAL = HeatCell(CellState.DIAGONAL)
+
+
+class PairHeatmap(QWidget):
+    """Draws an ``n × n`` grid of :class:`HeatCell` with coloured annotator headers."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._names: list[str] = []
+        self._colors: list[QColor] = []
+        self._cells: dict[tuple[int, int], HeatCell] = {}
+        self._ramp_ends = ("0", "1")
+        self._empty_text = ""
+        self.setMouseTracking(True)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+
+    # ------------------------------------------------------------------ data
+
+    def set_matrix(self, names: list[str], colors: list[QColor],
+                   cells: dict[tuple[int, int], HeatCell],
+                   ramp_ends: tuple[str, str] = ("0", "1")) -> None:
+        """Show ``cells[(row, column)]``; absent off-diagonal cells are ``MISSING``."""
+        self._names, self._colors = list(names), list(colors)
+        self._cells = dict(cells)
+        self._ramp_ends = ramp_ends
+        self._empty_text = ""
+        self.update()
+
+    def set_empty(self, text: str) -> None:
+        """Show a sentence instead of a matrix."""
+        self._names, self._colors, self._cells = [], [], {}
+        self._empty_text = text
+        self.update()
+
+    def cell(self, row: int, column: int) -> HeatCell:
+        if row == column:
+            return DIAGONAL
+        return self._cells.get((row, column),
+                               HeatCell(CellState.MISSING, "–", 0.0, "no shared items"))
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._names)
+
+    @property
+    def empty_text(self) -> str:
+        return self._empty_text
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt API)
+        return QSize(420, 420)
+
+    # ------------------------------------------------------------------ geometry
+
+    def _layout(self) -> tuple[float, float, float]:
+        """(left margin, top margin, cell size)."""
+        metrics = QFontMetricsF(self.font())
+        label = max((metrics.horizontalAdvance(n) for n in self._names), default=0.0)
+        left = label + metrics.height() * 1.6
+        top = metrics.height() * 2.2
+        legend = metrics.height() * 4.0
+        n = max(len(self._names), 1)
+        cell = min((self.width() - left - 8) / n, (self.height() - top - legend) / n,
+                   MAX_CELL * max(1.0, self.font().pointSizeF() / 9.0))
+        return left, top, max(cell, MIN_CELL)
+
+    def _cell_at(self, pos: QPointF) -> tuple[int, int] | None:
+        left, top, cell = self._layout()
+        col = int((pos.x() - left) // cell)
+        row = int((pos.y() - top) // cell)
+        n = len(self._names)
+        if pos.x() < left or pos.y() < top or not (0 <= row < n and 0 <= col < n):
+            return None
+        return row, col
+
+    # ------------------------------------------------------------------ painting
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt API)
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        if not self._names:
+            painter.setPen(self.palette().color(self.foregroundRole()))
+            painter.drawText(self.rect().adjusted(8, 8, -8, -8),
+                             int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap),
+                             self._empty_text)
+            painter.end()
+            return
+        left, top, cell = self._layout()
+        metrics = QFontMetricsF(self.font())
+        n = len(self._names)
+        for i, (name, color) in enumerate(zip(self._names, self._colors, strict=True)):
+            self._chip(painter, QPointF(4, top + (i + 0.5) * cell), color, metrics)
+            painter.setPen(self.palette().color(self.foregroundRole()))
+            painter.drawText(QRectF(4 + metrics.height(), top + i * cell,
+                                    left - metrics.height() - 8, cell),
+                             int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight),
+                             name)
+            x = left + i * cell
+            head = QRectF(x, 0, cell, top - 4)
+            painter.drawText(head, int(Qt.AlignmentFlag.AlignHCenter
+                                       | Qt.AlignmentFlag.AlignBottom), name)
+            painter.fillRect(QRectF(x + 4, top - 4, cell - 8, 3), color)
+        for i in range(n):
+            for j in range(n):
+                self._paint_cell(painter, QRectF(left + j * cell, top + i * cell, cell, cell),
+                                 self.cell(i, j))
+        self._legend(painter, QRectF(left, top + n * cell + metrics.height() * 0.8,
+                                     max(n * cell, 240.0), metrics.height() * 3), metrics)
+        painter.end()
+
+    def _chip(self, painter: QPainter, center: QPointF, color: QColor,
+              metrics: QFontMetricsF) -> None:
+        r = metrics.height() * 0.32
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(color)
+        painter.drawEllipse(QPointF(center.x() + r, center.y()), r, r)
+
+    def _paint_cell(self, painter: QPainter, rect: QRectF, cell: HeatCell) -> None:
+        inner = rect.adjusted(1, 1, -1, -1)
+        if cell.state is CellState.VALUE:
+            painter.fillRect(inner, heat_color(cell.shade))
+            painter.setPen(heat_text_color(cell.shade))
+        elif cell.state is CellState.UNDEFINED:
+            painter.fillRect(inner, UNDEFINED_COLOR)
+            painter.fillRect(inner, QBrush(QColor("#B8B8B8"), Qt.BrushStyle.BDiagPattern))
+            painter.setPen(QColor("#444444"))
+        elif cell.state is CellState.MISSING:
+            painter.fillRect(inner, QColor("#FFFFFF"))
+            painter.setPen(QPen(QColor("#CCCCCC"), 1, Qt.PenStyle.DashLine))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(inner.adjusted(0.5, 0.5, -0.5, -0.5))
+            painter.setPen(QColor("#888888"))
+        else:
+            painter.fillRect(inner, QColor("#F7F7F7"))
+            return
+        painter.drawText(inner, int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap),
+                         cell.text)
+
+    def _legend(self, painter: QPainter, rect: QRectF, metrics: QFontMetricsF) -> None:
+        h = metrics.height()
+        bar = QRectF(rect.left(), rect.top(), min(rect.width() * 0.45, 180.0), h * 0.8)
+        gradient = QLinearGradient(bar.topLeft(), bar.topRight())
+        for k in range(11):
+            gradient.setColorAt(k / 10, heat_color(k / 10))
+        painter.fillRect(bar, gradient)
+        fg = self.palette().color(self.foregroundRole())
+        painter.setPen(fg)
+        low, high = self._ramp_ends
+        painter.drawText(QRectF(bar.left(), bar.bottom() + 2, bar.width(), h),
+                         int(Qt.AlignmentFlag.AlignLeft), low)
+        painter.drawText(QRectF(bar.left(), bar.bottom() + 2, bar.width(), h),
+                         int(Qt.AlignmentFlag.AlignRight), high)
+        x = bar.right() + h
+        for state, text in ((CellState.UNDEFINED, "undefined"),
+                            (CellState.MISSING, "no shared items")):
+            swatch = QRectF(x, bar.top(), h * 1.4, h * 0.8 + 2)
+            self._paint_cell(painter, swatch, HeatCell(state, ""))
+            painter.setPen(fg)
+            width = metrics.horizontalAdvance(text) + 4
+            painter.drawText(QRectF(swatch.right() + 4, bar.top() - 2, width, h + 4),
+                             int(Qt.AlignmentFlag.AlignVCenter), text)
+            x = swatch.right() + 4 + width + h
+
+    # ------------------------------------------------------------------ tooltips
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            at = self._cell_at(QPointF(event.pos()))
+            if at is not None and at[0] != at[1]:
+                QToolTip.showText(event.globalPos(), self.cell(*at).tooltip, self)
+            else:
+                QToolTip.hideText()
+            return True
+        return super().event(event)
