@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app import __version__
+from app.cli_certificate import add_certificate_commands, run_certificate, run_verify
 from app.cli_label import add_label_commands, run_label
 from app.core.agreement.compare import compare
 from app.core.agreement.report import agreement_report
@@ -61,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     _set_options(compare)
 
     add_label_commands(commands)
+    add_certificate_commands(commands)
 
     demo = commands.add_parser("demo", help="the report on the bundled demo studies")
     demo.add_argument("--export", type=Path, metavar="DIR",
@@ -111,6 +113,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                               output=args.output)
         if args.command == "label":
             return run_label(args)
+        if args.command == "certificate":
+            return run_certificate(args)
+        if args.command == "verify":
+            return run_verify(args)
         if args.command == "compare":
             return _compare(args.project_a, args.project_b, as_json=args.json,
                             options=_options(args))

@@ -1,0 +1,190 @@
+"""One section of the certificate per contract, as HTML (pure; every user string escaped).
+
+Each section opens with the contract's id, state badge and claim, then a facts table
+(kind, schema, confidence, looks, level spent, parameters), then what its kind reports:
+
+- ``selective_risk``: the chosen rule, ``accepted_by_tier``, every test of the look, the
+  projection, and the error-versus-coverage plot of the dev labels;
+- ``ppi``: each estimate with its interval and width, the method per group, the plot;
+- ``no_worse_than_human``: winning rate, alignments, the per-person table;
+- ``budget_first``: the projection table;
+- ``distributional``: distance, interval, noise ceiling (and groups), the plot;
+- ``threshold_legacy``: threshold, measured error and its counts per tier, marked
+  uncertified.
+
+Result keys without a dedicated layout are listed as compact JSON, so nothing in the
+data is left out of the printed page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from app.report.html_parts import (
+    Image,
+    badge,
+    compact,
+    e,
+    facts,
+    interval,
+    notes_list,
+    num,
+    pct,
+    table,
+)
+
+Section = Callable[[Mapping[str, Any]], tuple[str, set[str]]]
+
+
+def _facts(contract: Mapping[str, Any]) -> str:
+    params = contract.get("parameters") or {}
+    shown = ", ".join(f"{e(k)} = {e(v)}" for k, v in params.items() if v is not None)
+    confidence = contract.get("confidence")
+    pairs = [("Kind", e(contract.get("kind"))), ("Schema", e(contract.get("schema"))),
+             ("Confidence", pct(confidence, 0) if confidence is not None else "—"),
+             ("Looks spent", num(contract.get("looks"))),
+             ("Level spent", num(contract.get("level_spent"), 4)),
+             ("Renamed from", e(contract.get("renamed_from") or "—"))]
+    return (facts(pairs) + f'<p style="margin-top:3px; color:#57606a;">Parameters: '
+            f"{shown or '—'}</p>")
+
+
+def _selective_risk(result: Mapping[str, Any]) -> tuple[str, set[str]]:
+    out = []
+    rule = result.get("rule") or {}
+    coverage = result.get("accepted_by_tier") or {}
+    tiers = list(dict.fromkeys([*coverage, *rule]))
+    if tiers:
+        rows = []
+        for tier in tiers:
+            chosen = rule.get(tier)
+            text = ("; ".join(f"{e(c)} ≥ {num(t, 2)}" for c, t in chosen.items())
+                    if isinstance(chosen, Mapping) else
+                    f"confidence ≥ {num(chosen, 2)}" if chosen is not None
+                    else "accepts nothing")
+            rows.append([e(tier), text, pct(coverage.get(tier))])
+        out.append("<p><b>Chosen rule</b> (coverage of the whole population)</p>"
+                   + table(["Tier", "Rule", "Accepted"], rows, (30, 45, 25)))
+    tests = result.get("tests") or []
+    if tests:
+        rows = [[e(t.get("tier")) + (f" / {e(t['class'])}" if t.get("class") else ""),
+                 num(t.get("threshold"), 2), num(t.get("n")), num(t.get("errors")),
+                 num(t.get("p"), 4), num(t.get("level"), 4),
+                 "passed" if t.get("passed") else "<b>failed</b>"] for t in tests]
+        out.append("<p><b>Tests at this look</b> (one-sided exact binomial; p ≤ level passes; "
+                   "the first failure stops the fixed sequence)</p>"
+                   + table(["Tier", "Threshold", "n", "Errors", "p", "Level", "Result"], rows))
+    projection = result.get("projection")
+    if isinstance(projection, Mapping):
+        out.append(f"<p><b>Projection</b>: at threshold {num(projection.get('threshold'), 2)}, "
+                   f"{num(projection.get('cert_labels_needed'))} cert labels are needed, about "
+                   f"{num(projection.get('requests_needed'))} calibration requests.</p>")
+    return "".join(out), {"rule", "accepted_by_tier", "tests", "projection"}
+
+
+def _ppi(result: Mapping[str, Any]) -> tuple[str, set[str]]:
+    estimates = result.get("estimates") or {}
+    by = result.get("by")
+    rows = []
+    for group, labels in (estimates.items() if by else [("", estimates)]):
+        if not isinstance(labels, Mapping):
+            continue
+        if "estimate" in labels:
+            labels = {"mean": labels}
+        for name, value in labels.items():
+            if isinstance(value, Mapping):
+                iv = value.get("interval")
+                width = (iv[1] - iv[0]) if isinstance(iv, list) and None not in iv else None
+                rows.append(([e(group)] if by else []) + [
+                    e(name), num(value.get("estimate")), interval(iv), num(width)])
+    headers = ([e(by)] if by else []) + ["Label", "Estimate", "Interval", "Width"]
+    out = table(headers, rows) if rows else "<p>No estimates yet.</p>"
+    details = result.get("details") or {}
+    if details:
+        if not by:
+            details = {"": details}
+        lines = []
+        for group, d in details.items():
+            if isinstance(d, Mapping):
+                lam = f", λ = {num(d.get('lambda'))}" if d.get("lambda") is not None else ""
+                lines.append(f"{e(group) + ': ' if group else ''}{e(d.get('method'))}{lam}, "
+                             f"{num(d.get('n_labelled'))} labelled and "
+                             f"{num(d.get('n_unlabelled'))} machine-labelled items")
+        out += "<p>Method: " + "; ".join(lines) + ".</p>"
+    return out, {"estimates", "details", "estimand", "by", "confidence", "max_width"}
+
+
+def _no_worse(result: Mapping[str, Any]) -> tuple[str, set[str]]:
+    out = (f"<p>Winning rate <b>{num(result.get('winning_rate'))}</b> (passes at 0.5); machine "
+           f"alignment {num(result.get('machine_alignment'))}, human alignment "
+           f"{num(result.get('human_alignment'))}.</p>")
+    per = result.get("per_annotator") or {}
+    if per:
+        rows = [[e(a), num(v.get("n_items")), num(v.get("p"), 4), num(v.get("advantage")),
+                 "yes" if v.get("beaten") else "no"] for a, v in per.items()]
+        out += table(["Person left out", "Items", "p", "Advantage", "Beaten"], rows)
+    return out, {"winning_rate", "machine_alignment", "human_alignment", "per_annotator"}
+
+
+def _budget_first(result: Mapping[str, Any]) -> tuple[str, set[str]]:
+    rows = [[pct(r.get("error"), 0), pct(r.get("share_certifiable")),
+             num(r.get("interval_width"))] for r in result.get("projection") or []]
+    out = table(["Error target", "Share certifiable", "Interval width"], rows) if rows else \
+        "<p>Not enough dev labels to project yet.</p>"
+    return out, {"projection"}
+
+
+def _distributional(result: Mapping[str, Any]) -> tuple[str, set[str]]:
+    out = (f"<p>Mean Jensen–Shannon distance <b>{num(result.get('mean_js'))}</b> "
+           f"{interval(result.get('interval'))}; noise ceiling (two halves of the people) "
+           f"{num(result.get('noise_ceiling'))}; {num(result.get('n_items'))} items.</p>")
+    groups = result.get("groups") or {}
+    if groups:
+        rows = [[e(g), num(v.get("mean_js")), interval(v.get("interval")),
+                 num(v.get("noise_ceiling")), num(v.get("n_items"))]
+                for g, v in groups.items() if isinstance(v, Mapping)]
+        out += table(["Group", "Distance", "Interval", "Noise ceiling", "Items"], rows)
+    return out, {"mean_js", "interval", "noise_ceiling", "n_items", "groups"}
+
+
+def _legacy(result: Mapping[str, Any]) -> tuple[str, set[str]]:
+    measured = (pct(result.get("measured_error")) if result.get("measured_error") is not None
+                else e(result.get("measured_error_reason") or "not measurable"))
+    out = ('<p style="background-color:#fff4d6;">&nbsp;<b>Uncertified.</b> Labels at confidence '
+           f"≥ {num(result.get('threshold'), 2)} are accepted with no test. Measured error on "
+           f"the dev labels: <b>{measured}</b>.</p>")
+    by_tier = result.get("by_tier") or {}
+    if by_tier:
+        rows = [[e(t), num(v.get("n_items")), num(v.get("n_labels")), num(v.get("errors"))]
+                for t, v in by_tier.items() if isinstance(v, Mapping)]
+        out += table(["Tier", "Dev items", "Dev labels", "Errors"], rows)
+    return out, {"threshold", "measured_error", "measured_error_reason", "certified",
+                 "by_tier"}
+
+
+SECTIONS: dict[str, Section] = {
+    "selective_risk": _selective_risk, "ppi": _ppi, "no_worse_than_human": _no_worse,
+    "budget_first": _budget_first, "distributional": _distributional,
+    "threshold_legacy": _legacy}
+
+
+def contract_section(ident: str, contract: Mapping[str, Any], images: Sequence[Image]) -> str:
+    """The HTML of one contract's section."""
+    result: Mapping[str, Any] = contract.get("result") or {}
+    out = [f'<h3 style="font-size:12pt; margin-top:16px;">{e(ident)} &nbsp;'
+           f'{badge(str(contract.get("state")))}</h3>',
+           f'<p style="margin-top:0;"><i>{e(contract.get("claim"))}</i></p>', _facts(contract)]
+    section = SECTIONS.get(str(contract.get("kind")))
+    body, shown = section(result) if section else ("", set())
+    out.append(body)
+    for name, width, height in images:
+        out.append(f'<p align="center"><img src="{e(name)}" width="{width}" '
+                   f'height="{height}"/></p>')
+    rest = {k: v for k, v in result.items() if k not in shown and v not in (None, [], {})}
+    if rest:
+        out.append("<p><b>Also reported</b>: "
+                   + "; ".join(f"{e(k)} = {compact(v)}" for k, v in sorted(rest.items()))
+                   + "</p>")
+    out.append(notes_list(contract.get("notes") or []))
+    return "".join(out)

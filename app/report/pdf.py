@@ -1,0 +1,227 @@
+"""The certificate PDF: Qt's ``QPdfWriter`` and ``QTextDocument``, no browser, no network.
+
+:func:`render_pdf` lays out the HTML of :mod:`app.report.certificate_html` on A4 pages,
+draws a footer with the page number on each, sets the document metadata (title, creator
+``Accord <version>``) and attaches the certificate data as ``accord-certificate.json``
+(``QPdfWriter.addFileAttachment``, Qt ≥ 6.8). :func:`write_certificate_pdf` writes it
+atomically (temporary file in the same folder, ``fsync``, ``os.replace``): an interrupted
+export leaves no half-written PDF under the target name.
+
+**No resource is ever loaded.** The plots are handed to the document as resources
+before the HTML is set; :class:`GuardedDocument` refuses every other resource (a
+``file:`` or ``http:`` image, a style sheet) and records what it refused. With the HTML
+escaped at the source, this is the second guard.
+
+**Determinism.** Qt stamps the PDF with the wall-clock time (``/CreationDate``,
+``/ModDate`` and the XMP dates) and a random document id. The dates are rewritten to the
+certificate's stated ``generated_at`` (same byte length, so the cross-reference offsets
+stay right) and the id is derived from the content hash, so the same certificate gives
+the same PDF bytes.
+
+Choices: layout units are 1/96 inch (the writer's resolution is 96 dpi, so point sizes
+in the HTML mean what they say); margins 17 mm; DejaVu Sans (bundled with most Linux
+systems; Qt substitutes a sans font elsewhere); the footer shows the project name, the
+first 16 hex digits of the content hash and "page i of n".
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import (
+    QBuffer,
+    QByteArray,
+    QIODevice,
+    QMarginsF,
+    QPointF,
+    QRectF,
+    QSizeF,
+    Qt,
+    QUrl,
+    QUuid,
+)
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QImage,
+    QPageLayout,
+    QPageSize,
+    QPainter,
+    QPdfWriter,
+    QPen,
+    QTextDocument,
+)
+
+from app.core.certificate import ATTACHMENT_NAME
+from app.core.contracts.atomic import write_atomically
+from app.report.certificate_html import certificate_html
+from app.report.plots import SCALE, contract_plots
+
+DPI = 96
+MARGIN_X = 64.0
+MARGIN_TOP = 60.0
+MARGIN_BOTTOM = 76.0
+FONT_FAMILY = "DejaVu Sans"
+
+
+class GuardedDocument(QTextDocument):
+    """A text document that loads nothing it was not given: every request is refused."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.refused: list[str] = []
+
+    def loadResource(self, kind: int, name: QUrl | str) -> Any:  # noqa: N802 (Qt override)
+        # Called only for resources not added with addResource: refuse them all.
+        self.refused.append(name.toString() if isinstance(name, QUrl) else str(name))
+        return None
+
+
+def build_document(cert: dict[str, Any]) -> GuardedDocument:
+    """The laid-out document (plots added as resources, then the escaped HTML)."""
+    doc = GuardedDocument()
+    font = QFont(FONT_FAMILY)
+    font.setPointSizeF(9.5)
+    # No ligatures: "fi" stays two letters, so text copied or extracted from the PDF
+    # (a hash, a label, a path) reads exactly as written.
+    font.setFeature(QFont.Tag("liga"), 0)
+    doc.setDefaultFont(font)
+    doc.setDocumentMargin(0)
+    plots: dict[str, list[tuple[str, int, int]]] = {}
+    for i, (ident, contract) in enumerate((cert.get("contracts") or {}).items()):
+        for j, png in enumerate(contract_plots(contract)):
+            name = f"accord-plot-{i}-{j}.png"
+            image = QImage.fromData(png)
+            doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), image)
+            plots.setdefault(ident, []).append(
+                (name, round(image.width() / SCALE), round(image.height() / SCALE)))
+    doc.setHtml(certificate_html(cert, plots))
+    return doc
+
+
+def _writer(device: QIODevice, cert: dict[str, Any]) -> QPdfWriter:
+    writer = QPdfWriter(device)
+    writer.setPageLayout(QPageLayout(QPageSize(QPageSize.PageSizeId.A4),
+                                     QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0),
+                                     QPageLayout.Unit.Millimeter))
+    writer.setResolution(DPI)
+    project = (cert.get("project") or {}).get("name", "")
+    writer.setTitle(f"Accord certificate — {project}")
+    writer.setCreator(f"Accord {cert.get('accord_version', '')}")
+    digest = str(cert.get("content_hash") or "0" * 32)
+    writer.setDocumentId(QUuid(str(uuid.UUID(hex=digest[:32]))))
+    return writer
+
+
+def _layout(doc: QTextDocument, writer: QPdfWriter) -> QSizeF:
+    doc.documentLayout().setPaintDevice(writer)
+    size = QSizeF(writer.width() - 2 * MARGIN_X, writer.height() - MARGIN_TOP - MARGIN_BOTTOM)
+    doc.setPageSize(size)
+    return size
+
+
+def _paint_page(p: QPainter, doc: QTextDocument, index: int, size: QSizeF,
+                page: QSizeF, cert: dict[str, Any]) -> None:
+    p.save()
+    p.translate(MARGIN_X, MARGIN_TOP - index * size.height())
+    doc.drawContents(p, QRectF(0, index * size.height(), size.width(), size.height()))
+    p.restore()
+    count = doc.pageCount()
+    y = page.height() - MARGIN_BOTTOM + 26
+    p.setPen(QPen(QColor("#c8ccd0"), 0.8))
+    p.drawLine(QPointF(MARGIN_X, y), QPointF(page.width() - MARGIN_X, y))
+    font = QFont(FONT_FAMILY)
+    font.setPointSizeF(7.5)
+    p.setFont(font)
+    p.setPen(QColor("#57606a"))
+    project = str((cert.get("project") or {}).get("name", ""))
+    digest = str(cert.get("content_hash") or "")[:16]
+    box = QRectF(MARGIN_X, y + 4, page.width() - 2 * MARGIN_X, 16)
+    p.drawText(box, Qt.AlignmentFlag.AlignLeft,
+               f"Accord certificate · {project} · stated {cert.get('generated_at', '')} · "
+               f"sha256 {digest}…")
+    p.drawText(box, Qt.AlignmentFlag.AlignRight, f"page {index + 1} of {count}")
+
+
+def _fix_dates(data: bytes, stated: str) -> bytes:
+    """Qt's wall-clock dates → the stated time, keeping every byte offset."""
+    match = re.fullmatch(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)Z", stated)
+    if match is None:
+        return data
+    digits = "".join(match.groups()).encode("ascii")
+    iso = stated[:-1].encode("ascii")
+
+    def pdf_date(m: re.Match[bytes]) -> bytes:
+        zone = m.group(2)
+        fixed = b"Z" if zone == b"Z" else b"+00'00'"[:len(zone)]
+        return b"D:" + digits + fixed
+
+    def xmp_date(m: re.Match[bytes]) -> bytes:
+        zone = m.group(2)
+        return iso + (b"Z" if zone == b"Z" else b"+00:00")
+
+    data = re.sub(rb"D:(\d{14})(Z|[+-]\d\d'\d\d'?)", pdf_date, data)
+    return re.sub(rb"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(Z|[+-]\d\d:\d\d)", xmp_date, data)
+
+
+def render_pdf(cert: dict[str, Any]) -> bytes:
+    """The whole PDF as bytes (needs a QGuiApplication)."""
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = _writer(buffer, cert)
+    attachment = json.dumps(cert, indent=1, sort_keys=True, ensure_ascii=False,
+                            allow_nan=False).encode("utf-8")
+    writer.addFileAttachment(ATTACHMENT_NAME, QByteArray(attachment), "application/json")
+    doc = build_document(cert)
+    size = _layout(doc, writer)
+    page = QSizeF(writer.width(), writer.height())
+    painter = QPainter(writer)
+    try:
+        for index in range(doc.pageCount()):
+            if index:
+                writer.newPage()
+            _paint_page(painter, doc, index, size, page, cert)
+    finally:
+        painter.end()
+    buffer.close()
+    return _fix_dates(bytes(data.data()), str(cert.get("generated_at", "")))
+
+
+def write_certificate_pdf(cert: dict[str, Any], path: Path) -> int:
+    """Render and write atomically; returns the number of bytes written."""
+    data = render_pdf(cert)
+    write_atomically(Path(path), data)
+    return len(data)
+
+
+def page_images(cert: dict[str, Any], pages: int | None = 1, dpi: float = 80
+                ) -> list[QImage]:
+    """Pages of the PDF as images, laid out exactly as in the PDF (for previews and tests)."""
+    scratch = QBuffer()
+    scratch.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = _writer(scratch, cert)
+    doc = build_document(cert)
+    size = _layout(doc, writer)
+    page = QSizeF(writer.width(), writer.height())
+    scale = dpi / DPI
+    out: list[QImage] = []
+    count = doc.pageCount() if pages is None else min(pages, doc.pageCount())
+    for index in range(count):
+        image = QImage(round(page.width() * scale), round(page.height() * scale),
+                       QImage.Format.Format_RGB32)
+        image.fill(QColor("white"))
+        painter = QPainter(image)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        painter.scale(scale, scale)
+        _paint_page(painter, doc, index, size, page, cert)
+        painter.end()
+        out.append(image)
+    scratch.close()
+    return out
