@@ -52,6 +52,9 @@ def test_scheme_combo_and_numeric_sort(qtbot: QtBot) -> None:
     assert _raw(view, SCORE) == sorted(_raw(view, SCORE), reverse=True)
     view.table.sortByColumn(ITEM, Qt.SortOrder.AscendingOrder)
     assert view.column_texts(ITEM) == sorted(view.column_texts(ITEM))
+    view.table.sortByColumn(ANNOTATORS, Qt.SortOrder.DescendingOrder)
+    assert view.column_texts(ANNOTATORS) == sorted(view.column_texts(ANNOTATORS),
+                                                    reverse=True)
 
 
 def test_filter_by_annotator(qtbot: QtBot) -> None:

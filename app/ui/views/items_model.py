@@ -49,6 +49,7 @@ class ItemsModel(QAbstractTableModel):
         self._label: Callable[[str], str] = str
         self._score_title = "Score"
         self._sort: tuple[int, Qt.SortOrder] = (SCORE, Qt.SortOrder.AscendingOrder)
+        self._items_key: np.ndarray | None = None
 
     # ------------------------------------------------------------------ data in
 
@@ -66,6 +67,7 @@ class ItemsModel(QAbstractTableModel):
         self._diff = _cat([t.count_diff for t in self._tables], np.float64)
         self._pairs = _cat([t.n_pairs for t in self._tables], np.int64)
         self._order = np.arange(self._table.size, dtype=np.int64)
+        self._items_key: np.ndarray | None = None
         self._apply_sort()
         self.endResetModel()
 
@@ -172,11 +174,28 @@ class ItemsModel(QAbstractTableModel):
             return self._pairs
         if column == SCHEME:
             return self._table
-        n = self._order.size
-        texts = [self._text(k, column) for k in range(n)] if column == ANNOTATORS else \
-            [self._tables[int(t)].items[int(r)] for t, r in zip(self._table, self._row,
-                                                                strict=True)]
-        return np.asarray(texts, dtype=str) if texts else np.zeros(0, dtype=str)
+        if column == ITEM:
+            if self._items_key is None:
+                self._items_key = _cat([np.asarray(t.items, dtype=str) for t in self._tables],
+                                       np.str_)
+            return self._items_key
+        return self._annotators_key()
+
+    def _annotators_key(self) -> np.ndarray:
+        """The shown annotator list's text, as ranks: one text per answered pattern."""
+        keys: list[np.ndarray] = []
+        texts: list[str] = []
+        for table in self._tables:
+            bits = table.answered.astype(np.int64) @ (1 << np.arange(len(table.annotators)))
+            patterns, inverse = np.unique(bits, return_inverse=True)
+            for p in patterns:
+                texts.append(", ".join(self._label(a) for j, a in enumerate(table.annotators)
+                                       if (int(p) >> j) & 1))
+            keys.append(inverse.reshape(-1) + (len(texts) - patterns.size))
+        if not keys:
+            return np.zeros(0, dtype=np.int64)
+        rank = np.unique(np.asarray(texts, dtype=str), return_inverse=True)[1].reshape(-1)
+        return rank[np.concatenate(keys)]
 
     # ------------------------------------------------------------------ lookups
 
