@@ -67,7 +67,7 @@ class ItemsModel(QAbstractTableModel):
         self._diff = _cat([t.count_diff for t in self._tables], np.float64)
         self._pairs = _cat([t.n_pairs for t in self._tables], np.int64)
         self._order = np.arange(self._table.size, dtype=np.int64)
-        self._items_key: np.ndarray | None = None
+        self._items_key = None
         self._apply_sort()
         self.endResetModel()
 
@@ -195,7 +195,8 @@ class ItemsModel(QAbstractTableModel):
         if not keys:
             return np.zeros(0, dtype=np.int64)
         rank = np.unique(np.asarray(texts, dtype=str), return_inverse=True)[1].reshape(-1)
-        return rank[np.concatenate(keys)]
+        out: np.ndarray = rank[np.concatenate(keys)]
+        return out
 
     # ------------------------------------------------------------------ lookups
 
