@@ -1,0 +1,184 @@
+"""File › Export certificate…: the open project's certificate as a PDF, with a preview.
+
+Hook for the main window::
+
+    from app.ui.export_certificate import export_certificate
+    action.triggered.connect(lambda: export_certificate(window, window.project_data,
+                                                        window.workers))
+
+``export_certificate(parent, project_data, pool)`` asks for a file name, builds the
+certificate from the window's current :class:`~app.core.project.ProjectData` in a
+background job on ``pool`` (a :class:`~app.ui.workers.WorkerPool`; hashing the inputs of
+a large study takes a while) with a progress dialog, then writes the PDF atomically on
+the GUI thread (``QTextDocument`` and ``QPdfWriter`` are used where they were created)
+and shows a preview of page 1.
+
+Choices where the spec is silent:
+
+- The certificate is built from the result object already open (architecture rule 5), so
+  the PDF states exactly what the window shows; nothing is tested or written to the
+  project (``status`` semantics).
+- The preview is page 1 painted by the same code that paints the PDF
+  (:func:`app.report.pdf.page_images`): PySide6-Essentials has no QtPdf to render the
+  file itself, and the shared painter means the preview cannot drift from the PDF.
+- Without a pool (tests, scripts) the job runs on the calling thread.
+- The file dialog, the message and the preview are injectable so tests need no modal
+  dialog; the preview dialog is non-modal and returned to the caller through ``done``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QDesktopServices, QImage, QPixmap
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QLabel,
+    QMessageBox,
+    QProgressDialog,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.certificate import build_certificate, utc_now
+from app.core.errors import InputError
+from app.core.progress import Progress, run
+from app.core.project import ProjectData
+
+TITLE = "Export certificate"
+FILTER = "PDF certificate (*.pdf)"
+
+AskPath = Callable[[QWidget | None, str, str, str], tuple[str, str]]
+Notify = Callable[[QWidget | None, bool, str], None]
+
+
+@dataclass(slots=True)
+class Exported:
+    path: Path
+    size: int
+    certificate: dict[str, Any]
+    preview: QImage
+    dialog: QDialog | None
+
+
+def ask_save_path(parent: QWidget | None, caption: str, suggested: str,
+                  filters: str) -> tuple[str, str]:
+    return QFileDialog.getSaveFileName(parent, caption, suggested, filters)
+
+
+def notify(parent: QWidget | None, succeeded: bool, message: str) -> None:
+    if succeeded:
+        QMessageBox.information(parent, TITLE, message)
+    else:
+        QMessageBox.critical(parent, TITLE, message)
+
+
+class PreviewDialog(QDialog):
+    """Page 1 of the written PDF, with a button to open the file."""
+
+    def __init__(self, parent: QWidget | None, image: QImage, path: Path) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Certificate preview — {path.name}")
+        self.path = path
+        label = QLabel()
+        label.setPixmap(QPixmap.fromImage(image))
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        scroll = QScrollArea()
+        scroll.setWidget(label)
+        scroll.setWidgetResizable(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        open_button = buttons.addButton("Open PDF", QDialogButtonBox.ButtonRole.ActionRole)
+        open_button.clicked.connect(
+            lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))))
+        buttons.rejected.connect(self.close)
+        layout = QVBoxLayout(self)
+        caption = QLabel(f"Wrote {path}. Page 1:")
+        caption.setTextFormat(Qt.TextFormat.PlainText)  # a path is never markup
+        layout.addWidget(caption)
+        layout.addWidget(scroll)
+        layout.addWidget(buttons)
+        self.resize(min(image.width() + 60, 900), 760)
+
+
+def _finish(parent: QWidget | None, cert: dict[str, Any], path: Path, tell: Notify,
+            show_preview: bool) -> Exported | None:
+    from app.report.pdf import page_images, write_certificate_pdf
+
+    try:
+        size = write_certificate_pdf(cert, path)
+    except (OSError, InputError) as error:
+        tell(parent, False, f"The certificate was not written: {error}")
+        return None
+    preview = page_images(cert, pages=1, dpi=80)[0]
+    dialog = None
+    if show_preview:
+        dialog = PreviewDialog(parent, preview, path)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+    return Exported(path, size, cert, preview, dialog)
+
+
+def export_certificate(parent: QWidget | None, project_data: ProjectData, pool: Any = None,
+                       *, ask: AskPath = ask_save_path, tell: Notify = notify,
+                       show_preview: bool = True,
+                       done: Callable[[Exported | None], None] | None = None) -> None:
+    """Ask for a file, build the certificate (on ``pool`` if given), write it, preview it."""
+    suggested = project_data.path.parent / f"{project_data.path.name}-certificate.pdf"
+    name, _ = ask(parent, TITLE, str(suggested), FILTER)
+    if not name:
+        if done is not None:
+            done(None)
+        return
+    path = Path(name)
+    if path.suffix.lower() != ".pdf":
+        path = path.with_name(f"{path.name}.pdf")
+    stated = utc_now()
+
+    def factory() -> Any:
+        return build_certificate(project_data, generated_at=stated)
+
+    def finished(cert: dict[str, Any]) -> None:
+        result = _finish(parent, cert, path, tell, show_preview)
+        if done is not None:
+            done(result)
+
+    if pool is None:
+        try:
+            cert = run(factory())
+        except InputError as error:
+            tell(parent, False, f"The certificate was not written: {error}")
+            if done is not None:
+                done(None)
+            return
+        finished(cert)
+        return
+
+    progress = QProgressDialog("Building the certificate…", "Cancel", 0, 1000, parent)
+    progress.setWindowTitle(TITLE)
+    progress.setMinimumDuration(300)
+
+    def step(p: Progress) -> None:
+        progress.setValue(round(p.fraction * 1000))
+        if p.message:
+            progress.setLabelText(f"Building the certificate… {p.message}")
+
+    def ok(cert: dict[str, Any]) -> None:
+        progress.close()
+        finished(cert)
+
+    def failed(message: str) -> None:
+        progress.close()
+        tell(parent, False, f"The certificate was not written: {message}")
+        if done is not None:
+            done(None)
+
+    worker = pool.start(factory, name="certificate", on_result=ok, on_error=failed,
+                        on_progress=step)
+    progress.canceled.connect(worker.cancel)
