@@ -13,9 +13,10 @@ with the reader's message, and nothing is half-loaded.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.core.agreement.item_scores import ItemScores, all_item_scores
 from app.core.agreement.report import agreement_report
 from app.core.agreement.result import AgreementReport
 from app.core.agreement.structured import SetOptions
@@ -36,6 +37,9 @@ class ProjectData:
     report: AgreementReport
     labels: LabelReport | None
     labels_absent: str | None = None
+    item_scores: dict[str, ItemScores] = field(default_factory=dict)
+    """Per scheme, every item's score over all annotators: computed here, in the job, so
+    the items view never computes it on the GUI thread (0.5 s on 100,000 items)."""
 
 
 def open_project(path: Path, *, options: SetOptions | None = None,
@@ -59,6 +63,7 @@ def open_project(path: Path, *, options: SetOptions | None = None,
     else:
         labels = label_report(path, study=study, certify=certify, only=contract,
                               retest=retest, schedule=schedule)
+    scores = all_item_scores(report)
     yield Progress(1.0, 1.0, "done")
     return ProjectData(path=path, study=study, report=report, labels=labels,
-                       labels_absent=absent)
+                       labels_absent=absent, item_scores=scores)

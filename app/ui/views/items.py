@@ -175,7 +175,10 @@ class ItemsView(View):
     def _scores_for(self, annotator: str | None) -> dict[str, ItemScores]:
         key = annotator or ALL
         if key not in self._scores and self._project is not None:
-            self._scores[key] = all_item_scores(self._project.report, annotator)
+            if annotator is None and self._project.item_scores:
+                self._scores[key] = self._project.item_scores
+            else:
+                self._scores[key] = all_item_scores(self._project.report, annotator)
         return self._scores.get(key, {})
 
     def _refresh(self, force: bool = False) -> None:
