@@ -28,6 +28,7 @@ from app.core.agreement.alpha import alpha, counts_from_codes
 from app.core.agreement.categorical import metric_for, score_units
 from app.core.agreement.coefficient import Coefficient
 from app.core.agreement.masks_report import fill_mask_metrics, mask_agreement
+from app.core.agreement.region_distances import RegionAgreement
 from app.core.agreement.regions_chance import fill_region_chance
 from app.core.agreement.result import AgreementReport, SchemeResult
 from app.core.agreement.structured import SET_KINDS, SetOptions, score_set_scheme
@@ -118,7 +119,8 @@ def _scheme_results(study: Study, scheme: Scheme, options: SetOptions
         sets = yield from score_set_scheme(study, scheme, result, options)
         result.details = sets
         if scheme.kind is Kind.REGIONS:
-            fill_region_chance(result, sets, options.threshold_for(scheme), options.seed)
+            loc = fill_region_chance(result, sets, options.threshold_for(scheme), options.seed)
+            result.details = RegionAgreement.of(sets, loc)
         return results
     _score_categorical(study, scheme, result)
     return results

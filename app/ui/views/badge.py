@@ -1,0 +1,38 @@
+"""A contract state as a small coloured badge: the word on the palette's state colour.
+
+The word is always shown (colour alone would not reach everyone, and tests read it);
+the colour comes from :data:`app.ui.palette.STATE_COLORS`, with white or near-black text,
+whichever reads on it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QWidget
+
+from app.ui.palette import state_color
+
+
+class StateBadge(QLabel):
+    """``met``, ``unmet``… in a rounded coloured pill."""
+
+    def __init__(self, state: str = "pending", parent: QWidget | None = None,
+                 font_scale: float = 1.0) -> None:
+        super().__init__(parent)
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._font_scale = font_scale
+        self.set_state(state)
+
+    def set_state(self, state: str) -> None:
+        color = state_color(state)
+        luminance = 0.2126 * color.redF() + 0.7152 * color.greenF() + 0.0722 * color.blueF()
+        text = "#FFFFFF" if luminance < 0.55 else "#111111"
+        size = round(11 * self._font_scale)
+        self.setText(state)
+        self.setProperty("state", state)
+        self.setStyleSheet(
+            f"QLabel {{ background: {color.name()}; color: {text}; border-radius: 8px; "
+            f"padding: 2px 10px; font-weight: bold; font-size: {size}px; }}")
+
+    def state(self) -> str:
+        return str(self.property("state"))

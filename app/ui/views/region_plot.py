@@ -1,0 +1,152 @@
+"""Within- versus between-item localization distances of a regions scheme, as a plot.
+
+Two step histograms on shared bins over ``d = (1 − GIoU) / 2`` in [0, 1] (densities, so
+samples of different sizes read on one scale), a dashed line at each mean, the selected
+item's own within-item distances as ticks under the axis, and beneath the plot σ and KS
+from the scheme's metrics (or the sentence saying why they are undefined). Binning is
+done in the core (:func:`~app.core.agreement.region_distances.distance_histograms`).
+
+Colours: within-item in the palette's first label colour (blue), between-item (chance)
+in grey, so "people on the same picture" reads as the figure and chance as the ground.
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from app.core.agreement.region_distances import (
+    RegionAgreement,
+    distance_histograms,
+    item_within,
+)
+from app.core.agreement.result import SchemeResult
+
+WITHIN_COLOR = QColor("#1F5FA8")
+BETWEEN_COLOR = QColor("#8A8A8A")
+ITEM_COLOR = QColor("#C0392B")
+
+
+def _fmt(value: float | int | None, digits: int = 3) -> str:
+    return "—" if value is None else f"{float(value):.{digits}f}"
+
+
+def summary_text(result: SchemeResult) -> str:
+    """σ, KS (with p) and the chance-corrected αs in a few lines of rich text."""
+    m = result.metrics
+    lines = []
+    for name, label in (("sigma", "σ = 1 − mean within / mean between"),
+                        ("ks", "KS statistic (within vs between)")):
+        value = m.get(name)
+        if value is None:
+            reason = result.undefined.get(name, "undefined")
+            lines.append(f"<b>{label}</b>: undefined ({reason})")
+        else:
+            extra = ""
+            if name == "ks" and "ks_pvalue" in result.extra:
+                extra = f" (p = {float(result.extra['ks_pvalue']):.3g})"
+            lines.append(f"<b>{label}</b>: {_fmt(value)}{extra}")
+    lines.append(f"mean within {_fmt(m.get('mean_within_distance'))} · mean between "
+                 f"{_fmt(m.get('mean_between_distance'))}")
+    alphas = []
+    for name, label in (("detection_alpha", "detection α"),
+                        ("classification_alpha", "classification α")):
+        value = m.get(name)
+        alphas.append(f"{label} {_fmt(value)}" if value is not None else
+                      f"{label} undefined ({result.undefined.get(name, '')})")
+    lines.append(" · ".join(alphas))
+    baseline = result.extra.get("chance_baseline")
+    if isinstance(baseline, dict):
+        how = ("every between-item pair" if baseline.get("all_between_item_pairs")
+               else f"{baseline.get('n_pairs', 0):,} random between-item pairs, seed "
+                    f"{baseline.get('seed')}")
+        lines.append(f"<span style='color:#555'>chance baseline: {how}</span>")
+    return "<br>".join(lines)
+
+
+class DistancePlot(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setMinimumWidth(280)
+        item = self.plot.getPlotItem()
+        item.setTitle("Localization distance, within vs between items", color="#222")
+        item.setLabel("bottom", "distance d = (1 − GIoU) / 2", color="#222")
+        item.setLabel("left", "density", color="#222")
+        for axis in ("left", "bottom"):
+            item.getAxis(axis).setTextPen("#222")
+            item.getAxis(axis).setPen("#666")
+        item.showGrid(x=True, y=True, alpha=0.15)
+        item.setMouseEnabled(x=False, y=False)
+        self.legend = item.addLegend(offset=(-10, 10), labelTextColor="#222")
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.summary)
+        # Items are made once and updated in place: adding and removing pyqtgraph items
+        # over and over loses references to Py_True under PySide6 6.12 (a crash at exit
+        # after ~100 cycles), and updating in place is cheaper anyway.
+        self.curves: dict[str, pg.GraphicsObject] = {}
+        for key, color in (("between", BETWEEN_COLOR), ("within", WITHIN_COLOR)):
+            fill = QColor(color)
+            fill.setAlpha(70)
+            curve = pg.PlotDataItem([0.0, 1.0], [0.0], stepMode="center", fillLevel=0,
+                                    brush=fill, pen=pg.mkPen(color, width=2), name=key)
+            item.addItem(curve)
+            self.curves[key] = curve
+            line = pg.InfiniteLine(0.0, angle=90, pen=pg.mkPen(
+                color, width=1.5, style=Qt.PenStyle.DashLine))
+            item.addItem(line)
+            self.curves[f"mean_{key}"] = line
+        ticks = pg.ScatterPlotItem([], [], symbol="|", size=14,
+                                   pen=pg.mkPen(ITEM_COLOR, width=2), brush=ITEM_COLOR,
+                                   name="item")
+        item.addItem(ticks)
+        self.curves["item"] = ticks
+        item.setXRange(0.0, 1.0, padding=0.02)
+        self._set_visible(False)
+
+    def _set_visible(self, visible: bool, keys: tuple[str, ...] | None = None) -> None:
+        for key, curve in self.curves.items():
+            if keys is None or key in keys:
+                curve.setVisible(visible)
+
+    def _name(self, key: str, text: str) -> None:
+        label = self.legend.getLabel(self.curves[key])
+        if label is not None:
+            label.setText(text)
+
+    def visible_curves(self) -> set[str]:
+        return {key for key, curve in self.curves.items() if curve.isVisible()}
+
+    def show_result(self, result: SchemeResult | None, item: str | None,
+                    item_label: str | None) -> None:
+        self._set_visible(False)
+        if result is None:
+            self.summary.setText("")
+            return
+        self.summary.setText(summary_text(result))
+        details = result.details
+        loc = details.localization if isinstance(details, RegionAgreement) else None
+        if loc is None:
+            return
+        hist = distance_histograms(loc)
+        for key, density, sample, label in (
+                ("between", hist.between, loc.between, "between items (chance)"),
+                ("within", hist.within, loc.within, "within item (matched pairs)")):
+            self.curves[key].setData(hist.edges, density)
+            self._name(key, f"{label}, n = {sample.size:,}")
+            self.curves[key].setVisible(True)
+            if sample.size:
+                self.curves[f"mean_{key}"].setValue(float(sample.mean()))
+                self.curves[f"mean_{key}"].setVisible(True)
+        mine = item_within(loc, item) if item is not None else loc.within[:0]
+        if mine.size:
+            top = float(max(hist.within.max(initial=0), hist.between.max(initial=0)))
+            self.curves["item"].setData(mine, [-0.04 * top] * mine.size)
+            self._name("item", f"this item ({item_label}), n = {mine.size}")
+            self.curves["item"].setVisible(True)
