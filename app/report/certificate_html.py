@@ -57,7 +57,7 @@ def _summary(cert: Mapping[str, Any]) -> str:
                  e(c.get("claim")),
                  pct(c.get("confidence"), 0) if c.get("confidence") is not None else "—",
                  badge(str(c.get("state")))] for i, c in contracts.items()]
-        out.append(table(["Contract", "Claim", "Confidence", "State"], rows, (19, 52, 16, 13)))
+        out.append(table(["Contract", "Claim", "Confidence", "State"], rows, (19, 50, 14, 17)))
         out.append(_accepted(cert))
     unsupported = cert.get("unsupported_schemas") or []
     if unsupported:

@@ -145,7 +145,8 @@ def _distributional(result: Mapping[str, Any]) -> tuple[str, set[str]]:
                  num(v.get("noise_ceiling")), num(v.get("n_items"))]
                 for g, v in groups.items() if isinstance(v, Mapping)]
         out += table(["Group", "Distance", "Interval", "Noise ceiling", "Items"], rows)
-    return out, {"mean_js", "interval", "noise_ceiling", "n_items", "groups"}
+    return out, {"mean_js", "interval", "noise_ceiling", "n_items", "groups", "confidence",
+                 "max_distance", "groups_by"}
 
 
 def _legacy(result: Mapping[str, Any]) -> tuple[str, set[str]]:

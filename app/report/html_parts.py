@@ -80,8 +80,19 @@ def notes_list(notes: Sequence[Any]) -> str:
     return f'<p style="margin-bottom:0;"><b>Notes</b></p><ul style="margin-top:2px;">{items}</ul>'
 
 
+def _rounded(value: Any) -> Any:
+    if isinstance(value, float):
+        return float(f"{value:.4g}")
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    return value
+
+
 def compact(value: Any) -> str:
-    """Any JSON value as short escaped text (for values without a dedicated layout)."""
-    return e(json.dumps(value, ensure_ascii=False, sort_keys=True))
+    """Any JSON value as short escaped text (for values without a dedicated layout);
+    floats to 4 significant digits (the exact values are in the attached JSON)."""
+    return e(json.dumps(_rounded(value), ensure_ascii=False, sort_keys=True))
 
 
