@@ -1,0 +1,141 @@
+"""The words and numbers of a contract card, per kind (``cli.md``'s ``result`` keys).
+
+Plain functions from a :class:`~app.core.contracts.status.ContractStatus` to short
+lines of rich text; no Qt, so they are easy to read and test. Annotator names (the
+``per_annotator`` table of ``no_worse_than_human``, and any note naming a person) go
+through ``label`` so presentation mode shows A, B, C.
+
+Choices: rates are shown as percentages with one decimal, levels with six decimals
+(the CLI's precision), p-values with three significant digits.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from app.core.contracts.status import ContractStatus
+
+Label = Callable[[str], str]
+
+
+def _pct(value: Any) -> str:
+    return "—" if value is None else f"{float(value):.1%}"
+
+
+def _num(value: Any, digits: int = 3) -> str:
+    return "—" if value is None else f"{float(value):.{digits}f}"
+
+
+def _interval(value: Any) -> str:
+    if not value:
+        return "—"
+    low, high = value
+    return f"[{float(low):.3f}, {float(high):.3f}]"
+
+
+def looks_line(status: ContractStatus) -> str:
+    confidence = status.spec.params.get("confidence")
+    budget = 1.0 - (0.9 if confidence is None else float(confidence))
+    if str(status.spec.kind) != "selective_risk":
+        return "Looks: none (an estimate spends no look)"
+    return (f"Looks: {status.looks} · level spent {status.level_spent:.6f} of the error "
+            f"budget {budget:g}")
+
+
+def key_numbers(status: ContractStatus, label: Label) -> list[str]:
+    kind = str(status.spec.kind)
+    r = status.result
+    p = status.spec.params
+    if kind == "selective_risk":
+        lines = [f"Target: error ≤ {p.get('error')} at confidence {p.get('confidence') or 0.9}"]
+        rule = r.get("rule") or {}
+        if rule:
+            lines.append("Rule: " + ", ".join(f"{tier} ≥ {_rule(v)}" for tier, v in rule.items()))
+        cover = r.get("accepted_by_tier") or {}
+        if cover:
+            lines.append("Accepted by tier: " + ", ".join(f"{t} {_pct(v)}"
+                                                          for t, v in cover.items()))
+        tests = r.get("tests") or []
+        if tests:
+            passed = sum(1 for t in tests if t.get("passed"))
+            last = tests[-1]
+            lines.append(f"Tests: {len(tests)} ({passed} passed); last at threshold "
+                         f"{last.get('threshold')}: {last.get('errors')} errors in "
+                         f"{last.get('n')} cert labels, p {float(last.get('p', 0)):.3g}")
+        return lines
+    if kind == "ppi":
+        d = r.get("details") or {}
+        lines = [f"Estimand: {r.get('estimand')}" + (f" by {r['by']}" if r.get("by") else "")
+                 + f" · confidence {r.get('confidence')}"
+                 + (f" · max width {r['max_width']}" if r.get("max_width") else "")]
+        details = [d] if "method" in d else list(d.values()) if isinstance(d, Mapping) else []
+        for key, value in zip([""] if "method" in d else list(d), details, strict=False):
+            if isinstance(value, Mapping):
+                lines.append((f"{key}: " if key else "") + f"{value.get('method')}, λ "
+                             f"{_num(value.get('lambda'))}, {value.get('n_labelled')} "
+                             f"labelled, {value.get('n_unlabelled')} unlabelled")
+        return lines
+    if kind == "no_worse_than_human":
+        lines = [f"Winning rate {_pct(r.get('winning_rate'))} (needs 50%) · machine "
+                 f"alignment {_num(r.get('machine_alignment'))} vs people "
+                 f"{_num(r.get('human_alignment'))} · ε {r.get('epsilon', p.get('epsilon'))}"]
+        for name, row in (r.get("per_annotator") or {}).items():
+            lines.append(f"vs {label(name)}: advantage {_num(row.get('advantage'))}, p "
+                         f"{float(row.get('p', 1)):.3g}, {row.get('n_items')} items, "
+                         + ("beaten" if row.get("beaten") else "not beaten"))
+        return lines
+    if kind == "budget_first":
+        return [f"Budget: {r.get('budget_labels')} labels · dev labels so far "
+                f"{r.get('dev_labels')} · interval width now "
+                f"{_num(r.get('interval_width_now'))}"]
+    if kind == "distributional":
+        lines = [f"Mean JS distance {_num(r.get('mean_js'))} {_interval(r.get('interval'))}"
+                 f" · noise ceiling {_num(r.get('noise_ceiling'))}"
+                 + (f" · max {p['max_distance']}" if p.get("max_distance") is not None else "")]
+        if r.get("groups_reason"):
+            lines.append(str(r["groups_reason"]))
+        return lines
+    if kind == "threshold_legacy":
+        return [f"Threshold {r.get('threshold')} (uncertified) · measured error on dev "
+                f"{_pct(r.get('measured_error'))} ({r.get('errors')} of {r.get('n_labels')} "
+                "labels)"]
+    return []
+
+
+def _rule(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return ", ".join(f"{cls} {float(t):.2f}" for cls, t in value.items())
+    return f"{float(value):.2f}"
+
+
+def projection_line(status: ContractStatus) -> str | None:
+    projection = status.result.get("projection")
+    if isinstance(projection, Mapping):
+        if "cert_labels_needed" in projection:
+            return (f"Still needed: {projection['cert_labels_needed']} cert labels at "
+                    f"threshold {projection.get('threshold')} "
+                    f"({projection.get('requests_needed')} more calibration requests)")
+        if "more_items" in projection:
+            return (f"Still needed: {projection['more_items']} more items with 3+ people "
+                    f"({projection.get('items_needed')} in all)")
+    return None
+
+
+def anonymize(text: str, names: Iterable[str], label: Label) -> str:
+    """``text`` with every whole-word annotator name replaced by its shown label."""
+    for name in sorted(names, key=len, reverse=True):
+        shown = label(name)
+        if shown != name:
+            text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", shown, text)
+    return text
+
+
+def accepted_line(accepted: Mapping[str, Mapping[str, Mapping[str, int]]]) -> str:
+    parts = []
+    for schema, entry in accepted.items():
+        by_source = entry.get("by_source") or {}
+        counts = ", ".join(f"{source} {n}" for source, n in sorted(by_source.items()))
+        parts.append(f"{schema}: {counts or 'none'}")
+    return "Machine labels accepted, by source: " + ("; ".join(parts) or "none")

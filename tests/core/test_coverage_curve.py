@@ -1,0 +1,80 @@
+"""Error versus coverage by threshold on dev labels, routed by the rule.
+
+Oracle: a hand-built cascade whose counts are written out below, and a brute-force loop
+over items (no numpy) for every grid threshold.
+"""
+
+from __future__ import annotations
+
+import math
+from types import MappingProxyType
+
+import pytest
+
+from app.core.contracts.config_contracts import ContractKind, ContractSpec
+from app.core.contracts.coverage_curve import error_coverage_curves
+from app.core.contracts.inputs import HumanLabel, MachineLabel, SchemaData
+from app.core.model import Kind, Scheme
+
+SCHEME = Scheme("sentiment", "radio", Kind.NOMINAL, labels=("a", "b"))
+SPEC = ContractSpec("accuracy", ContractKind.SELECTIVE_RISK, "sentiment",
+                    MappingProxyType({"error": 0.1}))
+
+
+def data() -> SchemaData:
+    """10 items. Tier "small": confidence 0.9 on items 0-4 (item 4 wrong), 0.3 on 5-9.
+    Tier "big": confidence 0.8 everywhere, wrong on item 9. Dev: items 0-7 (truth "a");
+    cert: items 8-9 (never read here: their labels are "b", which would change errors)."""
+    items = [f"i{k}" for k in range(10)]
+    small = {i: MachineLabel("b" if k == 4 else "a", 0.9 if k < 5 else 0.3)
+             for k, i in enumerate(items)}
+    big = {i: MachineLabel("b" if k == 9 else "a", 0.8) for k, i in enumerate(items)}
+    dev = {i: (HumanLabel("p", "a", 0.5),) for i in items[:8]}
+    cert = {i: (HumanLabel("p", "b", 0.5),) for i in items[8:]}
+    return SchemaData(SCHEME, ("small", "big"), tuple(items), {"small": small, "big": big},
+                      dev, cert, 0.5)
+
+
+def brute(d: SchemaData, tier: str, reach: list[str], t: float) -> tuple[float, float | None]:
+    accepted = [i for i in reach if i in d.predictions[tier]
+                and d.predictions[tier][i].confidence >= t]
+    dev = [i for i in accepted if d.dev.get(i)]
+    wrong = [i for i in dev if d.predictions[tier][i].label != d.dev[i][0].label]
+    return len(accepted) / len(d.items), (len(wrong) / len(dev) if dev else None)
+
+
+def test_without_a_rule_every_item_reaches_every_tier() -> None:
+    d = data()
+    curves = error_coverage_curves(SPEC, d)
+    assert [c.tier for c in curves] == ["small", "big"]
+    for curve in curves:
+        for j, t in enumerate(curve.thresholds.tolist()):
+            coverage, error = brute(d, curve.tier, list(d.items), t)
+            assert curve.coverage[j] == pytest.approx(coverage)
+            if error is None:
+                assert math.isnan(curve.dev_error[j])
+            else:
+                assert curve.dev_error[j] == pytest.approx(error)
+    small = curves[0]
+    j09 = small.thresholds.tolist().index(0.9)
+    assert (small.coverage[j09], small.dev_error[j09], small.n_dev[j09]) == (0.5, 0.2, 5)
+
+
+def test_a_rule_routes_accepted_items_away_from_later_tiers() -> None:
+    d = data()
+    curves = error_coverage_curves(SPEC, d, {"small": 0.9, "big": 0.8})
+    big = curves[1]
+    j = big.thresholds.tolist().index(0.8)
+    # small accepts i0-i4; big sees i5-i9: coverage 5/10, dev items i5-i7, none wrong
+    assert big.coverage[j] == pytest.approx(0.5)
+    assert big.dev_error[j] == 0.0 and big.n_dev[j] == 3
+    # the cert items' human labels ("b") never enter the dev error
+    assert brute(d, "big", [f"i{k}" for k in range(5, 10)], 0.8) == (0.5, 0.0)
+
+
+def test_per_class_rules_route_by_the_predicted_class() -> None:
+    d = data()
+    curves = error_coverage_curves(SPEC, d, {"small": {"b": 0.9}})
+    big = curves[1]
+    j = big.thresholds.tolist().index(0.8)
+    assert big.coverage[j] == pytest.approx(0.9)  # only i4 (class b) was taken by small

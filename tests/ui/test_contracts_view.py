@@ -1,0 +1,175 @@
+"""The contracts panel on the labeling demos: badges, numbers, look costs, Certify.
+
+Oracles: states and numbers from the LabelReport (what ``accord label status`` prints);
+look costs from the formula (1 − confidence)·6/(π²k²) written out here; the rule's point
+on the coverage curve against the engine's ``accepted_by_tier``. Certification runs only
+on a copy in the test's temporary folder, never on resources/demo.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QLabel, QWidget
+
+from app.core.progress import run
+from app.core.project import ProjectData, open_project
+from app.ui.views import contract_plots
+from app.ui.views.base import ViewContext, anonymous_aliases
+from app.ui.views.contracts import ContractsView
+from tests.ui.h4_helpers import PINNED
+
+DEMOS = Path(__file__).resolve().parents[2] / "resources" / "demo"
+assert PINNED >= 0
+
+
+def level(look: int, confidence: float = 0.9) -> float:
+    return (1 - confidence) * 6 / (math.pi ** 2 * look ** 2)
+
+
+@pytest.fixture(scope="module")
+def sentiment() -> ProjectData:
+    return run(open_project(DEMOS / "sentiment_reviews"))
+
+
+@pytest.fixture(scope="module")
+def certified(tmp_path_factory: pytest.TempPathFactory) -> ProjectData:
+    folder = tmp_path_factory.mktemp("demos") / "sentiment_reviews"
+    shutil.copytree(DEMOS / "sentiment_reviews", folder)
+    return run(open_project(folder, certify=True))
+
+
+class Answers:
+    """A stand-in for the confirmation dialog: records what it was told."""
+
+    def __init__(self, yes: bool) -> None:
+        self.yes = yes
+        self.asked: list[tuple[str, str]] = []
+
+    def __call__(self, parent: QWidget, title: str, text: str) -> bool:
+        self.asked.append((title, text))
+        return self.yes
+
+
+def all_text(widget: QWidget) -> str:
+    return "\n".join(label.text() for label in widget.findChildren(QLabel))
+
+
+def test_badges_and_numbers(qtbot, sentiment: ProjectData) -> None:  # type: ignore[no-untyped-def]
+    view = ContractsView()
+    qtbot.addWidget(view)
+    view.show_context(ViewContext(project=sentiment))
+    labels = sentiment.labels
+    assert labels is not None
+    assert list(view.cards) == list(labels.contracts)
+    for ident, card in view.cards.items():
+        assert card.badge.text() == labels.contracts[ident].state
+    assert view.cards["accuracy"].badge.text() == "pending"
+    assert view.cards["prevalence"].badge.text() == "met"
+    assert view.accepted.text().startswith("Machine labels accepted, by source")
+    prevalence = labels.contracts["prevalence"].result["details"]["en"]
+    assert f"{prevalence['n_labelled']} labelled" in view.cards["prevalence"].numbers.text()
+    assert view.cards["prevalence"].plot is not None
+    assert "Looks: 0 · level spent 0.000000" in view.cards["accuracy"].numbers.text()
+
+
+def test_certify_asks_first_and_says_what_a_look_costs(qtbot, sentiment: ProjectData) -> None:  # type: ignore[no-untyped-def]
+    view = ContractsView()
+    qtbot.addWidget(view)
+    view.show_context(ViewContext(project=sentiment))
+    no = Answers(False)
+    view.confirm = no
+    with qtbot.assertNotEmitted(view.certify_requested):
+        view.cards["accuracy"].certify.click()
+    ((title, text),) = no.asked
+    assert "accuracy" in title
+    assert f"look 1 and spends level {level(1):.6f}" in text
+    yes = Answers(True)
+    view.confirm = yes
+    with qtbot.waitSignal(view.certify_requested) as blocker:
+        view.cards["accuracy"].certify.click()
+    assert blocker.args == ["accuracy"]
+    with qtbot.waitSignal(view.certify_requested) as blocker:
+        view.certify_all.click()
+    assert blocker.args == [""]
+    everything = yes.asked[-1][1]
+    assert f"{level(1):.6f}" in everything and "spend no look" in everything
+    assert "'prevalence'" in everything
+
+
+def test_after_a_look_the_next_costs_a_quarter(qtbot, certified: ProjectData) -> None:  # type: ignore[no-untyped-def]
+    view = ContractsView()
+    qtbot.addWidget(view)
+    view.show_context(ViewContext(project=certified))
+    labels = certified.labels
+    assert labels is not None
+    status = labels.contracts["accuracy"]
+    assert (status.state, status.looks) == ("met", 1)
+    assert view.cards["accuracy"].badge.text() == "met"
+    text = view.look_cost_text("accuracy")
+    assert f"look 2 and spends level {level(2):.6f}" in text
+    assert f"({level(1):.6f} spent so far)" in text
+    assert f"level spent {level(1):.6f}" in view.cards["accuracy"].numbers.text()
+    accepted = labels.accepted()["sentiment"]["by_source"]
+    for source, count in accepted.items():
+        assert f"{source} {count}" in view.accepted.text()
+
+
+def test_the_rule_sits_on_the_curve_at_its_coverage(certified: ProjectData) -> None:
+    from app.core.contracts.coverage_curve import error_coverage_curves
+
+    labels = certified.labels
+    assert labels is not None
+    status = labels.contracts["accuracy"]
+    curves = error_coverage_curves(status.spec, labels.data["sentiment"], status.result["rule"])
+    for curve in curves:
+        threshold = status.result["rule"][curve.tier]
+        j = curve.thresholds.tolist().index(threshold)
+        assert curve.coverage[j] == pytest.approx(status.result["accepted_by_tier"][curve.tier])
+
+
+def test_presentation_mode_hides_names(qtbot) -> None:  # type: ignore[no-untyped-def]
+    project = run(open_project(DEMOS / "agent_judge"))
+    view = ContractsView()
+    qtbot.addWidget(view)
+    names = project.study.annotators
+    view.show_context(ViewContext(project=project))
+    shown = all_text(view)
+    people = project.labels.contracts["replaces-a-person"].result["per_annotator"]
+    assert people and all(f"vs {name}" in shown for name in people)
+    view.show_context(ViewContext(project=project, anonymous=True,
+                                  aliases=anonymous_aliases(names)))
+    hidden = all_text(view)
+    assert not any(name in hidden for name in people)
+    assert "vs C" in hidden  # after the study's annotators noor (A) and omar (B)
+    assert view.cards["judge-accuracy"].badge.text() == "infeasible"
+
+
+def test_no_engine_says_why(qtbot) -> None:  # type: ignore[no-untyped-def]
+    project = run(open_project(DEMOS / "street_images"))
+    view = ContractsView()
+    qtbot.addWidget(view)
+    view.show_context(ViewContext(project=project))
+    assert project.labels is None and project.labels_absent
+    assert project.labels_absent in view.heading.text()
+    assert not view.certify_all.isEnabled() and not view.cards
+    view.show_context(ViewContext())
+    assert "No project" in view.heading.text()
+
+
+def test_distributional_plot_draws_bars_and_ceilings(qtbot) -> None:  # type: ignore[no-untyped-def]
+    result = {"mean_js": 0.2, "interval": [0.15, 0.26], "noise_ceiling": 0.18, "n_items": 30,
+              "groups": {"young": {"mean_js": 0.25, "interval": [0.2, 0.3],
+                                   "noise_ceiling": 0.2, "n_items": 12}}}
+    widget = contract_plots.distributional_plot(result, 0.15)
+    assert widget is not None
+    qtbot.addWidget(widget)
+    items = widget.getPlotItem().items
+    bars = [i for i in items if type(i).__name__ == "BarGraphItem"]
+    assert len(bars) == 2
+    ticks = widget.getPlotItem().getAxis("bottom")._tickLevels[0]
+    assert [t[1] for t in ticks] == ["all (n=30)", "young (n=12)"]
+    assert contract_plots.distributional_plot({"mean_js": None}, None) is None
