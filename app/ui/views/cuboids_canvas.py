@@ -61,6 +61,7 @@ GRID_COLOR = (0, 0, 0, 40)
 GRID_SPACING = 5.0
 AZIMUTH = 200.0
 FRAME_MARGIN = 1.12
+MAX_LABEL_DRIFT = 3
 ELEVATION = 30.0
 
 
@@ -203,6 +204,13 @@ class CuboidCanvas(gl.GLViewWidget):  # type: ignore[misc]
     def _add_labels(self, scene: CuboidScene, link_texts: Sequence[str] | None,
                     alone_texts: Sequence[str] | None, font_scale: float) -> None:
         points, texts, colors = [], [], []
+        alone = np.flatnonzero(scene.unmatched)
+        if len(alone) and len(scene.edges) == 12 * len(scene.unmatched):
+            boxes = scene.edges.reshape(-1, 24, 3)[alone]
+            tops = np.column_stack([boxes[:, :, :2].mean(axis=1), boxes[:, :, 2].max(axis=1)])
+            points.append(tops)
+            texts += list(alone_texts if alone_texts is not None else ["unmatched"] * len(alone))
+            colors += [ALONE_TEXT] * len(alone)
         if len(scene.links):
             self.addItem(gl.GLLinePlotItem(pos=scene.links.reshape(-1, 3).astype(np.float32),
                                            color=LINK_COLOR, width=1.5, mode="lines",
@@ -211,13 +219,6 @@ class CuboidCanvas(gl.GLViewWidget):  # type: ignore[misc]
             texts += list(link_texts if link_texts is not None
                           else [f"{iou:.2f}" for iou in scene.link_iou.tolist()])
             colors += [LINK_TEXT] * len(scene.links)
-        alone = np.flatnonzero(scene.unmatched)
-        if len(alone) and len(scene.edges) == 12 * len(scene.unmatched):
-            boxes = scene.edges.reshape(-1, 24, 3)[alone]
-            tops = np.column_stack([boxes[:, :, :2].mean(axis=1), boxes[:, :, 2].max(axis=1)])
-            points.append(tops)
-            texts += list(alone_texts if alone_texts is not None else ["unmatched"] * len(alone))
-            colors += [ALONE_TEXT] * len(alone)
         if texts:
             self.addItem(LinkLabels(np.concatenate(points), texts, colors, font_scale))
 
@@ -229,7 +230,8 @@ class LinkLabels(GLGraphicsItem):  # type: ignore[misc]
     redirects to the grab's pixmap and then covers with the GL image, so the labels
     vanish from screenshots of the window. Painting on a ``QOpenGLPaintDevice`` goes
     into the framebuffer being drawn, whoever asked for it. Labels that would overlap
-    on screen are stacked downwards (three annotators give three links per object).
+    on screen are stacked downwards (three annotators give three links per object), at
+    most :data:`MAX_LABEL_DRIFT` lines, else left out; the unmatched ones come first.
     """
 
     def __init__(self, points: np.ndarray, texts: list[str], colors: list[QColor],
@@ -267,9 +269,11 @@ class LinkLabels(GLGraphicsItem):  # type: ignore[misc]
                 bw, bh = metrics.horizontalAdvance(text) + 6, metrics.height() + 2
                 box = QRectF(x + 6, y - bh / 2, bw, bh)
                 hit = next((o for o in placed if box.intersects(o)), None)
-                while hit is not None:
+                while hit is not None and box.top() - y < MAX_LABEL_DRIFT * bh:
                     box.moveTop(hit.bottom() + 1)
                     hit = next((o for o in placed if box.intersects(o)), None)
+                if hit is not None:
+                    continue  # too far from its place to be read as its label
                 placed.append(box)
                 painter.setPen(Qt.PenStyle.NoPen)
                 painter.setBrush(QColor(255, 255, 255, 215))
