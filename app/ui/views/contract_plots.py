@@ -120,7 +120,9 @@ def coverage_plot(curves: Sequence[TierCurve], rule: Mapping[str, Any], error: f
             continue
         top = max(top, float(np.nanmax(curve.dev_error)))
         item.addItem(pg.PlotDataItem(curve.coverage[finite], curve.dev_error[finite],
-                                     pen=pg.mkPen(color, width=2), name=f"tier {curve.tier}"))
+                                     pen=pg.mkPen(color, width=2), symbol="o",
+                                     symbolSize=7, symbolBrush=color, symbolPen=None,
+                                     name=f"tier {curve.tier}"))
         threshold = rule.get(curve.tier)
         if isinstance(threshold, int | float):
             j = int(np.argmin(np.abs(curve.thresholds - float(threshold))))
