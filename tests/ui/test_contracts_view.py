@@ -20,10 +20,8 @@ from app.core.project import ProjectData, open_project
 from app.ui.views import contract_plots
 from app.ui.views.base import ViewContext, anonymous_aliases
 from app.ui.views.contracts import ContractsView
-from tests.ui.h4_helpers import PINNED
 
 DEMOS = Path(__file__).resolve().parents[2] / "resources" / "demo"
-assert PINNED >= 0
 
 
 def level(look: int, confidence: float = 0.9) -> float:

@@ -21,10 +21,8 @@ from app.core.progress import run
 from app.core.project import ProjectData, open_project
 from app.ui.views.base import ViewContext, anonymous_aliases
 from app.ui.views.masks import CONSENSUS, MasksView
-from tests.ui.h4_helpers import PINNED
 
 DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo" / "street_images"
-assert PINNED >= 0
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ histogram curves from the kept samples' sizes.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,6 @@ from app.core.progress import run
 from app.core.project import ProjectData, open_project
 from app.ui.views.base import ViewContext, anonymous_aliases
 from app.ui.views.regions2d import RegionsView
-from tests.ui.h4_helpers import PINNED
 
 DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo" / "street_images"
 
@@ -136,6 +134,3 @@ def test_no_project_and_no_regions_scheme(qtbot) -> None:  # type: ignore[no-unt
     assert "no 2D regions scheme" in view.heading.text()
     assert view.shape_counts() == {}
 
-
-def test_the_refcount_workaround_is_in_place() -> None:
-    assert sys.version_info >= (3, 12) or PINNED > 0

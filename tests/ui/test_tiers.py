@@ -7,7 +7,6 @@ pixels of the rendered widget.
 
 from __future__ import annotations
 
-import ctypes
 import time
 import wave
 from pathlib import Path
@@ -29,16 +28,6 @@ from app.ui.views.tiers_timeline import FILL_ALPHA, TimelineItem
 
 DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo"
 
-# PySide6 6.12 on Python 3.11 drops one reference to None (and True) on every call of
-# some Python overrides of void virtuals (resizeEvent, QGraphicsItem.paint: measured
-# with sys.getrefcount, about 50-400 per pyqtgraph repaint). Painting enough views in
-# one process drives None's count to zero and aborts the interpreter at exit
-# ("Fatal Python error: none_dealloc"). Python 3.12 makes None immortal; until the
-# project moves, these references keep the test process alive; the list itself is
-# leaked on purpose (one extra reference that nothing releases), or finalization would
-# hand the references back before Qt's last objects go.
-_REFCOUNT_BALLAST = [None] * 2_000_000 + [True] * 200_000 + [False] * 200_000
-ctypes.pythonapi.Py_IncRef(ctypes.py_object(_REFCOUNT_BALLAST))
 
 
 @pytest.fixture(scope="module")
