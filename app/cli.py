@@ -15,6 +15,7 @@ from pathlib import Path
 from app import __version__
 from app.cli_certificate import add_certificate_commands, run_certificate, run_verify
 from app.cli_label import add_label_commands, run_label
+from app.cli_open import add_open_command, default_demo, run_gui, run_open
 from app.core.agreement.compare import compare
 from app.core.agreement.report import agreement_report
 from app.core.agreement.result import AgreementReport
@@ -63,8 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_label_commands(commands)
     add_certificate_commands(commands)
+    add_open_command(commands)
 
-    demo = commands.add_parser("demo", help="the report on the bundled demo studies")
+    demo = commands.add_parser("demo", help="the desktop app on the bundled demo study "
+                               "(--json: the report; --export: the project folders)")
     demo.add_argument("--export", type=Path, metavar="DIR",
                       help="write the demo projects to DIR/<study>/ instead")
     demo.add_argument("--json", action="store_true", help="print JSON (cli.md)")
@@ -117,6 +120,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_certificate(args)
         if args.command == "verify":
             return run_verify(args)
+        if args.command == "open":
+            return run_open(args)
+        if args.command is None:
+            return run_gui(None)
+        if args.command == "demo" and args.export is None and not args.json:
+            return run_gui(default_demo())
         if args.command == "compare":
             return _compare(args.project_a, args.project_b, as_json=args.json,
                             options=_options(args))

@@ -1,0 +1,36 @@
+"""The one ``QApplication`` of a run.
+
+``Qt.AA_ShareOpenGLContexts`` must be set before the ``QApplication`` exists: without
+it a second ``GLViewWidget`` in the same process draws nothing (architecture.md, GL test
+notes). The organization and application names are those :mod:`app.ui.settings` uses.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import QApplication
+
+from app import __version__
+from app.ui.settings import APPLICATION, ORGANIZATION
+
+
+def prepare_qt() -> None:
+    """Attributes that must be set before any ``QApplication`` (idempotent)."""
+    if QCoreApplication.instance() is None:
+        QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
+
+
+def create_application(argv: Sequence[str] | None = None) -> QApplication:
+    """The running ``QApplication``, created (after :func:`prepare_qt`) if needed."""
+    existing = QApplication.instance()
+    if isinstance(existing, QApplication):
+        return existing
+    prepare_qt()
+    app = QApplication(list(argv) if argv is not None else sys.argv[:1])
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationName(APPLICATION)
+    app.setApplicationVersion(__version__)
+    return app

@@ -1,0 +1,312 @@
+"""The project window: a tree of schemes and items, docked views, a status bar.
+
+Small on purpose (architecture rule 6): it owns the one :class:`ViewContext` and hands it
+to every view, starts core jobs on its :class:`~app.ui.workers.WorkerPool`, and
+delegates the rest (menus to :mod:`app.ui.menus`, presentation mode, the watcher, the
+status bar panel).
+
+Choices where the design is silent:
+
+- Layout: the project tree on the left; overview, items and contracts tabbed at the
+  top right; the detail views (cuboids, tiers, traces, regions, masks) tabbed below
+  them. Picking an item raises the detail view that draws the selected scheme's kind.
+- Only views whose module imports are shown (:mod:`app.ui.views.registry`).
+- Opening a project while another open is running cancels the first; a failed open
+  leaves the current project, its views and its watcher untouched.
+- A bundled demo (under ``resources/``) is never certified or scheduled: that would
+  write a ledger into the installation. Export it first (``accord demo --export``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWidget
+
+from app.core.progress import Job
+from app.core.project import ProjectData, open_project
+from app.paths import resources_dir
+from app.ui.menus import build_menus
+from app.ui.presentation import Presentation
+from app.ui.project_tree import ProjectTree
+from app.ui.settings import Settings
+from app.ui.status_panel import StatusPanel
+from app.ui.views.base import View, ViewContext
+from app.ui.views.registry import available_views
+from app.ui.watcher import ProjectWatcher
+from app.ui.workers import JobWorker, WorkerPool
+
+log = logging.getLogger(__name__)
+
+CAN_SCHEDULE = "schedule" in inspect.signature(open_project).parameters
+"""Whether ``open_project`` runs the contract scheduler (``schedule=True``)."""
+TOP_VIEWS = ("overview", "items", "contracts")
+DETAIL_FOR_KIND = {"cuboids": "cuboids", "segments": "tiers", "tiers": "tiers",
+                   "trace": "traces", "regions": "regions", "masks": "masks"}
+
+
+def show_error(parent: QWidget | None, message: str) -> None:
+    """The one error dialog (tests replace this function to record the message)."""
+    QMessageBox.critical(parent, "Accord", message)
+
+
+def is_bundled(path: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(resources_dir().resolve())
+    except OSError:
+        return False
+
+
+class MainWindow(QMainWindow):
+    project_loaded = Signal(object)
+    """A :class:`ProjectData` is now shown."""
+    load_failed = Signal(str)
+    """An open failed with this message (already shown in the dialog)."""
+
+    def __init__(self, settings: Settings, *, views: dict[str, type[View]] | None = None,
+                 watch: bool = True, dialogs: bool = True,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.dialogs = dialogs
+        """False for headless runs: errors are only logged and signalled."""
+        self.settings = settings
+        self.context = ViewContext()
+        self.workers = WorkerPool(self)
+        self.setWindowTitle("Accord")
+        self.setObjectName("accord_main_window")
+        self.setAcceptDrops(True)
+        self.setDockNestingEnabled(True)
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.tree = ProjectTree()
+        self.tree.item_picked.connect(self.pick_item)
+        self.tree.scheme_picked.connect(self.pick_scheme)
+        self.tree_dock = self._dock("project", "Project", self.tree,
+                                    Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.views: dict[str, View] = {}
+        self.docks: dict[str, QDockWidget] = {}
+        self._add_views(available_views() if views is None else views)
+        self.status = StatusPanel()
+        self.status.cancel_requested.connect(self.cancel_work)
+        self.statusBar().addPermanentWidget(self.status)
+        self.presentation = Presentation(self, lambda: self.context, self.set_context)
+        self.presentation.changed.connect(self._presentation_message)
+        self.watcher = ProjectWatcher(self)
+        if watch:
+            self.watcher.changed.connect(self._files_changed)
+        self._opening: JobWorker | None = None
+        self.menus = build_menus(self)
+        self._restore_window()
+
+    # ------------------------------------------------------------------ views and context
+
+    def _dock(self, name: str, title: str, widget: QWidget,
+              area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"dock_{name}")
+        dock.setWidget(widget)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QDockWidget.DockWidgetFeature.DockWidgetClosable
+                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _add_views(self, classes: dict[str, type[View]]) -> None:
+        first: dict[Qt.DockWidgetArea, QDockWidget] = {}
+        for name, cls in classes.items():
+            view = cls()
+            view.item_picked.connect(self.pick_item)
+            view.scheme_picked.connect(self.pick_scheme)
+            certify = getattr(view, "certify_requested", None)
+            if certify is not None:
+                certify.connect(self.certify)
+            area = (Qt.DockWidgetArea.RightDockWidgetArea if name in TOP_VIEWS
+                    else Qt.DockWidgetArea.BottomDockWidgetArea)
+            dock = self._dock(name, cls.title or name.title(), view, area)
+            if area in first:
+                self.tabifyDockWidget(first[area], dock)
+            else:
+                first[area] = dock
+            self.views[name] = view
+            self.docks[name] = dock
+        for dock in first.values():
+            dock.raise_()
+        if not classes:
+            placeholder = QLabel("No views are available in this installation.")
+            placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            self.setCentralWidget(placeholder)
+
+    def set_context(self, context: ViewContext) -> None:
+        """Show ``context`` everywhere (views, tree selection)."""
+        self.context = context
+        self.tree.select(context.scheme, context.item)
+        for name, view in self.views.items():
+            try:
+                view.show_context(context)
+            except Exception:  # one broken view must not take the window down
+                log.exception("view %s could not show the context", name)
+
+    def pick_item(self, item: str) -> None:
+        if item != self.context.item:
+            self.set_context(self.context.with_(item=item))
+        self._raise_detail()
+
+    def pick_scheme(self, scheme: str) -> None:
+        if scheme != self.context.scheme:
+            self.set_context(self.context.with_(scheme=scheme))
+
+    def raise_view(self, name: str) -> None:
+        dock = self.docks.get(name)
+        if dock is not None:
+            dock.show()
+            dock.raise_()
+
+    def _raise_detail(self) -> None:
+        project, scheme = self.context.project, self.context.scheme
+        if project is None or scheme not in project.report.schemes:
+            return
+        kind = project.report.schemes[scheme].kind or ""
+        if kind in DETAIL_FOR_KIND:
+            self.raise_view(DETAIL_FOR_KIND[kind])
+
+    # ------------------------------------------------------------------ opening
+
+    @property
+    def project(self) -> ProjectData | None:
+        return self.context.project
+
+    def open_path(self, path: Path, *, schedule: bool = False, certify: bool = False,
+                  contract: str | None = None) -> JobWorker:
+        """Open (or reload) ``path`` on the worker pool; the result replaces the project."""
+        if self._opening is not None:
+            self._opening.cancel()
+        options: dict[str, Any] = {}
+        if certify:
+            options.update(certify=True, contract=contract)
+        elif schedule and CAN_SCHEDULE:
+            options["schedule"] = True
+        if options and is_bundled(path):
+            options = {}
+
+        def job() -> Job[ProjectData]:
+            return open_project(path, **options)
+
+        verb = "Certifying" if certify else "Opening"
+        worker = self.workers.start(job, name=f"open {path}", on_progress=self.status.step,
+                                    on_result=lambda data: self._loaded(worker, data),
+                                    on_error=lambda message: self._failed(worker, message))
+        worker.signals.done.connect(lambda: self._done(worker))
+        self._opening = worker
+        self.status.begin(f"{verb} {path.name}…")
+        return worker
+
+    def reload(self) -> None:
+        if self.project is not None:
+            self.open_path(self.project.path)
+
+    def certify(self, contract: str = "") -> None:
+        """Certify one contract (or every due one with ``""``) and show the result."""
+        project = self.project
+        if project is None:
+            return
+        if is_bundled(project.path):
+            self.error("The bundled demo is read-only: export it first "
+                       "(accord demo --export DIR) and open the copy to certify.")
+            return
+        self.watcher.ignore_next()
+        self.open_path(project.path, certify=True, contract=contract or None)
+
+    def error(self, message: str) -> None:
+        """The one dialog for an error (none in headless runs)."""
+        if self.dialogs:
+            show_error(self, message)
+
+    def cancel_work(self) -> None:
+        self.workers.cancel_all()
+
+    def _loaded(self, worker: JobWorker, data: ProjectData) -> None:
+        if worker is not self._opening:
+            return  # superseded by a later open
+        previous = self.context
+        same = previous.project is not None and previous.project.path == data.path
+        item = previous.item if same and previous.item in data.study.items else None
+        scheme = (previous.scheme if same and previous.scheme in data.report.schemes
+                  else next(iter(data.report.schemes), None))
+        self.tree.show_project(data)
+        self.set_context(previous.with_(project=data, item=item, scheme=scheme))
+        self.status.show_coverage(data)
+        self.setWindowTitle(f"Accord — {data.path.name}")
+        if not is_bundled(data.path):
+            self.settings.add_recent(data.path)
+            self.menus.refresh_recent()
+        if self.watcher.root != data.path.resolve():
+            self.watcher.watch(data.path)
+        self.presentation.refresh()
+        self.statusBar().showMessage(f"Opened {data.path}", 4000)
+        self.project_loaded.emit(data)
+
+    def _failed(self, worker: JobWorker, message: str) -> None:
+        if worker is not self._opening:
+            return
+        self.error(message)  # the worker has written the log line
+        self.load_failed.emit(message)
+
+    def _done(self, worker: JobWorker) -> None:
+        if worker is self._opening:
+            self._opening = None
+            self.status.end()
+            if worker.cancel_requested:
+                self.statusBar().showMessage("Cancelled", 4000)
+
+    def _files_changed(self) -> None:
+        if self.project is not None:
+            self.open_path(self.project.path, schedule=True)
+
+    def _presentation_message(self, text: str) -> None:
+        if text:
+            self.statusBar().showMessage(text)
+        else:
+            self.statusBar().clearMessage()
+
+    # ------------------------------------------------------------------ window events
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt API)
+        if _dropped_folder(event) is not None:
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 (Qt API)
+        folder = _dropped_folder(event)
+        if folder is not None:
+            event.acceptProposedAction()
+            self.open_path(folder)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)
+        self.presentation.leave()
+        self.settings.save_window(self.saveGeometry(), self.saveState())
+        self.watcher.stop()
+        self.workers.await_workers()
+        self.status.end()
+        event.accept()
+
+    def _restore_window(self) -> None:
+        geometry: QByteArray | None = self.settings.window_geometry()
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1280, 800)
+        state = self.settings.window_state()
+        if state is not None:
+            self.restoreState(state)
+
+
+def _dropped_folder(event: QDragEnterEvent | QDropEvent) -> Path | None:
+    urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
+    if len(urls) == 1 and urls[0].isLocalFile():
+        path = Path(urls[0].toLocalFile())
+        if path.is_dir():
+            return path
+    return None
