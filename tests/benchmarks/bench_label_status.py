@@ -88,6 +88,38 @@ def generate(root: Path, n_items: int) -> None:
                                          "annotator": person, "label": label}) + "\n")
 
 
+def reference_read_predictions(path: Path, study: object, tiers: tuple[str, ...]) -> int:
+    """The per-line reader the fast one replaced (one ``json.loads`` and every field
+    check per line), kept as the reference for the in-process ratio."""
+    from app.core.formats.json_lines import Fields, iter_json_lines
+    from app.core.formats.labeling import _prediction
+
+    count = 0
+    for line, record in iter_json_lines(path):
+        _prediction(Fields(path, line, record), study, tiers)  # type: ignore[arg-type]
+        count += 1
+    return count
+
+
+def reader_ratio(project: Path) -> tuple[float, float]:
+    """Seconds of the reference per-line reader and of ``read_predictions``, same file."""
+    import time
+
+    from app.core.formats.labeling import read_predictions
+    from app.core.formats.potato import load_study
+
+    study = load_study(project)
+    tiers = tuple(name for name, _ in TIERS)
+    path = project / "labeling" / "predictions.jsonl"
+    start = time.process_time()
+    n_reference = reference_read_predictions(path, study, tiers)
+    middle = time.process_time()
+    n_fast = len(read_predictions(path, study, tiers))
+    end = time.process_time()
+    assert n_reference == n_fast
+    return middle - start, end - middle
+
+
 def timed_status(project: Path) -> tuple[float, float, dict[str, object]]:
     elapsed, mib, out = timed([sys.executable, "-m", "app", "label", "status", str(project),
                                 "--json"])
@@ -104,11 +136,14 @@ def main() -> int:
         generate(small, args.items // 10)
         small_time, small_mib, _ = timed_status(small)
         big_time, big_mib, report = timed_status(big)
+        reference, fast = reader_ratio(big)
     states = {k: v["state"] for k, v in report["contracts"].items()}  # type: ignore[attr-defined]
     print(f"label status {args.items} items x {len(TIERS)} tiers, all six kinds: "
           f"{big_time:.1f}s, peak {big_mib:.0f} MiB (goal < {GOAL_SECONDS:.0f}s); a tenth of "
           f"it {small_time:.1f}s, peak {small_mib:.0f} MiB; ratio {big_time / small_time:.1f}x "
           f"for 10x the items; states {states}")
+    print(f"predictions reader (CPU s, in process): reference per-line {reference:.2f}s, "
+          f"read_predictions {fast:.2f}s, ratio {reference / fast:.1f}x")
     return 0 if big_time < GOAL_SECONDS else 1
 
 

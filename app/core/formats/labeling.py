@@ -42,7 +42,7 @@ from typing import Any
 
 from app.core.contracts.families import Family, loss_family
 from app.core.errors import InputError
-from app.core.formats.json_lines import Fields, iter_json_lines
+from app.core.formats.json_lines import Fields, iter_json_lines, read_json_lines
 from app.core.formats.labeling_answers import to_answer
 from app.core.formats.labeling_data import (
     LabelingData,
@@ -130,32 +130,61 @@ def _check_label(f: Fields, scheme: Scheme, raw: Any) -> None:
 
 
 def read_predictions(path: Path, study: Study, tiers: Iterable[str]) -> tuple[Prediction, ...]:
-    """``predictions.jsonl``: one line per item, schema and cascade tier."""
+    """``predictions.jsonl``: one line per item, schema and cascade tier.
+
+    The whole file is parsed at once (:func:`~app.core.formats.json_lines.read_json_lines`)
+    and the common line (string ids, a plain label already seen valid for its scheme, a
+    confidence in [0, 1], no ``probs``) is checked inline; any other line goes through
+    the full per-field checks, which give the same prediction or the message naming the
+    line and field.
+    """
     tier_names = tuple(tiers)
+    tier_set = frozenset(tier_names)
     seen: dict[tuple[str, str, str], int] = {}
     out: list[Prediction] = []
-    for line, record in iter_json_lines(path):
-        f = Fields(path, line, record)
-        item, scheme = _item_and_scheme(f, study)
-        tier = f.required_ident("tier")
-        if tier not in tier_names:
-            raise f.error(f"unknown tier '{tier}'; expected a tier of the cascade "
-                          f"({', '.join(tier_names)})", "tier")
-        if not f.has("label"):
-            raise f.error("missing field 'label'; expected the machine's label", "label")
-        label = record["label"]
-        _check_label(f, scheme, label)
-        confidence = f.number("confidence", low=0, high=1, what="a confidence")
-        assert confidence is not None
-        probs = _probs(f, scheme)
-        key = (scheme.name, item, tier)
+    schemes, items = study.schemes, study.items
+    valid: set[tuple[str, type, Any]] = set()
+    for line, record in read_json_lines(path):
+        item, schema, tier = record.get("item"), record.get("schema"), record.get("tier")
+        label: Any = record.get("label")
+        confidence: Any = record.get("confidence")
+        scheme = schemes.get(schema) if type(schema) is str else None
+        if (scheme is not None and type(item) is str and item in items
+                and type(tier) is str and tier in tier_set
+                and type(confidence) in (float, int) and 0 <= confidence <= 1
+                and record.get("probs") is None and type(label) in (str, int, float)
+                and (scheme.name, type(label), label) in valid):
+            prediction = Prediction(item, scheme.name, tier, label,
+                                    float(confidence), None, line)
+        else:
+            prediction = _prediction(Fields(path, line, record), study, tier_names)
+            if type(prediction.label) in (str, int, float) and prediction.probs is None:
+                valid.add((prediction.schema, type(prediction.label), prediction.label))
+        key = (prediction.schema, prediction.item, prediction.tier)
         if key in seen:
-            raise f.error(f"a second prediction for item '{item}', schema '{scheme.name}', "
-                          f"tier '{tier}' (the first at line {seen[key]}); expected one line "
-                          "per item, schema and tier")
+            raise Fields(path, line, record).error(
+                f"a second prediction for item '{prediction.item}', schema "
+                f"'{prediction.schema}', tier '{prediction.tier}' (the first at line "
+                f"{seen[key]}); expected one line per item, schema and tier")
         seen[key] = line
-        out.append(Prediction(item, scheme.name, tier, label, confidence, probs, line))
+        out.append(prediction)
     return tuple(out)
+
+
+def _prediction(f: Fields, study: Study, tier_names: tuple[str, ...]) -> Prediction:
+    """One line's prediction with every field checked (messages name line and field)."""
+    item, scheme = _item_and_scheme(f, study)
+    tier = f.required_ident("tier")
+    if tier not in tier_names:
+        raise f.error(f"unknown tier '{tier}'; expected a tier of the cascade "
+                      f"({', '.join(tier_names)})", "tier")
+    if not f.has("label"):
+        raise f.error("missing field 'label'; expected the machine's label", "label")
+    label = f.record["label"]
+    _check_label(f, scheme, label)
+    confidence = f.number("confidence", low=0, high=1, what="a confidence")
+    assert confidence is not None
+    return Prediction(item, scheme.name, tier, label, confidence, _probs(f, scheme), f.line)
 
 
 def _probs(f: Fields, scheme: Scheme) -> Mapping[str, float] | None:
