@@ -12,12 +12,15 @@ the seed's three example studies (``contracts.md``, last section), so that
 gives:
 
 - ``sentiment_reviews``: a two-tier cascade whose ``selective_risk`` is **met**, with a
-  ``ppi`` estimate per language, a ``budget_first`` plan and a legacy threshold;
+  ``ppi`` estimate per language and a ``budget_first`` plan (no legacy threshold: one
+  on the same schema would gate acceptance, and the seed's study had none);
 - ``people_photos``: "a person is present" **met**, the box contract **insufficient**
   because the detector's boxes are wrong on about a third of the dev images;
 - ``agent_judge``: an LLM judge right on 80% of traces but always "confidence 1.0":
-  ``selective_risk`` **infeasible**, the alternative annotator test **unmet**, and a
-  ``ppi`` estimate that corrects the judge's optimism.
+  ``selective_risk`` **infeasible**, the alternative annotator test **unmet**, a
+  ``ppi`` estimate that corrects the judge's optimism, and a ``threshold_legacy`` rule
+  on the step rewards (a schema with no ``selective_risk`` contract, so nothing else
+  gates it): its labels are delivered uncertified, with their measured dev error.
 
 The truth is synthetic; the statistics that matter (who is wrong where, the dev/cert
 split, the labelled share of successes) are placed by construction rather than left to
@@ -81,7 +84,7 @@ EN_TAILS = ("", " Bought it as a gift.", " Used it daily for a month.", " Second
             " Delivery took four days.", " Got it on sale.")
 ES_TAILS = ("", " Lo compré para regalar.", " Lo uso a diario desde hace un mes.",
             " Es el segundo que tengo.", " Tardó cuatro días en llegar.", " Estaba de oferta.")
-EASY = {
+EASY: dict[str, dict[str, tuple[str, ...]]] = {
     "en": {
         "positive": ("Absolutely love this {p}. Works perfectly.",
                      "Best {p} I have ever owned, highly recommend it.",
@@ -117,7 +120,7 @@ EASY = {
                     "Ni bueno ni malo; es lo que es."),
     },
 }
-HARD = {
+HARD: dict[str, dict[str, tuple[str, ...]]] = {
     "en": {
         "positive": ("Not bad at all, the {p} is quieter than I expected.",
                      "Took a while to get used to the {p}, but I would not go back.",
@@ -159,7 +162,7 @@ EASY_SHARE = 0.44
 DISTILBERT_SATURATES = (0.770, 0.779)
 """distilbert's confidence on the hard reviews it gets wrong with conviction (negations
 and "not bad"): its logit saturates on those patterns, so they land in one narrow band."""
-GEMMA_WRONG_SHARE = 0.09
+GEMMA_WRONG_SHARE = 0.06
 """Share of the hard reviews gemma misreads; its confidence there is low (calibrated)."""
 
 
@@ -264,22 +267,30 @@ def sentiment_draws(dice: pw.Dice, reviews: Sequence[Review], confident: set[str
     25 of them answered by three people, 5 not answered yet, one answer edited; then six
     verification requests on other items (the person saw gemma's answer).
 
-    The split is random within two strata, the items distilbert is ``confident`` about
+    The split is random within strata: the items distilbert is ``confident`` about
     (a fact known when drawing) and the rest, so that each tier's cert share is half its
     sample: with about 80 cert labels shared by two tiers, each needs 34 to pass the first
     look's halved level with no error, and an unstratified split often leaves one short.
+    Within those, by language and by what the text says (``reading``), so that each
+    language's dev labels show its label shares: ``ppi`` estimates per language from
+    about 40 dev labels each, and an unlucky split (one seed put 49% negatives in the
+    English dev labels against 39% in the sample) moves an interval off the truth.
     """
     pi = round(N_DRAWN / N_REVIEWS, 6)
+    by_id = {r.id: r for r in reviews}
     drawn = dice.shuffled([r.id for r in reviews])[:N_DRAWN]
+    strata: dict[tuple[bool, str, str], list[str]] = {}
+    for item in sorted(drawn):
+        r = by_id[item]
+        strata.setdefault((item in confident, r.language, r.reading), []).append(item)
     dev: set[str] = set()
-    for k, stratum in enumerate((sorted(i for i in drawn if i in confident),
-                                 sorted(i for i in drawn if i not in confident))):
-        dev.update(dice.shuffled(stratum)[:(len(stratum) + k) // 2])
+    for k, key in enumerate(sorted(strata)):
+        stratum = strata[key]
+        dev.update(dice.shuffled(stratum)[:(len(stratum) + k % 2) // 2])
     order = dice.shuffled(drawn)
     overlap = set(order[:N_OVERLAP])
     unanswered = set(order[N_OVERLAP:N_OVERLAP + N_UNANSWERED])
     edited = next(i for i in order[N_OVERLAP + N_UNANSWERED:] if i in dev)
-    by_id = {r.id: r for r in reviews}
     draws: list[lw.Draw] = []
     for k, item in enumerate(sorted(drawn), start=1):
         r = by_id[item]
@@ -343,10 +354,10 @@ def make_sentiment_plan(seed: int = SENT_SEED) -> SentimentPlan:
     confident = {i for i, g in distilbert.items() if g.confidence >= SENT_RULE["distilbert"]}
     draws = sentiment_draws(pw.Dice(seed + 3), reviews, confident)
     _dev_holds_top_misreading(reviews, distilbert, gemma, draws)
-    requested = {d.item for d in draws}
-    free = [r for r in reviews if r.id not in requested and r.language == "en"]
+    answered = {d.item for d in draws if d.kind == "calibration" and d.answer is not None}
+    pilot = [r for r in reviews if r.id in answered and r.language == "en"]
     pdice = pw.Dice(seed + 4)
-    chosen = pdice.shuffled([r.id for r in free])[:50]
+    chosen = pdice.shuffled([r.id for r in pilot])[:50]
     by_id = {r.id: r for r in reviews}
     potato = {"ana": {i: by_id[i].reading for i in sorted(chosen[:30])},
               "ben": {i: by_id[i].reading for i in sorted(chosen[20:])}}
@@ -369,7 +380,6 @@ contracts:
   - {id: prevalence, kind: ppi, schema: sentiment, estimand: prevalence, by: language,
      confidence: 0.9}
   - {id: plan, kind: budget_first, schema: sentiment, human_labels: 500}
-  - {id: old-rule, kind: threshold_legacy, schema: sentiment, threshold: 0.8}
 """
 
 
@@ -449,10 +459,12 @@ def sentiment_numbers(plan: SentimentPlan) -> SentimentNumbers:
         if split[item] == "cert" and routed is not None:
             cert_errors[routed[0]][1] += 1
             cert_errors[routed[0]][0] += routed[1].label != by_id[item].reading
+    people = {d.item for d in plan.draws if d.answer is not None}
+    people.update(i for labels in plan.potato.values() for i in labels)
     accepted = wrong_truth = wrong_reading = 0
     for r in plan.reviews:
         routed = _route(plan, r.id)
-        if r.id in answered or routed is None:
+        if r.id in people or routed is None:
             continue
         accepted += 1
         wrong_truth += routed[1].label != r.truth
@@ -530,8 +542,10 @@ def sentiment_readme(plan: SentimentPlan) -> str:
         "- One dev answer was edited: a later line for the same request and annotator.",
         f"- {n.verification} verification requests (the person saw gemma's answer): training "
         "data only.",
-        "- `annotation_output/` holds ordinary Potato labels by ana and ben on 50 other items "
-        "(outside engine requests: they certify nothing).",
+        "- `annotation_output/` holds ordinary Potato labels by ana and ben on 50 of the "
+        "answered English reviews (outside engine requests: they certify nothing). They sit "
+        "on items people labelled anyway, so, as in the seed's study, every review is either "
+        "labelled by people or left to the machines.",
         "- `labeling/annotators.jsonl`: each person's prestudy answers (languages read).",
         "",
         "## What `accord label certify` should show",
@@ -543,20 +557,21 @@ def sentiment_readme(plan: SentimentPlan) -> str:
         f"{n.cert_errors['gemma-12b'][1]} (gemma) against the people, each enough for the "
         "first look's level split over two tiers. Two things are placed rather than left "
         "to chance, since a sample this small would often miss them: the split is random "
-        "within two strata (distilbert confident or not), so each tier gets half its "
-        "sample in cert; and gemma's most confident misreading in the sample is a dev "
-        "item, so the threshold dev chooses does not admit a cert misreading.",
-        f"- That rule accepts {n.accepted_machine} machine labels on the items people did not "
-        f"label. Against the people's reading their error is "
+        "within strata (distilbert confident or not, language, reading), so each tier gets "
+        "half its sample in cert and each language's dev labels show its label shares; and "
+        "gemma's most confident misreading in the sample is a dev item, so the threshold "
+        "dev chooses does not admit a cert misreading. Accord chooses its own thresholds "
+        "(dev and the fixed sequence on cert); they need not be these.",
+        f"- That rule accepts {n.accepted_machine} machine labels on the items no person "
+        f"labelled (the seed: 316). Against the people's reading their error is "
         f"{100 * n.accepted_error_vs_reading:.1f}%; against the truth it is "
-        f"{100 * n.accepted_error_vs_truth:.1f}% (the seed: 7.6%), all of it the "
+        f"{100 * n.accepted_error_vs_truth:.1f}% (the seed: 7.6%), "
+        f"{'all' if n.accepted_error_vs_reading == 0 else 'most'} of it the "
         "misleading reviews. The contract bounds error against the people who labelled the "
         "sample, never against a truth nobody saw.",
         "- `prevalence` (ppi by language, 90%): one interval per language and label, read "
         "from the dev labels; they should cover the true prevalences above.",
         "- `plan` (budget_first, 500 labels): met once dev labels exist.",
-        "- `old-rule` (threshold_legacy 0.8): accepts above 0.8 without a test; its labels "
-        "are uncertified.",
         "",
     ])
 
@@ -1079,6 +1094,11 @@ def make_agent_plan(seed: int = AGENT_SEED) -> AgentPlan:
     return AgentPlan(traces, judge, split, tuple(overlap), labels)
 
 
+def true_steps(trace: Trace) -> dict[str, Any]:
+    """The process-reward answer a careful person gives: the true step rewards."""
+    return {"steps": [{"index": k, "reward": r} for k, r in enumerate(trace.step_rewards)]}
+
+
 def judge_steps(trace: Trace, verdict: str) -> dict[str, Any]:
     """The judge's process reward: every step good when it says success; otherwise it
     blames the last step (it notices the outcome, not where things went wrong)."""
@@ -1099,6 +1119,8 @@ class AgentNumbers:
     human_alignment: float
     overlap_dev_items: int
     items_per_person: dict[str, int]
+    steps_dev_error: float
+    """Share of dev traces whose judge step rewards lose more than 0.5 against a person."""
 
 
 def alignments(plan: AgentPlan) -> tuple[float, float]:
@@ -1132,7 +1154,18 @@ def agent_numbers(plan: AgentPlan) -> AgentNumbers:
         dev_items=len(dev), dev_success=p, dev_interval=(lo, hi),
         machine_alignment=machine, human_alignment=human,
         overlap_dev_items=sum(1 for i in dev if len(plan.labels[i]) >= 3),
-        items_per_person=per_person)
+        items_per_person=per_person,
+        steps_dev_error=sum(step_loss(judge_steps(by_id[i], plan.judge[i]),
+                                      true_steps(by_id[i])) > 0.5 for i in dev) / len(dev))
+
+
+def step_loss(a: dict[str, Any], b: dict[str, Any]) -> float:
+    """The trace loss (``contracts.md``): the share of the steps both labelled that they
+    labelled differently (here both label every step)."""
+    ra = {s["index"]: s["reward"] for s in a["steps"]}
+    rb = {s["index"]: s["reward"] for s in b["steps"]}
+    shared = sorted(set(ra) & set(rb))
+    return float(sum(ra[k] != rb[k] for k in shared) / len(shared))
 
 
 AGENT_ENGINE = """\
@@ -1149,6 +1182,7 @@ contracts:
   - {id: judge-accuracy, kind: selective_risk, schema: task_success, error: 0.1}
   - {id: replaces-a-person, kind: no_worse_than_human, schema: task_success, epsilon: 0.1}
   - {id: success-rate, kind: ppi, schema: task_success, estimand: prevalence}
+  - {id: old-rule, kind: threshold_legacy, schema: steps, threshold: 0.8}
 """
 
 
@@ -1225,8 +1259,10 @@ def agent_readme(plan: AgentPlan) -> str:
         f"kemi, lars and mei ({n.overlap_dev_items} in dev, so each of the three has "
         f"{min(n.items_per_person.values())} or more dev items with two other people); the "
         "rest by one person (kemi, lars, mei, noor or omar). People label the truth, except "
-        f"{HUMAN_SLIPS} slips on the dev overlap items. `annotation_output/` holds ordinary "
-        "Potato answers (both schemes) by noor and omar on a few undrawn traces.",
+        f"{HUMAN_SLIPS} slips on the dev overlap items. On every drawn trace the first "
+        "person who answered also labelled the steps (a `steps` calibration request, the "
+        "true step rewards). `annotation_output/` holds ordinary Potato answers (both "
+        "schemes) by noor and omar on a few undrawn traces.",
         "",
         "## What `accord label certify` should show",
         "",
@@ -1241,6 +1277,12 @@ def agent_readme(plan: AgentPlan) -> str:
         f"{n.dev_success:.2f}, classical interval [{n.dev_interval[0]:.2f}, "
         f"{n.dev_interval[1]:.2f}] (the seed: 0.66 [0.57, 0.76]) against a true "
         f"{n.true_success:.2f}; the judge alone would say {n.judge_success_share:.2f}.",
+        "- `old-rule` (threshold_legacy 0.8 on `steps`, as `accord label migrate-config` "
+        "writes for an old `icl_labeling` block): **met** without a test, `certified: "
+        "false`. The judge's 1.0 passes it everywhere, so its step rewards are delivered "
+        "on every trace no person labelled, as `accepted_uncertified`; on the dev labels "
+        f"{100 * n.steps_dev_error:.1f}% of them are wrong (a trace loss above 0.5: the "
+        "judge blames the last step of a failure, people the step where it went wrong).",
         "",
     ])
 
@@ -1269,6 +1311,11 @@ def generate_agent(out_dir: Path) -> None:
         for person, verdict in plan.labels[item].items():
             draws.append(lw.Draw(f"success-{k:03d}", item, "task_success", "calibration", pi,
                                  plan.split[item], lw.Answer(person, verdict)))
+    by_id = {t.id: t for t in plan.traces}
+    for k, item in enumerate(sorted(plan.labels), start=1):
+        person = next(iter(plan.labels[item]))
+        draws.append(lw.Draw(f"steps-{k:03d}", item, "steps", "calibration", pi,
+                             plan.split[item], lw.Answer(person, true_steps(by_id[item]))))
     requests = lw.request_lines(draws, lw.now_base(2025, 11, 26), pw.Dice(AGENT_SEED + 5))
     lw.write_labeling(out_dir, AGENT_ENGINE, predictions, requests)
     dice = pw.Dice(AGENT_SEED + 6)
