@@ -19,17 +19,19 @@ Choices where the design is silent:
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import logging
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWidget
 
 from app.core.progress import Job
-from app.core.project import ProjectData, open_project
 from app.paths import resources_dir
 from app.ui.menus import build_menus
 from app.ui.presentation import Presentation
@@ -41,13 +43,37 @@ from app.ui.views.registry import available_views
 from app.ui.watcher import ProjectWatcher
 from app.ui.workers import JobWorker, WorkerPool
 
+if TYPE_CHECKING:
+    from app.core.project import ProjectData
+
 log = logging.getLogger(__name__)
 
-CAN_SCHEDULE = "schedule" in inspect.signature(open_project).parameters
-"""Whether ``open_project`` runs the contract scheduler (``schedule=True``)."""
 TOP_VIEWS = ("overview", "items", "contracts")
 DETAIL_FOR_KIND = {"cuboids": "cuboids", "segments": "tiers", "tiers": "tiers",
                    "trace": "traces", "regions": "regions", "masks": "masks"}
+
+
+def open_project(path: Path, **options: Any) -> Job[ProjectData]:
+    """``app.core.project.open_project``, imported when first used (on the worker thread).
+
+    The core pulls in scipy, which takes longer than the whole first paint; the window
+    only needs it once a project is opened. ``schedule`` is dropped when the core's
+    ``open_project`` does not take it (the contract scheduler not installed).
+    """
+    from app.core.project import open_project as core_open_project
+
+    if options.get("schedule") and "schedule" not in inspect.signature(
+            core_open_project).parameters:
+        del options["schedule"]
+    return core_open_project(path, **options)
+
+
+def _import_core() -> Job[None]:
+    """Import the core's heavy modules (numpy, scipy, shapely) off the GUI thread."""
+    for module in ("app.core.project", "app.core.agreement.item_ranking",
+                   "app.core.agreement.item_scores"):
+        importlib.import_module(module)
+    yield from ()
 
 
 def show_error(parent: QWidget | None, message: str) -> None:
@@ -67,6 +93,8 @@ class MainWindow(QMainWindow):
     """A :class:`ProjectData` is now shown."""
     load_failed = Signal(str)
     """An open failed with this message (already shown in the dialog)."""
+    views_ready = Signal()
+    """The views are docked (they are created just after the first paint)."""
 
     def __init__(self, settings: Settings, *, views: dict[str, type[View]] | None = None,
                  watch: bool = True, dialogs: bool = True,
@@ -89,7 +117,6 @@ class MainWindow(QMainWindow):
                                     Qt.DockWidgetArea.LeftDockWidgetArea)
         self.views: dict[str, View] = {}
         self.docks: dict[str, QDockWidget] = {}
-        self._add_views(available_views() if views is None else views)
         self.status = StatusPanel()
         self.status.cancel_requested.connect(self.cancel_work)
         self.statusBar().addPermanentWidget(self.status)
@@ -99,8 +126,13 @@ class MainWindow(QMainWindow):
         if watch:
             self.watcher.changed.connect(self._files_changed)
         self._opening: JobWorker | None = None
+        self._generation = 0
         self.menus = build_menus(self)
         self._restore_window()
+        if views is not None:
+            self.add_views(views)
+        else:  # after the first paint: importing the views (pyqtgraph, scipy) takes a second
+            QTimer.singleShot(0, self._warm_up)
 
     # ------------------------------------------------------------------ views and context
 
@@ -115,7 +147,16 @@ class MainWindow(QMainWindow):
         self.addDockWidget(area, dock)
         return dock
 
-    def _add_views(self, classes: dict[str, type[View]]) -> None:
+    def _warm_up(self) -> None:
+        """Import the core on the pool (the window keeps painting), then add the views."""
+        self.workers.start(_import_core, name="import the core",
+                           on_result=lambda _: self.add_views(available_views()),
+                           on_error=lambda _: self.add_views(available_views()))
+
+    def add_views(self, classes: dict[str, type[View]]) -> None:
+        """Create and dock the views (once); each is shown the current context."""
+        if self.views:
+            return
         first: dict[Qt.DockWidgetArea, QDockWidget] = {}
         for name, cls in classes.items():
             view = cls()
@@ -139,16 +180,41 @@ class MainWindow(QMainWindow):
             placeholder = QLabel("No views are available in this installation.")
             placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
             self.setCentralWidget(placeholder)
+        self.menus.add_view_actions()
+        state = self.settings.window_state()
+        if state is not None:
+            self.restoreState(state)
+        if self.context.project is not None:
+            self.set_context(self.context)
+        self.views_ready.emit()
 
     def set_context(self, context: ViewContext) -> None:
-        """Show ``context`` everywhere (views, tree selection)."""
+        """Show ``context`` everywhere (views, tree selection), now."""
         self.context = context
+        self._generation += 1
         self.tree.select(context.scheme, context.item)
-        for name, view in self.views.items():
-            try:
-                view.show_context(context)
-            except Exception:  # one broken view must not take the window down
-                log.exception("view %s could not show the context", name)
+        for name in self.views:
+            self._show(name, context)
+
+    def _show(self, name: str, context: ViewContext) -> None:
+        try:
+            self.views[name].show_context(context)
+        except Exception:  # one broken view must not take the window down
+            log.exception("view %s could not show the context", name)
+
+    def _staggered(self, steps: list[Callable[[], object]], then: Callable[[], object],
+                   generation: int | None = None) -> None:
+        """Run ``steps`` one per event-loop turn, so the window paints between them (a new
+        project reaches each view in its own turn: no single long stall), then ``then``.
+        A :meth:`set_context` in between supersedes the rest (it showed every view)."""
+        if generation is None:
+            self._generation += 1
+            generation = self._generation
+        if generation != self._generation or not steps:
+            then()
+            return
+        steps[0]()
+        QTimer.singleShot(0, self, partial(self._staggered, steps[1:], then, generation))
 
     def pick_item(self, item: str) -> None:
         if item != self.context.item:
@@ -187,7 +253,7 @@ class MainWindow(QMainWindow):
         options: dict[str, Any] = {}
         if certify:
             options.update(certify=True, contract=contract)
-        elif schedule and CAN_SCHEDULE:
+        elif schedule:
             options["schedule"] = True
         if options and is_bundled(path):
             options = {}
@@ -236,8 +302,8 @@ class MainWindow(QMainWindow):
         item = previous.item if same and previous.item in data.study.items else None
         scheme = (previous.scheme if same and previous.scheme in data.report.schemes
                   else next(iter(data.report.schemes), None))
-        self.tree.show_project(data)
-        self.set_context(previous.with_(project=data, item=item, scheme=scheme))
+        context = previous.with_(project=data, item=item, scheme=scheme)
+        self.context = context
         self.status.show_coverage(data)
         self.setWindowTitle(f"Accord — {data.path.name}")
         if not is_bundled(data.path):
@@ -245,6 +311,16 @@ class MainWindow(QMainWindow):
             self.menus.refresh_recent()
         if self.watcher.root != data.path.resolve():
             self.watcher.watch(data.path)
+
+        def tree() -> None:
+            self.tree.show_project(data)
+            self.tree.select(context.scheme, context.item)
+
+        steps: list[Callable[[], object]] = [tree]
+        steps += [partial(self._show, name, context) for name in self.views]
+        self._staggered(steps, partial(self._delivered, data))
+
+    def _delivered(self, data: ProjectData) -> None:
         self.presentation.refresh()
         self.statusBar().showMessage(f"Opened {data.path}", 4000)
         self.project_loaded.emit(data)

@@ -48,14 +48,7 @@ class Menus:
         self.presentation.setShortcuts([QKeySequence("F11"), QKeySequence("Ctrl+Shift+P")])
         view.addSeparator()
         view.addAction(window.tree_dock.toggleViewAction())
-        for index, name in enumerate(VIEW_NAMES, start=1):
-            dock = window.docks.get(name)
-            if dock is None:
-                continue
-            toggle = dock.toggleViewAction()
-            view.addAction(toggle)
-            self._action(view, f"Show {dock.windowTitle()}", f"Alt+{index}",
-                         lambda n=name: window.raise_view(n), visible=False)
+        self.view_menu = view
 
         help_menu = bar.addMenu("&Help")
         self._action(help_menu, "&About Accord", None, self._about)
@@ -72,6 +65,17 @@ class Menus:
         else:
             self.window.addAction(action)  # the shortcut works without a menu entry
         return action
+
+    def add_view_actions(self) -> None:
+        """One toggle per docked view, and Alt+1…8 to raise it (once the views exist)."""
+        window = self.window
+        for index, name in enumerate(VIEW_NAMES, start=1):
+            dock = window.docks.get(name)
+            if dock is None:
+                continue
+            self.view_menu.addAction(dock.toggleViewAction())
+            self._action(self.view_menu, f"Show {dock.windowTitle()}", f"Alt+{index}",
+                         lambda n=name: window.raise_view(n), visible=False)
 
     def refresh_recent(self) -> None:
         self.recent.clear()

@@ -28,7 +28,6 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import QWidget
 
-from app.core.agreement.item_ranking import item_scores, rank_items
 from app.ui.views.base import ViewContext, anonymous_aliases
 
 FONT_SCALE = 1.6
@@ -118,6 +117,8 @@ class Presentation(QObject):
             self._set(context.with_(anonymous=True, font_scale=FONT_SCALE, aliases={}))
             self.changed.emit("Presentation: no project open")
             return
+        from app.core.agreement.item_ranking import item_scores, rank_items  # scipy: lazily
+
         self.order = rank_items(project.report, context.scheme)
         self._scores = item_scores(project.report, context.scheme)
         aliases = anonymous_aliases(tuple(sorted(project.study.annotators)))

@@ -13,10 +13,13 @@ headline metric the report has (α for categorical kinds, mean agreement for set
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
-from app.core.project import ProjectData
+if TYPE_CHECKING:
+    from app.core.project import ProjectData
 
 ROLE_KIND = Qt.ItemDataRole.UserRole
 ROLE_VALUE = Qt.ItemDataRole.UserRole + 1

@@ -8,11 +8,15 @@ opening a project.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from app.core.progress import Progress
-from app.core.project import ProjectData
+
+if TYPE_CHECKING:
+    from app.core.project import ProjectData
 
 SHOW_AFTER_MS = 300
 

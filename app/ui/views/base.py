@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass, field, replace
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
-from app.core.project import ProjectData
+if TYPE_CHECKING:  # not at run time: the core's import (scipy) would delay the first paint
+    from app.core.project import ProjectData
 
 VIEW_NAMES = ("overview", "items", "cuboids", "tiers", "traces", "regions", "masks",
               "contracts")

@@ -1,0 +1,224 @@
+"""Benchmark: the GUI thread never blocks while the big lidar study's report runs.
+
+Run on purpose::
+
+    .venv/bin/python tests/benchmarks/bench_gui_stall.py [--sweeps N] [--default-budget]
+
+(offscreen by default; ``QT_QPA_PLATFORM=xcb xvfb-run -a ...`` to include the 3D view,
+which needs OpenGL.)
+
+The study is the one of ``bench_lidar_study.py`` (its generator: 2,000 sweeps × 3
+annotators × 40 cuboids) and, unless ``--default-budget``, it is opened with the same
+comparison budget as that benchmark, so every sweep is scored and the report takes
+seconds: the case where a blocked GUI thread would show.
+
+Measured:
+
+- **stall**: a 10 ms heartbeat ``QTimer`` on the GUI thread records when it fires while
+  the window opens the project through its worker pool (``MainWindow.open_path``) and
+  the result reaches every view; the longest gap between two beats is the longest
+  stall (goal < 50 ms).
+- **launch**: a fresh process creates the application and the window, shows it and
+  starts opening the project; the time from before the process was started to the
+  window's first paint event (goal < 2 s).
+- **reference, same run**: the same report run synchronously on the GUI thread
+  (``progress.run`` then ``set_context``), which is what a naive window does; its stall
+  is the whole report. The printed ratio is reference stall / worker stall.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # beside bench_lidar_study.py
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout
+
+import itertools
+
+from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer
+from PySide6.QtWidgets import QApplication
+
+import app.ui.main_window as main_window
+from app.ui.app import create_application
+from app.ui.main_window import MainWindow
+from app.ui.settings import Settings
+
+STALL_GOAL_MS = 50.0
+LAUNCH_GOAL_S = 2.0
+BEAT_MS = 10
+
+
+class Heartbeat(QObject):
+    """A 10 ms timer on the GUI thread; the longest gap between beats is the stall."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.timer = QTimer(self)
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.setInterval(BEAT_MS)
+        self.timer.timeout.connect(self._beat)
+        self.beats: list[float] = []
+
+    def _beat(self) -> None:
+        self.beats.append(time.monotonic())
+
+    def start(self) -> None:
+        self.beats = [time.monotonic()]
+        self.timer.start()
+
+    def stop(self) -> float:
+        """The longest gap in ms, counting up to now."""
+        self.timer.stop()
+        self.beats.append(time.monotonic())
+        gaps = [b - a for a, b in zip(self.beats, self.beats[1:], strict=False)]
+        return 1000.0 * max(gaps)
+
+
+def wait(msecs: int) -> None:
+    loop = QEventLoop()
+    QTimer.singleShot(msecs, loop.quit)
+    loop.exec()
+
+
+def worker_open(window: MainWindow, project: Path,
+                beat: Heartbeat) -> tuple[float, float, float]:
+    """(stall ms, stall ms once the result arrived, seconds) of opening ``project``
+    through the window's worker: the second is the GUI side alone (the result reaching
+    the tree and every view); the first also counts the job's own effect on the GUI
+    thread (the worker holding the GIL)."""
+    loop = QEventLoop()
+    window.project_loaded.connect(loop.quit)
+    window.load_failed.connect(loop.quit)
+    arrived: list[float] = []
+    beat.start()
+    started = time.monotonic()
+    worker = window.open_path(project)
+    worker.signals.finished.connect(lambda _: arrived.append(time.monotonic()))
+    loop.exec()
+    elapsed = time.monotonic() - started
+    wait(200)  # the views' own deferred work after the result arrived counts too
+    stall = beat.stop()
+    after = [b for b in beat.beats if b >= arrived[0]] if arrived else []
+    delivery = 1000.0 * max((b - a for a, b in itertools.pairwise(after)),
+                            default=0.0)
+    return stall, delivery, elapsed
+
+
+def synchronous_open(window: MainWindow, project: Path, beat: Heartbeat,
+                     options: object) -> tuple[float, float]:
+    """(stall ms, seconds) of the same report run on the GUI thread (the reference)."""
+    from app.core.progress import run
+    from app.core.project import open_project
+
+    loop = QEventLoop()
+    took: list[float] = []
+
+    def block() -> None:
+        started = time.monotonic()
+        data = run(open_project(project, options=options))  # type: ignore[arg-type]
+        window.tree.show_project(data)
+        window.set_context(window.context.with_(project=data))
+        took.append(time.monotonic() - started)
+        QTimer.singleShot(200, loop.quit)
+
+    beat.start()
+    QTimer.singleShot(20, block)
+    loop.exec()
+    return beat.stop(), took[0]
+
+
+class FirstPaint(QObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.at: float | None = None
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt API)
+        if event.type() == QEvent.Type.Paint and self.at is None:
+            self.at = time.monotonic()
+        return False
+
+
+def launch_child(project: Path, settings_file: Path) -> int:
+    """The child of the launch measure: print the monotonic time of the first paint."""
+    app = create_application()
+    window = MainWindow(Settings.at(settings_file), watch=False)
+    painted = FirstPaint()
+    app.installEventFilter(painted)
+    window.show()
+    window.open_path(project)
+    while painted.at is None:
+        app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 50)
+    print(f"painted {painted.at!r}", flush=True)
+    window.close()
+    return 0
+
+
+def measure_launch(project: Path, tmp: Path) -> float:
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, __file__, "--launch-child", str(project),
+                           str(tmp / "launch.ini")], capture_output=True, text=True,
+                          check=True, timeout=120)
+    line = next(x for x in done.stdout.splitlines() if x.startswith("painted "))
+    return float(line.split()[1]) - started
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sweeps", type=int, default=2000)
+    parser.add_argument("--default-budget", action="store_true",
+                        help="open with the GUI's default comparison budget")
+    parser.add_argument("--launch-child", nargs=2, metavar=("PROJECT", "SETTINGS"),
+                        help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.launch_child:
+        return launch_child(Path(args.launch_child[0]), Path(args.launch_child[1]))
+    # The core is imported here, not at the top: the launch child must not pay for it.
+    from bench_lidar_study import BUDGET, generate
+
+    from app.core.agreement.structured import SetOptions
+    from app.core.project import open_project
+
+    options = None if args.default_budget else SetOptions(thresholds={}, budget=BUDGET)
+    if options is not None:  # what the window opens: the same job with the full budget
+        main_window.open_project = functools.partial(open_project, options=options)
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        project = tmp / "lidar"
+        generate(project, args.sweeps)
+        launch = measure_launch(project, tmp)
+        app = create_application()
+        window = MainWindow(Settings.at(tmp / "bench.ini"), watch=False, dialogs=False)
+        window.resize(1280, 800)
+        ready = QEventLoop()
+        window.views_ready.connect(ready.quit)
+        window.show()
+        ready.exec()  # the views are created after the first paint
+        wait(300)
+        beat = Heartbeat()
+        stall, delivery, took = worker_open(window, project, beat)
+        reference, sync_took = synchronous_open(window, project, beat, options)
+        window.close()
+        app.processEvents()
+    budget = "default" if options is None else f"{BUDGET:,}"
+    print(f"GUI on the lidar study ({args.sweeps} sweeps x 3 annotators x 40 cuboids, budget "
+          f"{budget}), views: {', '.join(window.views) or 'none'}, platform "
+          f"{QApplication.platformName()}")
+    print(f"  launch to painted window: {launch:.2f} s (goal < {LAUNCH_GOAL_S:.0f} s)")
+    print(f"  open through the worker: {took:.1f} s, longest GUI-thread stall {stall:.0f} ms "
+          f"(goal < {STALL_GOAL_MS:.0f} ms); after the result arrived (tree and views) "
+          f"{delivery:.0f} ms")
+    print(f"  reference, the same report on the GUI thread: {sync_took:.1f} s, stall "
+          f"{reference:.0f} ms; ratio {reference / stall:.0f}x")
+    return 0 if stall < STALL_GOAL_MS and launch < LAUNCH_GOAL_S else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
