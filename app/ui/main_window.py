@@ -116,11 +116,13 @@ class MainWindow(QMainWindow):
         self.tree_dock = self._dock("project", "Project", self.tree,
                                     Qt.DockWidgetArea.LeftDockWidgetArea)
         self.views: dict[str, View] = {}
+        self.views_added = False
         self.docks: dict[str, QDockWidget] = {}
         self.status = StatusPanel()
         self.status.cancel_requested.connect(self.cancel_work)
         self.statusBar().addPermanentWidget(self.status)
-        self.presentation = Presentation(self, lambda: self.context, self.set_context)
+        self.presentation = Presentation(self, lambda: self.context, self.set_context,
+                                         hidden=(self.tree_dock,))
         self.presentation.changed.connect(self._presentation_message)
         self.watcher = ProjectWatcher(self)
         if watch:
@@ -155,8 +157,9 @@ class MainWindow(QMainWindow):
 
     def add_views(self, classes: dict[str, type[View]]) -> None:
         """Create and dock the views (once); each is shown the current context."""
-        if self.views:
+        if self.views_added:
             return
+        self.views_added = True
         first: dict[Qt.DockWidgetArea, QDockWidget] = {}
         for name, cls in classes.items():
             view = cls()
@@ -184,9 +187,23 @@ class MainWindow(QMainWindow):
         state = self.settings.window_state()
         if state is not None:
             self.restoreState(state)
+        else:
+            self._default_sizes(first)
         if self.context.project is not None:
             self.set_context(self.context)
         self.views_ready.emit()
+
+    def _default_sizes(self, first: dict[Qt.DockWidgetArea, QDockWidget]) -> None:
+        """The first-run layout: a narrow tree; the summaries above the detail views."""
+        right = first.get(Qt.DockWidgetArea.RightDockWidgetArea)
+        bottom = first.get(Qt.DockWidgetArea.BottomDockWidgetArea)
+        width, height = self.width(), self.height()
+        if right is not None:
+            self.resizeDocks([self.tree_dock, right], [width * 22 // 100, width * 78 // 100],
+                             Qt.Orientation.Horizontal)
+        if right is not None and bottom is not None:
+            self.resizeDocks([right, bottom], [height * 55 // 100, height * 45 // 100],
+                             Qt.Orientation.Vertical)
 
     def set_context(self, context: ViewContext) -> None:
         """Show ``context`` everywhere (views, tree selection), now."""
@@ -231,13 +248,21 @@ class MainWindow(QMainWindow):
             dock.show()
             dock.raise_()
 
-    def _raise_detail(self) -> None:
+    def _raise_detail(self, fallback: bool = False) -> None:
+        """Raise the detail view that draws the selected scheme's kind; with ``fallback``
+        (a project just opened) the first scheme that has one if the selected has none."""
         project, scheme = self.context.project, self.context.scheme
-        if project is None or scheme not in project.report.schemes:
+        if project is None:
             return
-        kind = project.report.schemes[scheme].kind or ""
-        if kind in DETAIL_FOR_KIND:
-            self.raise_view(DETAIL_FOR_KIND[kind])
+        schemes = project.report.schemes
+        order = [scheme] if scheme in schemes else []
+        if fallback:
+            order += [name for name in schemes if name != scheme]
+        for name in order:
+            view = DETAIL_FOR_KIND.get(schemes[name].kind or "")
+            if view is not None and view in self.docks:
+                self.raise_view(view)
+                return
 
     # ------------------------------------------------------------------ opening
 
@@ -321,6 +346,7 @@ class MainWindow(QMainWindow):
         self._staggered(steps, partial(self._delivered, data))
 
     def _delivered(self, data: ProjectData) -> None:
+        self._raise_detail(fallback=True)
         self.presentation.refresh()
         self.statusBar().showMessage(f"Opened {data.path}", 4000)
         self.project_loaded.emit(data)

@@ -14,7 +14,8 @@ Choices where the design is silent:
   current item when it is still ranked.
 - Right and Down go to the next item (less disagreement), Left and Up back; the ends
   do not wrap. Home and End jump to the first and last.
-- ``FONT_SCALE`` is 1.6; the window's own font (tree, status bar) grows with it.
+- ``FONT_SCALE`` is 1.6; the window's own font (tabs, status bar) grows with it. The
+  project tree is hidden (the room goes to the views) and comes back on leaving.
 - The aliases follow the study's sorted annotator order, so A is always the same
   person within one project, whichever item is shown.
 """
@@ -42,9 +43,12 @@ class Presentation(QObject):
     """A line for the status bar (where we are in the order), or "" when leaving."""
 
     def __init__(self, window: QWidget, get_context: Callable[[], ViewContext],
-                 set_context: Callable[[ViewContext], None]) -> None:
+                 set_context: Callable[[ViewContext], None],
+                 hidden: tuple[QWidget, ...] = ()) -> None:
         super().__init__(window)
         self._window = window
+        self._hidden = hidden
+        self._was_visible: list[bool] = []
         self._get = get_context
         self._set = set_context
         self.active = False
@@ -85,6 +89,9 @@ class Presentation(QObject):
         if size > 0:
             big.setPointSizeF(size * FONT_SCALE)
         self._window.setFont(big)
+        self._was_visible = [w.isVisible() for w in self._hidden]
+        for widget in self._hidden:
+            widget.hide()
         for shortcut in self._shortcuts:
             shortcut.setEnabled(True)
         self._window.showFullScreen()
@@ -98,6 +105,8 @@ class Presentation(QObject):
             shortcut.setEnabled(False)
         if self._font is not None:
             self._window.setFont(self._font)
+        for widget, visible in zip(self._hidden, self._was_visible, strict=False):
+            widget.setVisible(visible)
         if self._was_maximized:
             self._window.showMaximized()
         else:
@@ -137,6 +146,6 @@ class Presentation(QObject):
         context = self._get()
         self._set(context.with_(item=item))
         score = self._scores.get(item)
-        shown = "" if score is None else f", item score {score:.2f}"
-        self.changed.emit(f"Presentation: {item} ({self.index + 1} of {len(self.order)}, "
-                          f"most disagreement first{shown}) · ← → to step, Esc to leave")
+        shown = "" if score is None else f" · item score {score:.2f}"
+        self.changed.emit(f"{item} · {self.index + 1} of {len(self.order)}, most "
+                          f"disagreement first{shown} · ← → step · Esc leaves")

@@ -71,6 +71,11 @@ class ProjectTree(QTreeWidget):
                 self.addTopLevelItem(node)
             for column in range(3):
                 self.resizeColumnToContents(column)
+            # Collapsed items are not measured: widen the first column for the item ids.
+            longest = max((i for s in project.report.schemes
+                           for i in project.study.answers_for(s)), key=len, default="")
+            needed = self.fontMetrics().horizontalAdvance(longest) + 3 * self.indentation()
+            self.setColumnWidth(0, max(self.columnWidth(0), needed))
         finally:
             self._quiet = False
 

@@ -96,6 +96,11 @@ def _open(app: QApplication, window: MainWindow, project: Path) -> ProjectData:
     window.load_failed.connect(failed)
     window.open_path(project)
     loop.exec()
+    if not window.views_added and "error" not in outcome:  # the views come after the core import
+        ready = QEventLoop()
+        window.views_ready.connect(ready.quit)
+        QTimer.singleShot(30_000, ready.quit)
+        ready.exec()
     if "error" in outcome:
         raise InputError(str(outcome["error"]))
     data = outcome["data"]

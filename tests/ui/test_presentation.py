@@ -35,6 +35,7 @@ def test_presentation_names_letters_and_steps_with_the_arrow_keys(
     order = rank_items(data.report, context.scheme)
     assert context.item == order[0]
     assert "1 of" in window.statusBar().currentMessage()
+    assert not window.tree_dock.isVisible()  # the room goes to the views
     QTest.keyClick(window, Qt.Key.Key_Right)
     assert recording(window).contexts[-1].item == order[1]
     QTest.keyClick(window, Qt.Key.Key_Down)
@@ -47,6 +48,7 @@ def test_presentation_names_letters_and_steps_with_the_arrow_keys(
     last = recording(window).contexts[-1]
     assert not window.isFullScreen()
     assert window.statusBar().currentMessage() == ""
+    assert window.tree_dock.isVisible()
     assert not last.anonymous and last.font_scale == 1.0
     assert last.annotator_label("chen") == "chen"
 
