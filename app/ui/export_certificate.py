@@ -38,7 +38,6 @@ from PySide6.QtGui import QDesktopServices, QImage, QPixmap
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QLabel,
     QMessageBox,
     QProgressDialog,
@@ -51,12 +50,11 @@ from app.core.certificate import build_certificate, utc_now
 from app.core.errors import InputError
 from app.core.progress import Progress, run
 from app.core.project import ProjectData
+from app.ui.export_report import AskPath, Notify, ask_save_path
 
 TITLE = "Export certificate"
 FILTER = "PDF certificate (*.pdf)"
 
-AskPath = Callable[[QWidget | None, str, str, str], tuple[str, str]]
-Notify = Callable[[QWidget | None, bool, str], None]
 
 
 @dataclass(slots=True)
@@ -66,11 +64,6 @@ class Exported:
     certificate: dict[str, Any]
     preview: QImage
     dialog: QDialog | None
-
-
-def ask_save_path(parent: QWidget | None, caption: str, suggested: str,
-                  filters: str) -> tuple[str, str]:
-    return QFileDialog.getSaveFileName(parent, caption, suggested, filters)
 
 
 def notify(parent: QWidget | None, succeeded: bool, message: str) -> None:

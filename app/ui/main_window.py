@@ -311,6 +311,24 @@ class MainWindow(QMainWindow):
         self.watcher.ignore_next()
         self.open_path(project.path, certify=True, contract=contract or None)
 
+    def export_report(self) -> None:
+        """File > Export report…: the agreement report as CSV, JSON or HTML."""
+        from app.ui.export_report import export_report
+
+        if self.project is None:
+            self.error("Open a project first: there is no report to export.")
+            return
+        export_report(self, self.project)
+
+    def export_certificate(self) -> None:
+        """File > Export certificate…: built on the pool, written atomically, previewed."""
+        from app.ui.export_certificate import export_certificate
+
+        if self.project is None:
+            self.error("Open a project first: there is nothing to certify.")
+            return
+        export_certificate(self, self.project, self.workers)
+
     def error(self, message: str) -> None:
         """The one dialog for an error (none in headless runs)."""
         if self.dialogs:

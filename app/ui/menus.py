@@ -1,7 +1,8 @@
 """The main window's menus and keyboard shortcuts, built in one place.
 
 Shortcuts (where the design names none, the platform's standard keys): Ctrl+O open,
-F5 reload, F11 or Ctrl+Shift+P presentation mode, Ctrl+Q quit, Alt+1…8 raise the views
+F5 reload, Ctrl+E export the agreement report (CSV, JSON, HTML), Ctrl+Shift+E export the
+certificate PDF, F11 or Ctrl+Shift+P presentation mode, Ctrl+Q quit, Alt+1…8 raise the views
 in ``VIEW_NAMES`` order (a missing view's key does nothing). File > Open demo lists every
 bundled demo study; File > Open recent the remembered projects, most recent first.
 """
@@ -36,6 +37,11 @@ class Menus:
         for name, path in demo_studies().items():
             action = self.demos.addAction(name.replace("_", " "))
             action.triggered.connect(lambda _=False, p=path: window.open_path(p))
+        file.addSeparator()
+        self.export_certificate = self._action(file, "Export &certificate…", "Ctrl+Shift+E",
+                                               window.export_certificate)
+        self.export_report = self._action(file, "Export &report…", "Ctrl+E",
+                                          window.export_report)
         file.addSeparator()
         self.reload = self._action(file, "&Reload", "F5", window.reload)
         file.addSeparator()
