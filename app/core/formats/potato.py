@@ -31,7 +31,8 @@ from typing import Any
 
 from app.core.errors import InputError, RejectedAnswerError
 from app.core.formats.datafiles import iter_records
-from app.core.formats.files import inside, read_json
+from app.core.formats.files import inside
+from app.core.formats.json_pieces import read_json_in_pieces
 from app.core.formats.potato_answers import parse_answer
 from app.core.formats.potato_config import PotatoConfig, read_config
 from app.core.formats.potato_place import Place, sys_intern
@@ -99,12 +100,22 @@ def gc_paused() -> Iterator[None]:
     tuples; each allocation burst triggers a full collection that finds nothing (the
     data hold no cycles), which made loading 2–4× slower. Reference counting still frees
     every dropped file at once; the collector is back on when reading ends or fails.
+
+    Before it is back on, every object alive is moved to the collector's permanent
+    generation (``gc.freeze``). Otherwise the millions of objects allocated while it was
+    paused all sit in the youngest generation, and the first collections after reading
+    walk all of them in single calls of 60–130 ms that hold the interpreter lock: the
+    GUI, opening a project on a worker thread, froze for that long
+    (``tests/benchmarks/bench_gui_stall.py``). Frozen objects are still freed by
+    reference counting as soon as they are dropped; only a reference cycle among them
+    would outlive its last use, and the study's data holds none.
     """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        gc.freeze()
         if was_enabled:
             gc.enable()
 
@@ -235,7 +246,7 @@ def _annotator_folders(config: PotatoConfig) -> list[Path]:
 def _read_annotator(folder: Path, study: Study, ignored: Counter[str]) -> str:
     state_file = folder / STATE_FILE
     if state_file.is_file():
-        state = read_json(state_file)
+        state = read_json_in_pieces(state_file)
         if not isinstance(state, dict):
             raise InputError("expected a JSON object (Potato's user state)", file=state_file)
         user = state.get("user_id")

@@ -1,0 +1,86 @@
+"""Parse a large JSON object in small pieces, so other threads keep running.
+
+Why: the C JSON parser holds the interpreter lock for a whole ``json.loads`` call. A
+Potato ``user_state.json`` of a big study is several MB, parsed in one call that takes
+100–270 ms, and while the GUI opens a project on a worker thread that call freezes the
+window for as long (measured by ``tests/benchmarks/bench_gui_stall.py``). Here the top
+two levels of objects are walked in Python and each value below them (one item's
+answers) is parsed by its own ``raw_decode`` call, so the lock is released between
+pieces.
+
+The result is exactly ``json.loads`` of the same bytes: the same decoding (BOM and
+UTF-16/32 detection included), later duplicate keys win, and any file this walker does
+not accept is parsed again by ``json.loads`` itself, so errors and their line numbers
+are the standard ones (:func:`app.core.formats.files.read_json`'s message).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from app.core.errors import InputError
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+SPLIT_DEPTH = 2
+"""Objects at depth 0 and 1 are walked member by member; deeper values parsed whole."""
+
+
+class _WalkerError(Exception):
+    """The walker gives up; ``json.loads`` decides (and names any error)."""
+
+
+def read_json_in_pieces(path: Path) -> Any:
+    """``read_json(path)``, parsed piecewise (see the module docstring)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read the file ({exc})", file=path) from exc
+    try:
+        text = data.decode(json.detect_encoding(data), "surrogatepass")
+    except UnicodeDecodeError as exc:
+        raise InputError("not UTF-8 text; expected a JSON file", file=path) from exc
+    del data
+    try:
+        value, end = _value(text, _SPACE.match(text, 0).end(), 0)  # type: ignore[union-attr]
+        if _SPACE.match(text, end).end() != len(text):  # type: ignore[union-attr]
+            raise _WalkerError
+        return value
+    except (_WalkerError, json.JSONDecodeError, IndexError):
+        pass
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON: {exc.msg} (column {exc.colno})", file=path,
+                         line=exc.lineno) from exc
+
+
+def _value(text: str, index: int, depth: int) -> tuple[Any, int]:
+    if depth < SPLIT_DEPTH and text[index] == "{":
+        return _object(text, index, depth)
+    return _DECODER.raw_decode(text, index)
+
+
+def _object(text: str, index: int, depth: int) -> tuple[dict[str, Any], int]:
+    out: dict[str, Any] = {}
+    index = _SPACE.match(text, index + 1).end()  # type: ignore[union-attr]
+    if text[index] == "}":
+        return out, index + 1
+    while True:
+        if text[index] != '"':
+            raise _WalkerError
+        key, index = _DECODER.raw_decode(text, index)
+        index = _SPACE.match(text, index).end()  # type: ignore[union-attr]
+        if text[index] != ":":
+            raise _WalkerError
+        index = _SPACE.match(text, index + 1).end()  # type: ignore[union-attr]
+        out[key], index = _value(text, index, depth + 1)
+        index = _SPACE.match(text, index).end()  # type: ignore[union-attr]
+        if text[index] == "}":
+            return out, index + 1
+        if text[index] != ",":
+            raise _WalkerError
+        index = _SPACE.match(text, index + 1).end()  # type: ignore[union-attr]
