@@ -2,6 +2,10 @@
 
 Exit status (``cli.md``): 0 success; 1 a check failed; 2 bad input, with one line on
 stderr naming the file, line or key and what was expected, and no traceback.
+
+The core (numpy, scipy, the contracts) is imported inside the commands, not at the top:
+plain ``accord`` must paint its window without waiting for scipy (it imports the core on
+a worker after the first paint), and ``accord --help`` should be instant.
 """
 
 from __future__ import annotations
@@ -11,23 +15,22 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app import __version__
 from app.cli_certificate import add_certificate_commands, run_certificate, run_verify
 from app.cli_label import add_label_commands, run_label
 from app.cli_open import add_open_command, default_demo, run_gui, run_open
-from app.core.agreement.compare import compare
-from app.core.agreement.report import agreement_report
-from app.core.agreement.result import AgreementReport
-from app.core.agreement.sets import DEFAULT_BUDGET
-from app.core.agreement.structured import SetOptions
 from app.core.errors import InputError
-from app.core.formats.potato import read_potato
-from app.core.progress import Job, T, run, scaled
-from app.demo import export_demo
-from app.paths import demo_studies
-from app.report.agreement_text import render, render_comparison
-from app.report.progress_bar import ProgressBar
+
+if TYPE_CHECKING:
+    from app.core.agreement.result import AgreementReport
+    from app.core.agreement.structured import SetOptions
+    from app.core.progress import Job, T
+
+DEFAULT_BUDGET = 200_000
+"""The comparison budget's default (``app.core.agreement.sets.DEFAULT_BUDGET``; a test keeps
+the two equal without importing the core here)."""
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
@@ -89,6 +92,8 @@ def _set_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _options(args: argparse.Namespace) -> SetOptions:
+    from app.core.agreement.structured import SetOptions
+
     thresholds: dict[str, float] = {}
     for text in args.threshold:
         name, sep, value = text.rpartition("=")
@@ -143,6 +148,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _with_bar(job: Job[T]) -> T:
+    from app.core.progress import run
+    from app.report.progress_bar import ProgressBar
+
     bar = ProgressBar(sys.stderr)
     try:
         return run(job, bar)
@@ -153,6 +161,7 @@ def _with_bar(job: Job[T]) -> T:
 def _agreement(project: Path, *, as_json: bool, scheme: str | None, shown: str,
                options: SetOptions, output: Path | None = None) -> int:
     from app.report.agreement_export import format_for, write_report
+    from app.report.agreement_text import render
 
     fmt = format_for(output) if output is not None else None  # a bad suffix fails first
     report = _with_bar(_report_job(project, scheme, shown, options))
@@ -168,12 +177,19 @@ def _agreement(project: Path, *, as_json: bool, scheme: str | None, shown: str,
 
 def _report_job(project: Path, scheme: str | None, shown: str,
                 options: SetOptions | None = None) -> Job[AgreementReport]:
+    from app.core.agreement.report import agreement_report
+    from app.core.formats.potato import read_potato
+    from app.core.progress import scaled
+
     study = yield from scaled(read_potato(project), 0, 40, 100)
     job = agreement_report(study, project=shown, scheme=scheme, options=options)
     return (yield from scaled(job, 40, 100, 100))
 
 
 def _compare(a: Path, b: Path, *, as_json: bool, options: SetOptions) -> int:
+    from app.core.agreement.compare import compare
+    from app.report.agreement_text import render_comparison
+
     first = _with_bar(_report_job(a, None, str(a), options))
     second = _with_bar(_report_job(b, None, str(b), options))
     comparison = compare(first, second)
@@ -185,6 +201,10 @@ def _compare(a: Path, b: Path, *, as_json: bool, options: SetOptions) -> int:
 
 
 def _demo(export: Path | None, *, as_json: bool) -> int:
+    from app.demo import export_demo
+    from app.paths import demo_studies
+    from app.report.agreement_text import render
+
     studies = demo_studies()
     if not studies:
         raise InputError("the bundled demo studies are missing from this installation",

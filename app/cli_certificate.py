@@ -26,15 +26,15 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.core.certificate import ATTACHMENT_NAME, build_certificate, utc_now
-from app.core.certificate_compare import differences, integrity_problems
 from app.core.errors import InputError
-from app.core.progress import Job, Progress, run, scaled
-from app.core.project import open_project
-from app.report.pdf_attachment import read_attachment
-from app.report.progress_bar import ProgressBar
+
+if TYPE_CHECKING:
+    from app.core.progress import Job
+
+# The core (scipy, the contracts) is imported inside the commands that use it, so that
+# `accord --help` and the GUI's launch do not pay for it (cli.py's docstring).
 
 EXIT_OK = 0
 EXIT_MISMATCH = 1
@@ -51,6 +51,10 @@ def add_certificate_commands(commands: argparse._SubParsersAction) -> None:  # t
 
 def certificate_job(project: Path, generated_at: str) -> Job[dict[str, Any]]:
     """Open the project (status semantics) and build its certificate."""
+    from app.core.certificate import build_certificate
+    from app.core.progress import Progress, scaled
+    from app.core.project import open_project
+
     data = yield from scaled(open_project(project), 0.0, 0.85, 1.0)
     cert = yield from scaled(build_certificate(data, generated_at=generated_at), 0.85, 1.0, 1.0)
     yield Progress(1.0, 1.0, "done")
@@ -58,6 +62,9 @@ def certificate_job(project: Path, generated_at: str) -> Job[dict[str, Any]]:
 
 
 def _with_bar(job: Job[dict[str, Any]]) -> dict[str, Any]:
+    from app.core.progress import run
+    from app.report.progress_bar import ProgressBar
+
     bar = ProgressBar(sys.stderr)
     try:
         return run(job, bar)
@@ -76,6 +83,8 @@ def _ensure_gui_application() -> Any:
 
 
 def run_certificate(args: argparse.Namespace) -> int:
+    from app.core.certificate import utc_now
+
     output: Path = args.output
     if output.suffix.lower() != ".pdf":
         raise InputError(f"expected a .pdf file name, found '{output.name}'", key="-o")
@@ -93,6 +102,9 @@ def run_certificate(args: argparse.Namespace) -> int:
 
 
 def load_embedded(pdf: Path) -> dict[str, Any]:
+    from app.core.certificate import ATTACHMENT_NAME
+    from app.report.pdf_attachment import read_attachment
+
     raw = read_attachment(pdf, ATTACHMENT_NAME)
     try:
         data = json.loads(raw.decode("utf-8"))
@@ -105,6 +117,9 @@ def load_embedded(pdf: Path) -> dict[str, Any]:
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    from app.core.certificate import utc_now
+    from app.core.certificate_compare import differences, integrity_problems
+
     stored = load_embedded(args.pdf)
     problems = integrity_problems(stored)
     if args.project is not None:

@@ -11,12 +11,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from app.core.contracts.atomic import write_atomically
-from app.core.contracts.label_report import LabelReport, label_report
-from app.core.contracts.ledger import LedgerDamagedError
-from app.core.contracts.migrate import migrate_config
-from app.core.formats.potato import load_study
+if TYPE_CHECKING:
+    from app.core.contracts.label_report import LabelReport
 
 EXIT_LEDGER = 1
 
@@ -46,6 +44,13 @@ def add_label_commands(commands: argparse._SubParsersAction) -> None:  # type: i
 
 
 def run_label(args: argparse.Namespace) -> int:
+    # Imported here, not at the top: `accord --help` and the GUI's launch skip the core.
+    from app.core.contracts.atomic import write_atomically
+    from app.core.contracts.label_report import label_report
+    from app.core.contracts.ledger import LedgerDamagedError
+    from app.core.contracts.migrate import migrate_config
+    from app.core.formats.potato import load_study
+
     command = args.label_command
     if command == "migrate-config":
         target = migrate_config(args.project, load_study(args.project))

@@ -150,3 +150,22 @@ def test_truncated_user_state(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     state = project / "annotations" / "alice" / "user_state.json"
     state.write_text(state.read_text()[:40])
     _fails(project, capsys, "alice/user_state.json:", "malformed JSON")
+
+
+def test_the_cli_budget_default_is_the_core_one() -> None:
+    from app import cli
+    from app.core.agreement.sets import DEFAULT_BUDGET
+
+    assert cli.DEFAULT_BUDGET == DEFAULT_BUDGET
+
+
+def test_help_does_not_import_the_core() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom app.cli import build_parser\nbuild_parser()\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('scipy', 'app.core.agreement',"
+            " 'app.core.contracts', 'PySide6'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"
