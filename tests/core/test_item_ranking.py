@@ -22,6 +22,14 @@ def _outcome(item: str, a: str, b: str, score: float) -> PairOutcome:
                        rows=EMPTY, cols=EMPTY, matched_iou=EMPTY, label_match=EMPTY)
 
 
+def _sets(outcomes: list[PairOutcome]) -> SetAgreement:
+    """A SetAgreement as the report builds it: the objects compared, by item and annotator."""
+    objects: dict[str, dict[str, tuple[()]]] = {}
+    for o in outcomes:
+        objects.setdefault(o.item, {}).update({o.a: (), o.b: ()})
+    return SetAgreement(outcomes=outcomes, objects=objects)  # type: ignore[arg-type]
+
+
 def _scheme(name: str, details: object) -> SchemeResult:
     return SchemeResult(name=name, annotation_type="x", kind="x", details=details)
 
@@ -32,7 +40,7 @@ def _report(*schemes: SchemeResult) -> AgreementReport:
 
 
 def test_set_scores_are_the_mean_pair_score_per_item() -> None:
-    sets = SetAgreement(outcomes=[_outcome("i1", "a", "b", 0.2), _outcome("i1", "a", "c", 0.6),
+    sets = _sets([_outcome("i1", "a", "b", 0.2), _outcome("i1", "a", "c", 0.6),
                                   _outcome("i2", "a", "b", 0.9)])
     assert scheme_item_scores(_scheme("s", sets)) == pytest.approx({"i1": 0.4, "i2": 0.9})
 
@@ -57,10 +65,10 @@ def test_mask_scores_are_mean_balanced_accuracy() -> None:
 
 
 def test_rank_is_lowest_first_worst_scheme_and_ties_by_id() -> None:
-    one = _scheme("one", SetAgreement(outcomes=[_outcome("b", "x", "y", 0.5),
+    one = _scheme("one", _sets([_outcome("b", "x", "y", 0.5),
                                                 _outcome("a", "x", "y", 0.5),
                                                 _outcome("c", "x", "y", 0.9)]))
-    two = _scheme("two", SetAgreement(outcomes=[_outcome("c", "x", "y", 0.1)]))
+    two = _scheme("two", _sets([_outcome("c", "x", "y", 0.1)]))
     report = _report(one, two)
     assert item_scores(report) == pytest.approx({"a": 0.5, "b": 0.5, "c": 0.1})
     assert rank_items(report) == ["c", "a", "b"]

@@ -5,7 +5,8 @@ annotators disagree most, lowest item score first. This module computes that ord
 the report's ``details`` alone (pure, numpy; no Qt), so it is tested without a window.
 
 The item score per scheme, in [0, 1] (1 = full agreement), where ``agreement.md`` is
-silent on anything but set kinds:
+silent on anything but set kinds (the items table's score, from ``item_scores``, for
+every kind but masks):
 
 - set kinds (cuboids, segments, tiers, regions): the mean over annotator pairs of the
   pair's item score (``PairOutcome.score``, ``agreement.md`` step 3);
@@ -27,26 +28,30 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from app.core.agreement.item_scores import item_scores as per_item_scores
 from app.core.agreement.masks_report import MaskAgreement
 from app.core.agreement.result import AgreementReport, SchemeResult
-from app.core.agreement.sets import SetAgreement
-from app.core.agreement.units import CodedUnits
 
 
 def scheme_item_scores(result: SchemeResult) -> dict[str, float]:
-    """Item id → item score in [0, 1] for one scheme (empty when it has no details)."""
+    """Item id → item score in [0, 1] for one scheme (empty when it has no details).
+
+    Set, categorical and trace kinds are the items table's scores
+    (:mod:`app.core.agreement.item_scores`), so the two can never disagree; masks, which
+    the table does not score, use STAPLE's balanced accuracy.
+    """
     details = result.details
-    if isinstance(details, SetAgreement):
-        return _mean_by_item((o.item, o.score) for o in details.outcomes)
-    if isinstance(details, CodedUnits):
-        return _coded_scores(details)
     if isinstance(details, MaskAgreement):
         pairs: list[tuple[str, float]] = []
         for run in details.runs:
             balanced = (np.asarray(run.sensitivity) + np.asarray(run.specificity)) / 2.0
             pairs.extend((run.item, float(v)) for v in balanced)
         return _mean_by_item(pairs)
-    return {}
+    scores = per_item_scores(result)
+    if scores is None:
+        return {}
+    return {item: float(score) for item, score in zip(scores.items, scores.score, strict=True)
+            if np.isfinite(score)}
 
 
 def item_scores(report: AgreementReport, scheme: str | None = None) -> dict[str, float]:
@@ -75,18 +80,3 @@ def _mean_by_item(pairs: Iterable[tuple[str, float]]) -> dict[str, float]:
             sums[item] += float(value)
             counts[item] += 1
     return {item: sums[item] / counts[item] for item in sums if counts[item]}
-
-
-def _coded_scores(units: CodedUnits) -> dict[str, float]:
-    agree: dict[str, int] = defaultdict(int)
-    total: dict[str, int] = defaultdict(int)
-    codes = units.codes
-    for row, item in zip(codes, units.unit_items, strict=True):
-        values = row[row >= 0]
-        n = values.size
-        if n < 2:
-            continue
-        counts = np.unique(values, return_counts=True)[1]
-        agree[item] += int((counts * (counts - 1) // 2).sum())
-        total[item] += n * (n - 1) // 2
-    return {item: agree[item] / total[item] for item in total}
