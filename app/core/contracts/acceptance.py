@@ -65,15 +65,29 @@ def delivered(config: EngineConfig, statuses: Mapping[str, ContractStatus], data
     if not gates or blocking(config, statuses, data.scheme.name):
         return {}
     certified = any(g.spec.kind == "selective_risk" for g in gates)
+    if any(g.accepts is None for g in gates):
+        return {}
+    rules = [g.accepts for g in gates if g.accepts is not None]
+    # Per tier: the one threshold every gate applies (plain rules), or None when a gate is
+    # per class or rejects the tier (then each label goes through ``_accepts``).
+    tiers: list[tuple[str, Mapping[str, MachineLabel], float, bool]] = []
+    for tier in data.tiers:
+        plain: list[Any] = [r.get(tier) for r in rules]
+        if any(t is None for t in plain):
+            continue  # some gate accepts nothing on this tier
+        simple = not any(isinstance(t, Mapping) for t in plain)
+        floor = max(float(t) for t in plain) if simple else 0.0
+        tiers.append((tier, data.predictions.get(tier, {}), floor, simple))
     out: dict[str, Delivered] = {}
     for item in data.items:
         if item in humans:
             continue
-        for tier in data.tiers:
-            machine = data.predictions.get(tier, {}).get(item)
+        for tier, predicted, floor, simple in tiers:
+            machine = predicted.get(item)
             if machine is None:
                 continue
-            if all(g.accepts is not None and _accepts(g.accepts, tier, machine) for g in gates):
+            if (machine.confidence >= floor) if simple else \
+                    all(_accepts(r, tier, machine) for r in rules):
                 out[item] = Delivered(tier, machine.label, certified)
                 break
     return out

@@ -3,6 +3,11 @@
 Reads the project (study, engine configuration, labeling files, ledger), evaluates the
 contracts (testing with ``certify``), and returns a :class:`LabelReport` whose
 :meth:`~LabelReport.to_json` is the JSON of ``cli.md``.
+
+The report is built with the cyclic garbage collector paused
+(:func:`~app.core.formats.potato.gc_paused`): 300,000 predictions and their machine
+labels are acyclic, and the full collections their allocation triggers found nothing
+while costing about a fifth of ``label status`` on a 100,000-item study.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from app.core.contracts.ledger import Ledger
 from app.core.errors import InputError
 from app.core.formats.labeling import read_labeling
 from app.core.formats.labeling_data import LabelingData
-from app.core.formats.potato import load_study
+from app.core.formats.potato import gc_paused, load_study
 from app.core.model import Study
 
 
@@ -83,6 +88,15 @@ def label_report(project: Path, *, certify: bool = False, retest: bool = False,
     edit rules; a met contract is audited, not retested. Writes the ledger like
     ``certify`` (never on a damaged ledger: then it behaves like ``status``).
     """
+    with gc_paused():
+        return _label_report(project, certify=certify, retest=retest, only=only,
+                             acknowledge_ledger=acknowledge_ledger, study=study,
+                             schedule=schedule)
+
+
+def _label_report(project: Path, *, certify: bool, retest: bool, only: str | None,
+                  acknowledge_ledger: bool, study: Study | None, schedule: bool
+                  ) -> LabelReport:
     study = study if study is not None else load_study(project)
     config = load_engine_config(project, study)
     if config is None:

@@ -72,6 +72,16 @@ def _fast(data: bytes) -> list[tuple[int, dict[str, Any]]] | None:
     except UnicodeDecodeError:
         return None
     lines = text.split("\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if lines and all(line[:1] == "{" for line in lines):  # the common file: no blank line
+        try:
+            parsed = json.loads("[" + ",\n".join(lines) + "]")
+        except (json.JSONDecodeError, RecursionError):
+            return None
+        if len(parsed) != len(lines) or not all(type(r) is dict for r in parsed):
+            return None
+        return list(zip(range(1, len(lines) + 1), parsed, strict=True))
     numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
     if not numbered:
         return []
