@@ -159,8 +159,8 @@ def _labels_part(labels: LabelReport, project: ProjectData) -> dict[str, Any]:
             "notes": entry.get("notes", []),
         }
         if spec.kind == "selective_risk" and spec.schema in labels.data:
-            contract["dev_curve"] = dev_curves(labels.data[spec.schema],
-                                               params.get("tolerance"))
+            contract["dev_curve"] = dev_curves(spec, labels.data[spec.schema],
+                                               result.get("rule"))
         contracts[spec.id] = contract
     statuses: dict[str, Counter[str]] = {}
     for row in labels.export():

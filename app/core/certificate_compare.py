@@ -16,7 +16,10 @@ Choices where the spec is silent:
 - Numbers compare equal within a relative 1e-9 (and absolute 1e-12): the certificate
   is recomputed with the same code, but a different CPU or BLAS may move the last bit of
   a bootstrap mean; anything a reader could see in the PDF still differs.
-- At most :data:`MAX_LISTED` differences are listed, then a count of the rest.
+- At most :data:`MAX_LISTED` differences are listed, then a count of the rest. The
+  dev curves' points come last: their coverage is a share of the whole population, so
+  one added item moves every point, and those would otherwise crowd out the item count
+  and the states a reader looks for first.
 """
 
 from __future__ import annotations
@@ -106,7 +109,10 @@ def differences(stored: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
     out = _input_differences(list(stored.get("inputs") or []), list(fresh.get("inputs") or []))
     rest_a = {k: v for k, v in stored.items() if k not in (*VOLATILE_KEYS, "inputs")}
     rest_b = {k: v for k, v in fresh.items() if k not in (*VOLATILE_KEYS, "inputs")}
-    _diff(rest_a, rest_b, "", out)
+    rest: list[str] = []
+    _diff(rest_a, rest_b, "", rest)
+    curve = [d for d in rest if ".dev_curve." in d.split(":", 1)[0]]
+    out += [d for d in rest if ".dev_curve." not in d.split(":", 1)[0]] + curve
     if len(out) > MAX_LISTED:
         hidden = len(out) - MAX_LISTED
         out = [*out[:MAX_LISTED], f"... and {hidden} more differences"]

@@ -223,7 +223,7 @@ def coverage_plot(contract: dict[str, Any]) -> bytes | None:
     _title(p, "Dev labels: error versus coverage as the threshold falls")
     area = QRectF(64, 48, WIDTH - 90, height - 100)
     _x_axis(p, area, 0.0, 1.0, [i / 5 for i in range(6)],
-            "coverage (share of the tier's dev items accepted)", "{:.0%}")
+            "coverage (share of the items accepted)", "{:.0%}")
     p.setFont(_font(9))
     for i in range(5):
         v = top_error * i / 4

@@ -111,6 +111,7 @@ def test_dev_curve_counts_by_brute_force(project: Path, cert: dict[str, Any]) ->
                predictions[r["item"]]["label"] != r["label"]) for r in dev]
     points = cert["contracts"]["accuracy"]["dev_curve"]["model"]
     curve = {round(p["threshold"], 2): p for p in points}
+    everyone = [p["confidence"] for p in predictions.values()]  # one tier: no routing
     for t in GRID:
         accepted = [wrong for c, wrong in scored if c >= t]
         if not accepted:
@@ -119,7 +120,27 @@ def test_dev_curve_counts_by_brute_force(project: Path, cert: dict[str, Any]) ->
         point = curve[round(float(t), 2)]
         assert point["n"] == len(accepted)
         assert point["error"] == pytest.approx(sum(accepted) / len(accepted))
-        assert point["coverage"] == pytest.approx(len(accepted) / len(scored))
+        # coverage of the whole population, as the contracts panel draws it
+        assert point["coverage"] == pytest.approx(sum(c >= t for c in everyone)
+                                                  / len(everyone))
+
+
+def test_dev_curve_is_the_contracts_panels_curve(project: Path, cert: dict[str, Any]
+                                                 ) -> None:
+    """The PDF's curve and the GUI's are one computation (coverage_curve.py, routed by
+    the contract's rule), point for point."""
+    from app.core.contracts.coverage_curve import error_coverage_curves
+    from app.core.contracts.label_report import label_report
+
+    report = label_report(project)
+    status = report.contracts["accuracy"]
+    (gui,) = error_coverage_curves(status.spec, report.data["sentiment"],
+                                   status.result.get("rule") or {})
+    points = cert["contracts"]["accuracy"]["dev_curve"]["model"]
+    shown = gui.n_dev > 0
+    assert [p["threshold"] for p in points] == [float(t) for t in gui.thresholds[shown]]
+    assert [p["coverage"] for p in points] == [float(c) for c in gui.coverage[shown]]
+    assert [p["error"] for p in points] == [float(e) for e in gui.dev_error[shown]]
 
 
 def test_content_hash_is_sha256_of_sorted_compact_json(cert: dict[str, Any]) -> None:
