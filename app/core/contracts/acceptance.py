@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.contracts.config import EngineConfig
-from app.core.contracts.engine import ContractStatus
 from app.core.contracts.inputs import MachineLabel, SchemaData
+from app.core.contracts.status import ContractStatus
 from app.core.formats.labeling_data import LabelingData
 from app.core.model import Study
 
@@ -58,15 +58,16 @@ def blocking(config: EngineConfig, statuses: Mapping[str, ContractStatus], schem
             if c.kind in GATING and statuses[c.id].state != "met"]
 
 
-def delivered(config: EngineConfig, statuses: Mapping[str, ContractStatus], data: SchemaData,
-              humans: set[str]) -> dict[str, Delivered]:
-    """item → the machine label delivered (items with a human label excluded)."""
+def _routed(config: EngineConfig, statuses: Mapping[str, ContractStatus], data: SchemaData,
+            humans: set[str]) -> tuple[dict[str, tuple[str, MachineLabel]], bool]:
+    """(item → (tier, machine label) the cascade delivers, whether certified); empty when
+    a gating contract blocks the schema or the schema has none."""
     gates = [statuses[c.id] for c in config.contracts_for(data.scheme.name) if c.kind in GATING]
     if not gates or blocking(config, statuses, data.scheme.name):
-        return {}
+        return {}, False
     certified = any(g.spec.kind == "selective_risk" for g in gates)
     if any(g.accepts is None for g in gates):
-        return {}
+        return {}, certified
     rules = [g.accepts for g in gates if g.accepts is not None]
     # Per tier: the one threshold every gate applies (plain rules), or None when a gate is
     # per class or rejects the tier (then each label goes through ``_accepts``).
@@ -78,7 +79,7 @@ def delivered(config: EngineConfig, statuses: Mapping[str, ContractStatus], data
         simple = not any(isinstance(t, Mapping) for t in plain)
         floor = max(float(t) for t in plain) if simple else 0.0
         tiers.append((tier, data.predictions.get(tier, {}), floor, simple))
-    out: dict[str, Delivered] = {}
+    out: dict[str, tuple[str, MachineLabel]] = {}
     for item in data.items:
         if item in humans:
             continue
@@ -88,9 +89,39 @@ def delivered(config: EngineConfig, statuses: Mapping[str, ContractStatus], data
                 continue
             if (machine.confidence >= floor) if simple else \
                     all(_accepts(r, tier, machine) for r in rules):
-                out[item] = Delivered(tier, machine.label, certified)
+                out[item] = (tier, machine)
                 break
-    return out
+    return out, certified
+
+
+def delivered(config: EngineConfig, statuses: Mapping[str, ContractStatus], data: SchemaData,
+              humans: set[str]) -> dict[str, Delivered]:
+    """item → the machine label delivered (items with a human label excluded)."""
+    routed, certified = _routed(config, statuses, data, humans)
+    return {item: Delivered(tier, machine.label, certified)
+            for item, (tier, machine) in routed.items()}
+
+
+def would_deliver(config: EngineConfig, statuses: Mapping[str, ContractStatus],
+                  data: SchemaData) -> tuple[dict[str, MachineLabel] | None, str | None]:
+    """item → the machine label the cascade *would* deliver under the current rules,
+    whether or not a person labelled the item (what the estimates read, ``contracts.md``:
+    "the machine label is the one the cascade would deliver").
+
+    ``(None, reason)`` when the cascade delivers nothing at all (no gating contract on the
+    schema, one not met, or met rules that accept no item): the estimate kinds then fall
+    back to the all-accepting cascade and say so with ``reason``.
+    """
+    schema = data.scheme.name
+    if not any(c.kind in GATING for c in config.contracts_for(schema)):
+        return None, ("no selective_risk or threshold_legacy contract on this schema "
+                      "delivers machine labels")
+    if blocked := blocking(config, statuses, schema):
+        return None, f"no machine label is delivered until {', '.join(blocked)} is met"
+    routed, _ = _routed(config, statuses, data, set())
+    if not routed:
+        return None, "the met rules accept no machine label"
+    return {item: machine for item, (_, machine) in routed.items()}, None
 
 
 def human_items(study: Study, labeling: LabelingData, schema: str) -> dict[str, Any]:

@@ -20,14 +20,15 @@ A damaged ledger stops ``certify`` (:class:`LedgerDamagedError`) until acknowled
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 from app.core.contracts.config import EngineConfig
 from app.core.contracts.config_contracts import ContractSpec
 from app.core.contracts.engine_schedule import Schedule, SelectiveView
-from app.core.contracts.inputs import KindOutcome, SchemaData
+from app.core.contracts.inputs import KindOutcome, MachineLabel, SchemaData
 from app.core.contracts.ledger import Ledger, LedgerDamagedError, data_hash
 from app.core.contracts.scheduler import SCHEDULER_KEY
 from app.core.contracts.schema_data import schema_data
@@ -37,6 +38,7 @@ from app.core.formats.labeling_data import LabelingData
 from app.core.model import Study
 
 Evaluator = Callable[[ContractSpec, SchemaData], KindOutcome]
+Reader = Callable[[ContractSpec, SchemaData, Mapping[str, MachineLabel] | None], KindOutcome]
 
 
 SCHEDULED_ESTIMATES = ("ppi", "distributional", "no_worse_than_human")
@@ -68,12 +70,56 @@ def schema_inputs(study: Study, labeling: LabelingData, config: EngineConfig
             for schema in dict.fromkeys(c.schema for c in config.contracts)}
 
 
-def _estimate(spec: ContractSpec, data: SchemaData, config: EngineConfig) -> KindOutcome:
+#: The estimate kinds that read the machine label the cascade would deliver.
+READS_DELIVERED = ("ppi", "distributional", "no_worse_than_human")
+
+
+@dataclass(frozen=True, slots=True)
+class Machine:
+    """What the estimates of one schema read as the machine label: the labels the
+    cascade would deliver (``labels``), or ``None`` with the ``note`` that says why the
+    first tier with a prediction stands in (nothing is delivered yet); ``key`` names the
+    rule behind the labels, so a scheduled estimate is re-made when it changes."""
+
+    labels: dict[str, MachineLabel] | None
+    note: str | None
+    key: str | None
+
+
+def _machine(config: EngineConfig, statuses: dict[str, ContractStatus], data: SchemaData
+             ) -> Machine:
+    from app.core.contracts.acceptance import GATING, would_deliver
+
+    labels, reason = would_deliver(config, statuses, data)
+    if labels is None:
+        return Machine(None, f"{reason}: the machine label is the first cascade tier's "
+                             "prediction (as if every tier accepted everything)", None)
+    rules = [statuses[c.id].accepts for c in config.contracts_for(data.scheme.name)
+             if c.kind in GATING]
+    return Machine(labels, None, _canonical(rules))
+
+
+def _estimate(spec: ContractSpec, data: SchemaData, config: EngineConfig,
+              machine: Machine | None = None) -> KindOutcome:
     if spec.kind == "budget_first":
         from app.core.contracts.kind_budget_first import evaluate_budget_first
 
         return evaluate_budget_first(spec, data, price_usd=config.budgets.crowd_reward_usd)
-    return _estimators()[str(spec.kind)](spec, data)
+    if machine is None or spec.kind not in READS_DELIVERED:
+        return _estimators()[str(spec.kind)](spec, data)
+    outcome = _readers()[str(spec.kind)](spec, data, machine.labels)
+    if machine.note is not None and outcome.state != "pending":
+        outcome.notes.append(machine.note)
+    return outcome
+
+
+def _readers() -> dict[str, Reader]:
+    from app.core.contracts.kind_distributional import evaluate_distributional
+    from app.core.contracts.kind_no_worse import evaluate_no_worse_than_human
+    from app.core.contracts.kind_ppi import evaluate_ppi
+
+    return {"ppi": evaluate_ppi, "distributional": evaluate_distributional,
+            "no_worse_than_human": evaluate_no_worse_than_human}
 
 
 def evaluate_contracts(config: EngineConfig, data_by_schema: dict[str, SchemaData],
@@ -81,6 +127,11 @@ def evaluate_contracts(config: EngineConfig, data_by_schema: dict[str, SchemaDat
                        only: str | None = None, schedule: bool = False,
                        labeling: LabelingData | None = None) -> dict[str, ContractStatus]:
     """Every contract's status; with ``certify``, due tests are run and recorded.
+
+    The gating contracts (``selective_risk``, ``threshold_legacy``) are evaluated first:
+    their rules decide the machine labels that ``ppi``, ``distributional`` and
+    ``no_worse_than_human`` read (:func:`_machine`). The result keeps the configuration's
+    order.
 
     With ``schedule`` (and ``labeling``), the scheduler decides what is due
     (:mod:`app.core.contracts.scheduler`) and the engine tests and records it; on a
@@ -98,14 +149,30 @@ def evaluate_contracts(config: EngineConfig, data_by_schema: dict[str, SchemaDat
             test_now = certify and (only is None or only == spec.id)
             out[spec.id] = _selective_status(spec, data, ledger, config, certify=test_now,
                                              retest=retest, plan=plan)
-        elif plan is not None and spec.kind in SCHEDULED_ESTIMATES:
+        elif spec.kind == "threshold_legacy":
+            out[spec.id] = _plain(spec, _estimate(spec, data, config))
+    machines: dict[str, Machine] = {}
+    for spec in config.contracts:
+        if spec.id in out:
+            continue
+        data = data_by_schema[spec.schema]
+        machine = None
+        if spec.kind in READS_DELIVERED:
+            if spec.schema not in machines:
+                machines[spec.schema] = _machine(config, out, data)
+            machine = machines[spec.schema]
+        if plan is not None and spec.kind in SCHEDULED_ESTIMATES:
             out[spec.id] = plan.estimate(spec, data, ledger,
-                                         partial(_estimate, spec, data, config))
+                                         partial(_estimate, spec, data, config, machine),
+                                         machine.key if machine is not None else None)
         else:
-            outcome = _estimate(spec, data, config)
-            out[spec.id] = ContractStatus(spec, outcome.state, 0, 0.0, outcome.result,
-                                          list(outcome.notes), outcome.accepts)
-    return out
+            out[spec.id] = _plain(spec, _estimate(spec, data, config, machine))
+    return {spec.id: out[spec.id] for spec in config.contracts}
+
+
+def _plain(spec: ContractSpec, outcome: KindOutcome) -> ContractStatus:
+    return ContractStatus(spec, outcome.state, 0, 0.0, outcome.result, list(outcome.notes),
+                          outcome.accepts)
 
 
 def _confidence(spec: ContractSpec) -> float:

@@ -72,9 +72,15 @@ def restorable(ledger: Ledger, spec: ContractSpec, data_hash: str, rule: Any,
     return None
 
 
-def params_key(spec: ContractSpec) -> str:
-    return fingerprint({"kind": str(spec.kind), "schema": spec.schema,
-                        "params": {k: v for k, v in spec.params.items()}})
+def params_key(spec: ContractSpec, machine: str | None = None) -> str:
+    """What a stored estimate was made under: the contract's parameters and, when the
+    machine labels are the cascade's delivered ones, the rule that delivers them
+    (without one the key is the parameters' alone, as in ledgers written before)."""
+    key: dict[str, Any] = {"kind": str(spec.kind), "schema": spec.schema,
+                           "params": {k: v for k, v in spec.params.items()}}
+    if machine is not None:
+        key["machine"] = machine
+    return fingerprint(key)
 
 
 def stored_estimate(ledger: Ledger, spec: ContractSpec) -> Mapping[str, Any] | None:
@@ -87,8 +93,9 @@ def stored_estimate(ledger: Ledger, spec: ContractSpec) -> Mapping[str, Any] | N
     return found
 
 
-def record_estimate(ledger: Ledger, spec: ContractSpec, *, dev_labels: int, complete: bool,
-                    state: str, result: dict[str, Any], notes: list[str]) -> None:
+def record_estimate(ledger: Ledger, spec: ContractSpec, params: str, *, dev_labels: int,
+                    complete: bool, state: str, result: dict[str, Any], notes: list[str]
+                    ) -> None:
     ledger.append_event(ESTIMATE_EVENT, {
-        "contract": spec.id, "params": params_key(spec), "dev_labels": dev_labels,
+        "contract": spec.id, "params": params, "dev_labels": dev_labels,
         "complete": complete, "state": state, "result": result, "notes": list(notes)})

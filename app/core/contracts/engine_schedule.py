@@ -194,18 +194,25 @@ class Schedule:
                              wave=wave, complete=self.complete(schema))
 
     def estimate(self, spec: ContractSpec, data: SchemaData, ledger: Ledger,
-                 compute: Callable[[], KindOutcome]) -> ContractStatus:
-        """An estimate re-made at the milestones, or the stored one in between."""
+                 compute: Callable[[], KindOutcome], machine: str | None = None
+                 ) -> ContractStatus:
+        """An estimate re-made at the milestones, or the stored one in between.
+
+        ``machine`` names the rule that delivers the machine labels the estimate reads
+        (``None``: the first tier stands in); a new rule is a new estimate at once, like
+        new parameters, since the estimate is of other machine labels.
+        """
         dev_labels = sum(len(h) for h in data.dev.values())
         complete = self.complete(spec.schema)
         stored = stored_estimate(ledger, spec)
-        if estimate_due(stored, dev_labels=dev_labels, complete=complete,
-                        params=params_key(spec)):
+        params = params_key(spec, machine)
+        if estimate_due(stored, dev_labels=dev_labels, complete=complete, params=params):
             outcome = compute()
             notes = list(outcome.notes)
             if outcome.state != "pending" and dev_labels:
-                record_estimate(ledger, spec, dev_labels=dev_labels, complete=complete,
-                                state=outcome.state, result=outcome.result, notes=notes)
+                record_estimate(ledger, spec, params, dev_labels=dev_labels,
+                                complete=complete, state=outcome.state,
+                                result=outcome.result, notes=notes)
                 notes.append(f"estimated by the scheduler on {dev_labels} dev labels")
             return ContractStatus(spec, outcome.state, 0, 0.0, outcome.result, notes,
                                   outcome.accepts)

@@ -18,7 +18,11 @@ The projection (each choice with its reason; the spec leaves the method open):
   goes to dev and the rest to cert.
 - **Machine label**: the first tier, cheapest first, with a prediction for the item
   (:func:`app.core.contracts.kind_ppi.delivered_labels`), one threshold on its
-  confidence. This is a planning figure, not the cascade's per-tier rule.
+  confidence. This is a planning figure, not the cascade's per-tier rule. Unlike
+  ``ppi``, it does *not* read the labels the current rules deliver: it projects which
+  thresholds a budget could certify, so it must see every prediction, including those a
+  current rule rejects ("before the budget is spent", when no rule exists yet, the two
+  readings agree).
 - **Certifiable at error e** with a grid threshold t (the ``selective_risk`` grid):
   at least :data:`MIN_ACCEPTED` = 10 dev labels accepted at t (the ``selective_risk``
   infeasibility rule's minimum), dev error at t at most e/2 (``selective_risk``'s dev

@@ -12,10 +12,14 @@ ceiling (:func:`~app.core.contracts.stats.split_half_noise_ceiling`, 20 splits).
 
 Choices where the spec is silent (each with its reason):
 
-- **Machine label**: the first tier, cheapest first, with a prediction for the item
-  (:func:`app.core.contracts.kind_ppi.delivered_labels`), or the labels the engine
-  passes as ``delivered``. Probabilities with no positive mass, or absent, fall back to
-  the label one-hot.
+- **Machine label**: the one the cascade would deliver under the current rules, which
+  the engine passes as ``delivered`` (as for ``ppi``: a contract is a claim about the
+  labels the study ends up with, so the machine compared with people is the one whose
+  labels are delivered, and its distribution is the delivering tier's ``probs``). Items
+  the cascade routes to people are left out. Before any rule delivers anything
+  (``delivered`` is ``None``), the first tier, cheapest first, with a prediction stands
+  in (:func:`app.core.contracts.kind_ppi.delivered_labels`) and the engine adds a note.
+  Probabilities with no positive mass, or absent, fall back to the label one-hot.
 - **Items**: dev items with at least 3 people (2 within a group) *and* a machine label;
   the noise ceiling is computed on the same items so that the two numbers compare
   like with like. Items are taken in sorted order (the bootstrap and the split draws

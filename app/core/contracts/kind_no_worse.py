@@ -12,8 +12,14 @@ at a winning rate of at least 0.5 and ``unmet`` below.
 
 Choices where the spec is silent (each with its reason):
 
-- **Machine label**: the first tier, cheapest first, with a prediction for the item
-  (:func:`app.core.contracts.kind_ppi.delivered_labels`), or the engine's ``delivered``.
+- **Machine label**: the one the cascade would deliver under the current rules (the
+  engine's ``delivered``, as for ``ppi``): whether a machine can replace a person is a
+  question about the labels it would deliver in that person's place, on the items where
+  it delivers them (the cascade's choice reads only the machine's confidence, and the
+  person and the machine are compared on the same items). Before any rule delivers
+  anything (``delivered`` is ``None``) the first tier, cheapest first, with a prediction
+  stands in (:func:`app.core.contracts.kind_ppi.delivered_labels`), with the engine's
+  note.
 - **Agreement** is ``1 − loss`` of the schema's loss family
   (:func:`app.core.contracts.losses.loss`), so graded families give partial credit the
   way a machine is scored elsewhere; for categorical schemes it is exact match, the

@@ -12,11 +12,27 @@ when they differ.
 
 Choices where the spec is silent (each with its reason):
 
-- **Machine label.** The label the cascade would deliver is approximated by the first
-  tier (cheapest first) that has a prediction for the item (:func:`delivered_labels`);
-  the engine may pass the labels it actually delivers through ``delivered``. Without a
-  certified rule no tier's threshold is known here, and the first tier with a
-  prediction is what an all-accepting cascade delivers.
+- **Machine label** (``contracts.md``: "the machine label is the one the cascade would
+  deliver"). The engine evaluates the gating contracts (``selective_risk``,
+  ``threshold_legacy``) first and passes, as ``delivered``, the label the cascade
+  delivers under their current rules for every item, a person's label on it ignored
+  (dev items get the label the cascade *would* deliver, :func:`~app.core.contracts.
+  acceptance.would_deliver`). The labelled set is then the dev items the cascade would
+  label and the unlabelled set every other item it labels: both are drawn from the same
+  items (the cascade's choice reads the machine's confidence only), so the estimate is
+  valid for the prevalence **among the items the cascade labels**. A dev item the
+  cascade would route to people has no ``Ŷ`` and is left out, with a note: keeping it
+  with some tier's label would compare a labelled set drawn from the whole corpus with
+  an unlabelled set drawn from the accepted items, and bias the estimate.
+- **Before certification** (no gating contract met, none on the schema, or met rules
+  that accept nothing: the cascade delivers nothing), ``delivered`` is ``None`` and the
+  first tier (cheapest first) that has a prediction stands in (:func:`delivered_labels`:
+  what a cascade accepting everything delivers), with a note from the engine saying so.
+  PPI is valid with any ``Ŷ`` that does not read the human labels, so this is an honest
+  estimate of the corpus prevalence; refusing to estimate until a rule is certified
+  would hide the one number a study wants first, and people alone (λ = 0) is what PPI++
+  falls back to anyway when the machine does not help. Once a rule is met, the estimate
+  is of the labels actually delivered.
 - **Several people on one item.** ``Y`` is the *first* dev label listed for the item
   (the engine lists them in file order, so the first answered request), with its ``pi``.
   A majority vote would change the estimand between items labelled once and items
@@ -24,10 +40,10 @@ Choices where the spec is silent (each with its reason):
   person's label) and needs a tie rule; the first label is a random person's label on
   every item, so one estimand holds throughout.
 - **Unlabelled set.** Every item of the schema that is not dev-labelled and has a
-  machine label, cert items included: the estimand is the prevalence over the corpus,
-  and the cert items' *human* labels are never read (cert only tests
-  ``selective_risk``). A dev item without any machine label cannot enter the
-  difference and is left out with a note.
+  (delivered) machine label, cert items included with the label the cascade would
+  deliver on them: their *human* labels are never read (cert only tests
+  ``selective_risk``). A dev item without a machine label cannot enter the difference
+  and is left out with a note.
 - **Equal or unequal.** Decided per group (``by`` value): PPI++ needs the group's
   labelled items to be a uniform draw, which holds when every one of them had the same
   ``pi`` (compared with a relative tolerance of 1e-9, so a ``pi`` read back from JSON is
@@ -245,7 +261,7 @@ class _Group:
 
 
 def _split(data: SchemaData, machine: Mapping[str, MachineLabel], by: str | None,
-           notes: list[str]) -> dict[str, _Group]:
+           notes: list[str], delivered_only: bool = False) -> dict[str, _Group]:
     family = loss_family(data.scheme)
     groups: dict[str, _Group] = {}
     no_machine = no_field = bad_shape = 0
@@ -273,8 +289,10 @@ def _split(data: SchemaData, machine: Mapping[str, MachineLabel], by: str | None
         else:
             group.labelled.append(Labelled(item, first.label, m.label, first.pi))
     if no_machine:
-        notes.append(f"{no_machine} dev-labelled items have no machine label and are left "
-                     "out of the estimate")
+        what = ("no machine label the cascade would deliver" if delivered_only
+                else "no machine label")
+        notes.append(f"{no_machine} dev-labelled items have {what} and are left out of "
+                     "the estimate")
     if no_field:
         notes.append(f"{no_field} items have no field '{by}' and are in no group")
     if bad_shape:
@@ -325,7 +343,7 @@ def evaluate_ppi(spec: ContractSpec, data: SchemaData,
     if dev_label_count(data) == 0:
         notes.append("no dev labels yet: nothing to estimate")
         return KindOutcome("pending", result, notes)
-    groups = _split(data, machine_labels(data, delivered), by, notes)
+    groups = _split(data, machine_labels(data, delivered), by, notes, delivered is not None)
     total = sum(g.size for g in groups.values()) or 1
     estimates: dict[str, Any] = {}
     details: dict[str, Any] = {}
