@@ -10,6 +10,8 @@ Choices where the design is silent:
 - Layout: the project tree on the left; overview, items and contracts tabbed at the
   top right; the detail views (cuboids, tiers, traces, regions, masks) tabbed below
   them. Picking an item raises the detail view that draws the selected scheme's kind.
+- Presentation mode keeps only that detail view (the tree, the summaries and the
+  other detail tabs are hidden; :mod:`app.ui.presentation` restores the layout).
 - Only views whose module imports are shown (:mod:`app.ui.views.registry`).
 - Opening a project while another open is running cancels the first; a failed open
   leaves the current project, its views and its watcher untouched.
@@ -122,7 +124,8 @@ class MainWindow(QMainWindow):
         self.status.cancel_requested.connect(self.cancel_work)
         self.statusBar().addPermanentWidget(self.status)
         self.presentation = Presentation(self, lambda: self.context, self.set_context,
-                                         hidden=(self.tree_dock,))
+                                         hidden=self._presentation_hidden,
+                                         arrange=self._presentation_arrange)
         self.presentation.changed.connect(self._presentation_message)
         self.watcher = ProjectWatcher(self)
         if watch:
@@ -259,10 +262,33 @@ class MainWindow(QMainWindow):
         if fallback:
             order += [name for name in schemes if name != scheme]
         for name in order:
-            view = DETAIL_FOR_KIND.get(schemes[name].kind or "")
-            if view is not None and view in self.docks:
+            view = self._detail_view(name)
+            if view is not None:
                 self.raise_view(view)
                 return
+
+    def _detail_view(self, scheme: str | None) -> str | None:
+        """The docked detail view that draws ``scheme``'s kind, if there is one."""
+        project = self.context.project
+        result = project.report.schemes.get(scheme or "") if project is not None else None
+        view = DETAIL_FOR_KIND.get(result.kind or "") if result is not None else None
+        return view if view in self.docks else None
+
+    def _presentation_hidden(self) -> list[QWidget]:
+        """What presentation mode hides: the tree, and every view but the detail view
+        of the selected scheme's kind, which then fills the screen (the other detail
+        tabs would only widen it: a tab area is as wide as its widest view); when the
+        scheme has no detail view, the detail views (the summaries show the item)."""
+        detail = self._detail_view(self.context.scheme)
+        keep = {detail} if detail is not None else set(TOP_VIEWS)
+        return [self.tree_dock, *(dock for name, dock in self.docks.items()
+                                  if name not in keep)]
+
+    def _presentation_arrange(self) -> None:
+        if self._detail_view(self.context.scheme) is not None:
+            self._raise_detail()
+        else:
+            self.raise_view("items")
 
     # ------------------------------------------------------------------ opening
 

@@ -100,6 +100,7 @@ class CuboidsView(View):
         font.setPointSizeF(max(6.0, 10.0 * scale))
         for label in (self.header, self.legend, self.message):
             label.setFont(font)
+        self.legend.setFixedWidth(round(LEGEND_WIDTH * max(1.0, scale)))  # grows with it
         if not pick.ok:
             self._show_message(pick.message)
             self.header.setText(f"Scheme {pick.scheme}" if pick.scheme else "3D cuboids")

@@ -13,8 +13,13 @@ Choices (the spec is silent):
   themself) is blank. A legend under the grid repeats the three.
 - Row and column headers carry the annotator's colour chip (``palette.annotator_color``)
   so the matrix reads with the other views.
-- Cells are square, at most ``MAX_CELL`` pixels; the text scales with the widget font
-  (``ViewContext.font_scale`` reaches it through the parent's font).
+- Cells are square, at most ``MAX_CELL`` pixels at a 9 pt font and at least
+  ``MIN_CELL``, both times the font's size over 9 pt: cells grow with the widget font
+  (``ViewContext.font_scale`` reaches it through the parent's font), and so does the
+  text. ``sizeHint`` asks for cells that hold the widest cell text (two lines, with a
+  margin); ``minimumSizeHint`` only for ``MIN_CELL`` cells, so a short dock is not
+  made taller by the matrix: a cell smaller than its text draws the text in a font
+  shrunk to fit (never past the cell's edges).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import (
     QBrush,
     QColor,
+    QFont,
     QFontMetricsF,
     QHelpEvent,
     QLinearGradient,
@@ -83,12 +89,14 @@ class PairHeatmap(QWidget):
         self._cells = dict(cells)
         self._ramp_ends = ramp_ends
         self._empty_text = ""
+        self.updateGeometry()
         self.update()
 
     def set_empty(self, text: str) -> None:
         """Show a sentence instead of a matrix."""
         self._names, self._colors, self._cells = [], [], {}
         self._empty_text = text
+        self.updateGeometry()
         self.update()
 
     def cell(self, row: int, column: int) -> HeatCell:
@@ -106,21 +114,66 @@ class PairHeatmap(QWidget):
         return self._empty_text
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt API)
-        return QSize(420, 420)
+        left, top, legend = self._margins()
+        n = max(len(self._names), 1)
+        side = max(self._min_cell(), min(self._max_cell(), 420.0 / n)) * n
+        return QSize(int(left + side + 8), int(top + side + legend))
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt API)
+        if not self._names:
+            return QSize(120, 60)
+        left, top, legend = self._margins()
+        side = MIN_CELL * self._scale() * len(self._names)
+        width = max(left + side + 8, left + self._legend_width())
+        return QSize(int(width), int(top + side + legend))
+
+    def _legend_width(self) -> float:
+        metrics = QFontMetricsF(self.font())
+        h = metrics.height()
+        texts = sum(metrics.horizontalAdvance(t) + 4 for t in ("undefined", "no shared items"))
+        return 180.0 + h + 2 * (h * 1.4 + 4 + h) + texts
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt API)
+        if event.type() == QEvent.Type.FontChange:
+            self.updateGeometry()
+        super().changeEvent(event)
 
     # ------------------------------------------------------------------ geometry
 
-    def _layout(self) -> tuple[float, float, float]:
-        """(left margin, top margin, cell size)."""
+    def _margins(self) -> tuple[float, float, float]:
+        """(left margin, top margin, legend height) at the widget's font."""
         metrics = QFontMetricsF(self.font())
         label = max((metrics.horizontalAdvance(n) for n in self._names), default=0.0)
-        left = label + metrics.height() * 1.6
-        top = metrics.height() * 2.2
-        legend = metrics.height() * 4.0
+        return label + metrics.height() * 1.6, metrics.height() * 2.2, metrics.height() * 4.0
+
+    def _scale(self) -> float:
+        size = self.font().pointSizeF()
+        return max(1.0, size / 9.0) if size > 0 else 1.0
+
+    def _max_cell(self) -> float:
+        return MAX_CELL * self._scale()
+
+    def _min_cell(self) -> float:
+        """The cell that holds the widest cell text (two lines) at this font."""
+        metrics = QFontMetricsF(self.font())
+        texts = [c.text for c in self._cells.values()] + ["–"]
+        lines = [line for text in texts for line in text.split("\n")]
+        wide = max(metrics.horizontalAdvance(line) for line in lines)
+        tall = metrics.lineSpacing() * max(text.count("\n") + 1 for text in texts)
+        return max(MIN_CELL * self._scale(), wide + metrics.averageCharWidth() * 1.5,
+                   tall + metrics.height() * 0.6)
+
+    def cell_size(self) -> float:
+        """The side of a cell in pixels, as painted now."""
+        return self._layout()[2]
+
+    def _layout(self) -> tuple[float, float, float]:
+        """(left margin, top margin, cell size)."""
+        left, top, legend = self._margins()
         n = max(len(self._names), 1)
         cell = min((self.width() - left - 8) / n, (self.height() - top - legend) / n,
-                   MAX_CELL * max(1.0, self.font().pointSizeF() / 9.0))
-        return left, top, max(cell, MIN_CELL)
+                   self._max_cell())
+        return left, top, max(cell, MIN_CELL * self._scale())
 
     def _cell_at(self, pos: QPointF) -> tuple[int, int] | None:
         left, top, cell = self._layout()
@@ -191,8 +244,17 @@ class PairHeatmap(QWidget):
         else:
             painter.fillRect(inner, QColor("#F7F7F7"))
             return
-        painter.drawText(inner, int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap),
-                         cell.text)
+        flags = int(Qt.AlignmentFlag.AlignCenter)
+        font = QFont(self.font())
+        need = QFontMetricsF(font).boundingRect(inner, flags, cell.text)
+        if cell.text and (need.width() > inner.width() or need.height() > inner.height()):
+            shrink = min(inner.width() / max(need.width(), 1.0),
+                         inner.height() / max(need.height(), 1.0))
+            font.setPointSizeF(max(4.0, font.pointSizeF() * shrink * 0.95))
+        painter.save()
+        painter.setFont(font)
+        painter.drawText(inner, flags, cell.text)
+        painter.restore()
 
     def _legend(self, painter: QPainter, rect: QRectF, metrics: QFontMetricsF) -> None:
         h = metrics.height()

@@ -199,6 +199,8 @@ class OverviewView(View):
             f"{len(study.annotators)} annotators: {chips}")
         for name, result in project.report.schemes.items():
             card = self._make_card(result)
+            for label in card.findChildren(QLabel):  # a style-sheeted card does not pass
+                label.setFont(self.font())  # its parent's font on (font_scale)
             self._cards[name] = card
             self._cards_layout.addWidget(card)
         for note in project.report.notes:

@@ -16,7 +16,12 @@ Layout and interaction (choices; the spec is silent):
   clip's length, so the GUI thread reads a bounded amount of drawing);
 - zoom (wheel) and pan (drag) on the time axis only; rows stay put; the view can never
   pan beyond the clip;
-- a one-line key under the plot; the header names the scheme, the item and the counts.
+- a one-line key under the plot; the header names the scheme, the item and the counts;
+- a row is never shorter than ``ROW_LINES`` lines of the view's font (so bar labels and
+  the IoU numbers between rows never overlap, whatever ``font_scale``): the plot asks
+  for that height and, when the dock is smaller, the plot scrolls vertically (a scroll
+  area) rather than squeezing the rows; the waveform keeps at most ``WAVE_HEIGHT`` px
+  and every other pixel goes to the rows.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from app.core.agreement.drawing import Timeline, timeline
 from app.core.errors import InputError
@@ -39,6 +44,10 @@ KINDS = ("tiers", "segments")
 WHAT = "tiers or segments"
 WAVE_COLOR = QColor("#5F6B73")
 WAVE_HEIGHT = 110
+ROW_LINES = 2.0
+"""The smallest row, in lines of the font (a bar label plus room for an IoU label)."""
+AXIS_LINES = 3.0
+"""The time axis (tick labels and its title), in lines of the font."""
 AXIS_TEXT = QColor("#202020")
 KEY = ("Bars: segments in each annotator's colour · red outline and hatch: unmatched "
        "(nobody else marked it) · dashed line with a number: a matched pair and its IoU · "
@@ -62,6 +71,11 @@ class TiersView(View):
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("#FFFFFF")
+        self.graphics_scroll = QScrollArea()
+        self.graphics_scroll.setWidgetResizable(True)
+        self.graphics_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.graphics_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.graphics_scroll.setWidget(self.graphics)
         self.wave_plot: pg.PlotItem = self.graphics.addPlot(row=0, col=0)
         self.plot: pg.PlotItem = self.graphics.addPlot(row=1, col=0)
         self._configure()
@@ -71,7 +85,7 @@ class TiersView(View):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.header)
         layout.addWidget(self.message, 1)
-        layout.addWidget(self.graphics, 1)
+        layout.addWidget(self.graphics_scroll, 1)
         layout.addWidget(self.key)
         self.show_context(ViewContext())
 
@@ -110,12 +124,14 @@ class TiersView(View):
             self.message.setText(pick.message)
             self.message.show()
             self.graphics.hide()
+            self.graphics_scroll.hide()
             self.key.hide()
             return
         assert pick.agreement is not None
         data = timeline(pick.agreement, pick.item)
         self.message.hide()
         self.graphics.show()
+        self.graphics_scroll.show()
         self.key.show()
         wave, wave_note = self._waveform(context, pick)
         self._draw_timeline(context, data, font)
@@ -165,6 +181,8 @@ class TiersView(View):
             axis.setTextPen(AXIS_TEXT)
             p.getAxis("bottom").setStyle(tickFont=font)
             p.getAxis("bottom").setTextPen(AXIS_TEXT)
+        self.plot.setLabel("bottom", "time", units="s",
+                           **{"font-size": f"{font.pointSizeF():.1f}pt"})
         self.plot.getAxis("left").setTicks(
             [[(row + 0.5, label) for row, label in enumerate(self.row_labels)], []])
         self.plot.setYRange(0, max(n_rows, 1), padding=0)
@@ -173,6 +191,18 @@ class TiersView(View):
         rows = float(max(n_rows, 1))
         self.plot.setLimits(yMin=0.0, yMax=rows, minYRange=rows, maxYRange=rows)
         self.plot.setXRange(0.0, end, padding=0)
+        line = metrics.lineSpacing()
+        plot_height = rows * line * ROW_LINES + line * AXIS_LINES
+        self.plot.setMinimumHeight(plot_height)
+        wave = WAVE_HEIGHT if self.wave_plot.isVisible() else 0
+        self.graphics.setMinimumHeight(int(plot_height + wave + 12))
+
+    @property
+    def row_height(self) -> float:
+        """The height of one row in pixels, as drawn now."""
+        box = self.plot.getViewBox()
+        (_, _), (y0, y1) = box.viewRange()
+        return float(box.height()) / max(float(y1 - y0), 1e-9)
 
     @staticmethod
     def _waveform(context: ViewContext, pick: SetPick) -> tuple[Waveform | None, str]:

@@ -140,6 +140,7 @@ class TracesView(View):
         font = QFont(QApplication.font())
         font.setPointSizeF(font.pointSizeF() * context.font_scale)
         self.setFont(font)
+        self.table.setFont(font)  # it has a style sheet, so it does not inherit it
         schemes = trace_schemes(context.project)
         scheme = context.scheme if context.scheme in schemes else (schemes[0] if schemes
                                                                    else None)
@@ -214,6 +215,10 @@ class TracesView(View):
         self.table.setColumnCount(len(columns))
         self.table.setRowCount(len(grid.rows))
         self.table.setHorizontalHeaderLabels(columns)
+        for c in range(len(columns)):  # the header, under the table's style sheet,
+            head = self.table.horizontalHeaderItem(c)  # does not follow font_scale
+            if head is not None:
+                head.setFont(self.font())
         for k, name in enumerate(grid.annotators):
             head = self.table.horizontalHeaderItem(len(FIXED) + k)
             if head is not None:
