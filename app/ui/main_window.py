@@ -21,8 +21,6 @@ Choices where the design is silent:
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import logging
 from collections.abc import Callable
 from functools import partial
@@ -31,12 +29,12 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QWidget
 
 from app.core.progress import Job
-from app.paths import resources_dir
 from app.ui.menus import build_menus
 from app.ui.presentation import Presentation
+from app.ui.project_io import dropped_folder, import_core, is_bundled, open_project, show_error
 from app.ui.project_tree import ProjectTree
 from app.ui.settings import Settings
 from app.ui.status_panel import StatusPanel
@@ -53,41 +51,6 @@ log = logging.getLogger(__name__)
 TOP_VIEWS = ("overview", "items", "contracts")
 DETAIL_FOR_KIND = {"cuboids": "cuboids", "segments": "tiers", "tiers": "tiers",
                    "trace": "traces", "regions": "regions", "masks": "masks"}
-
-
-def open_project(path: Path, **options: Any) -> Job[ProjectData]:
-    """``app.core.project.open_project``, imported when first used (on the worker thread).
-
-    The core pulls in scipy, which takes longer than the whole first paint; the window
-    only needs it once a project is opened. ``schedule`` is dropped when the core's
-    ``open_project`` does not take it (the contract scheduler not installed).
-    """
-    from app.core.project import open_project as core_open_project
-
-    if options.get("schedule") and "schedule" not in inspect.signature(
-            core_open_project).parameters:
-        del options["schedule"]
-    return core_open_project(path, **options)
-
-
-def _import_core() -> Job[None]:
-    """Import the core's heavy modules (numpy, scipy, shapely) off the GUI thread."""
-    for module in ("app.core.project", "app.core.agreement.item_ranking",
-                   "app.core.agreement.item_scores"):
-        importlib.import_module(module)
-    yield from ()
-
-
-def show_error(parent: QWidget | None, message: str) -> None:
-    """The one error dialog (tests replace this function to record the message)."""
-    QMessageBox.critical(parent, "Accord", message)
-
-
-def is_bundled(path: Path) -> bool:
-    try:
-        return path.resolve().is_relative_to(resources_dir().resolve())
-    except OSError:
-        return False
 
 
 class MainWindow(QMainWindow):
@@ -154,7 +117,7 @@ class MainWindow(QMainWindow):
 
     def _warm_up(self) -> None:
         """Import the core on the pool (the window keeps painting), then add the views."""
-        self.workers.start(_import_core, name="import the core",
+        self.workers.start(import_core, name="import the core",
                            on_result=lambda _: self.add_views(available_views()),
                            on_error=lambda _: self.add_views(available_views()))
 
@@ -421,11 +384,11 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ window events
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt API)
-        if _dropped_folder(event) is not None:
+        if dropped_folder(event) is not None:
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 (Qt API)
-        folder = _dropped_folder(event)
+        folder = dropped_folder(event)
         if folder is not None:
             event.acceptProposedAction()
             self.open_path(folder)
@@ -447,12 +410,3 @@ class MainWindow(QMainWindow):
         state = self.settings.window_state()
         if state is not None:
             self.restoreState(state)
-
-
-def _dropped_folder(event: QDragEnterEvent | QDropEvent) -> Path | None:
-    urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
-    if len(urls) == 1 and urls[0].isLocalFile():
-        path = Path(urls[0].toLocalFile())
-        if path.is_dir():
-            return path
-    return None
