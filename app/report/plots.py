@@ -19,6 +19,7 @@ name is shown as written. Plots with nothing to draw return ``None``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -210,6 +211,15 @@ def distance_plot(contract: dict[str, Any]) -> bytes | None:
                        ("noise ceiling", INK, "diamond")])
 
 
+def _nice_step(top: float) -> float:
+    """A round tick step (1, 2, 2.5 or 5 times a power of ten) giving at most 6 intervals,
+    so that every tick label is exact: 0%, 10%, 20%, never 7.5% printed as 8%."""
+    for step in (0.001, 0.002, 0.0025, 0.005, 0.01, 0.02, 0.025, 0.05, 0.1, 0.2, 0.25):
+        if top / step <= 6 + 1e-9:
+            return step
+    return 0.25
+
+
 def coverage_plot(contract: dict[str, Any]) -> bytes | None:
     """Dev error versus dev coverage by threshold, per tier, of a ``selective_risk`` contract."""
     curves: dict[str, list[dict[str, Any]]] = contract.get("dev_curve") or {}
@@ -218,6 +228,8 @@ def coverage_plot(contract: dict[str, Any]) -> bytes | None:
     target = float((contract.get("parameters") or {}).get("error", 0.1))
     top_error = max([target * 1.6] + [pt["error"] for c in curves.values() for pt in c])
     top_error = min(1.0, top_error)
+    step = _nice_step(top_error)
+    top_error = min(1.0, math.ceil(top_error / step - 1e-9) * step)
     height = 300.0
     image, p = _canvas(height)
     _title(p, "Dev labels: error versus coverage as the threshold falls")
@@ -225,14 +237,14 @@ def coverage_plot(contract: dict[str, Any]) -> bytes | None:
     _x_axis(p, area, 0.0, 1.0, [i / 5 for i in range(6)],
             "coverage (share of the items accepted)", "{:.0%}")
     p.setFont(_font(9))
-    for i in range(5):
-        v = top_error * i / 4
+    for i in range(round(top_error / step) + 1):
+        v = i * step
         y = area.bottom() - v / top_error * area.height()
         p.setPen(QPen(GRID, 1))
         p.drawLine(QPointF(area.left(), y), QPointF(area.right(), y))
         p.setPen(INK)
         p.drawText(QRectF(area.left() - 52, y - 7, 46, 14), Qt.AlignmentFlag.AlignRight,
-                   f"{v:.0%}" if top_error >= 0.2 else f"{v:.1%}")
+                   f"{v:.0%}" if step >= 0.01 else f"{v:.1%}")
     p.save()
     p.translate(12, area.center().y())
     p.rotate(-90)
@@ -266,13 +278,7 @@ def coverage_plot(contract: dict[str, Any]) -> bytes | None:
                 p.setPen(QPen(INK, 1))
                 p.setBrush(colour)
                 p.drawEllipse(point(pt["coverage"], pt["error"]), 5, 5)
-                p.setPen(INK)
-                at_point = point(pt["coverage"], pt["error"])
-                left_side = at_point.x() > area.right() - 60
-                p.drawText(QRectF(at_point.x() + (-70 if left_side else 8), at_point.y() - 20,
-                                  62, 14),
-                           Qt.AlignmentFlag.AlignRight if left_side else
-                           Qt.AlignmentFlag.AlignLeft, f"t = {float(chosen):.2f}")
+                legend.append((f"{tier} rule t ≥ {float(chosen):.2f}", colour, "dot"))
     legend += [(f"target {target:.0%}", QColor("#D55E00"), "line"),
                ("half target", MUTED, "line")]
     _legend(p, legend, 26)
