@@ -41,7 +41,8 @@ from typing import Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats as sps
+
+from app.core.contracts.distributions import t_cdf
 
 ItemT = TypeVar("ItemT", bound=Hashable)
 PersonT = TypeVar("PersonT", bound=Hashable)
@@ -150,7 +151,7 @@ def margin_t_test(differences: npt.ArrayLike, margin: float) -> float:
         return 0.0 if mean < margin else 1.0
     sd = float(d.std(ddof=1))
     t = (mean - margin) / (sd / math.sqrt(d.size))
-    return float(sps.t.cdf(t, d.size - 1))
+    return t_cdf(t, d.size - 1)
 
 
 def benjamini_yekutieli(p_values: Sequence[float], level: float) -> list[bool]:

@@ -145,7 +145,11 @@ def label_classes(scheme: Scheme, observed: Sequence[Answer]) -> list[str]:
     classes = list(scheme.labels or scheme.scale)
     known = set(classes)
     extra: set[str] = set()
-    for answer in observed:
+    try:  # 100,000 machine labels are a handful of distinct answers
+        distinct: Sequence[Answer] | set[Answer] = set(observed)
+    except TypeError:  # an unhashable answer: look at every one
+        distinct = observed
+    for answer in distinct:
         names = answer if isinstance(answer, frozenset) else {answer}
         extra.update(str(n) for n in names if isinstance(n, str) and n not in known)
     return classes + sorted(extra)

@@ -43,7 +43,8 @@ from typing import Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats as sps
+
+from app.core.contracts.distributions import norm_ppf
 
 LabelT = TypeVar("LabelT", bound=Hashable)
 
@@ -120,7 +121,7 @@ def _confidence(confidence: float) -> float:
 
 
 def _z(confidence: float) -> float:
-    return float(sps.norm.ppf(1.0 - (1.0 - _confidence(confidence)) / 2.0))
+    return norm_ppf(1.0 - (1.0 - _confidence(confidence)) / 2.0)
 
 
 def _matrix(values: npt.ArrayLike, name: str) -> npt.NDArray[np.float64]:

@@ -158,7 +158,13 @@ def _plan_tier(data: SchemaData, tier: str, last: bool, reach: list[str], per_cl
                 testable = True
                 taken[key] = float(GRID[choice.index])
         planned.append(_Planned(group, choice, last, testable, note))
-    flow = [item for item in reach if not _accepted(data, tier, item, taken, per_class)]
+    if per_class:
+        flow = [item for item in reach if not _accepted(data, tier, item, taken, per_class)]
+    else:  # one threshold for the tier (or none): the same test as _accepted, inline
+        threshold = taken.get((tier, None))
+        flow = list(reach) if threshold is None else [
+            item for item in reach
+            if (m := predictions.get(item)) is None or not m.confidence >= threshold]
     return planned, flow
 
 
@@ -186,6 +192,17 @@ def _coverage(data: SchemaData, rule: dict[GroupKey, float], per_class: bool
               ) -> dict[str, float]:
     """Share of the population each tier accepts, routing items as the engine does."""
     counts = dict.fromkeys(data.tiers, 0)
+    if not per_class:  # one threshold per tier: the same routing, without a lookup per tier
+        plain = [(tier, data.predictions.get(tier, {}), threshold) for tier in data.tiers
+                 if (threshold := rule.get((tier, None))) is not None]
+        for item in data.items:
+            for tier, predicted, threshold in plain:
+                machine = predicted.get(item)
+                if machine is not None and machine.confidence >= threshold:
+                    counts[tier] += 1
+                    break
+        total = len(data.items)
+        return {tier: (count / total if total else 0.0) for tier, count in counts.items()}
     for item in data.items:
         for tier in data.tiers:
             if _accepted(data, tier, item, rule, per_class):

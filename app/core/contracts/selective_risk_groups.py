@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats as sps
 
+from app.core.contracts.distributions import binom_cdf
 from app.core.contracts.inputs import HumanLabel, MachineLabel
 from app.core.contracts.losses import is_correct
 from app.core.contracts.stats import binomial_lower_bound, cert_labels_needed, threshold_grid
@@ -238,7 +238,7 @@ def dev_choice(group: Group, error: float, confidence: float, level: float) -> C
         sel = np.array(selectable, dtype=np.int64)
         nc = n_cert[sel]
         expected = (k_dev[sel] * nc) // n_dev[sel]
-        p = sps.binom.cdf(expected, nc, error)
+        p = binom_cdf(expected, nc, error)
         ok = (nc > 0) & (p <= level)
         if ok.any():
             return Choice("chosen", index=int(sel[np.flatnonzero(ok)[-1]]))
@@ -302,6 +302,8 @@ def build_groups(scheme: Scheme, tier: str, per_class: bool, reach: Sequence[str
     ``population``) with their confidence only.
     """
     groups: dict[GroupKey, Group] = {}
+    if not per_class:
+        return _one_group(scheme, tier, reach, predictions, dev, cert, population, tolerance)
     for item in reach:
         machine = predictions.get(item)
         if machine is None:
@@ -325,3 +327,36 @@ def build_groups(scheme: Scheme, tier: str, per_class: bool, reach: Sequence[str
             if verdict is not None:
                 group.cert.append((item, conf, not verdict))
     return groups
+
+
+def _one_group(scheme: Scheme, tier: str, reach: Sequence[str],
+               predictions: Mapping[str, MachineLabel],
+               dev: Mapping[str, tuple[HumanLabel, ...]],
+               cert: Mapping[str, tuple[HumanLabel, ...]],
+               population: frozenset[str], tolerance: float) -> dict[GroupKey, Group]:
+    """:func:`build_groups` without ``per_class``: one group, the same lists in the same
+    order, with the population's confidences gathered in one pass and the few labelled
+    items visited on their own (100,000 items, a few thousand labelled)."""
+    present = [(item, m) for item in reach if (m := predictions.get(item)) is not None]
+    if not present:
+        return {}
+    group = Group(tier, None)
+    group.pop_conf.extend(float(m.confidence) for item, m in present if item in population)
+    for item, machine in present:
+        if item not in dev and item not in cert:
+            continue
+        conf = float(machine.confidence)
+        humans = dev.get(item)
+        if humans:
+            verdict = majority_correct(scheme, machine.label, humans, tolerance)
+            if verdict is not None:
+                group.dev.append((conf, not verdict))
+        humans = cert.get(item)
+        if humans:
+            group.cert_conf.append(conf)
+            group.cert_ids.append(item)
+            group.cert_pi.extend((conf, h.pi) for h in humans)
+            verdict = majority_correct(scheme, machine.label, humans, tolerance)
+            if verdict is not None:
+                group.cert.append((item, conf, not verdict))
+    return {(tier, None): group}

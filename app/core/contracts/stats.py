@@ -33,7 +33,6 @@ from functools import cache
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats as sps
 
 from app.core.contracts.distribution_stats import (
     BOOTSTRAP_RESAMPLES,
@@ -44,6 +43,7 @@ from app.core.contracts.distribution_stats import (
     jensen_shannon_distance,
     split_half_noise_ceiling,
 )
+from app.core.contracts.distributions import beta_ppf, binom_cdf
 from app.core.contracts.stats_inputs import _count, _counts, _probability
 
 __all__ = [  # the public names, the distributional ones included
@@ -83,7 +83,7 @@ def binomial_p_value(k: int, n: int, error: float) -> float:
     """
     k_, n_ = _counts(k, n)
     e = _probability(error, "error", open_interval=False)
-    return float(min(1.0, max(0.0, sps.binom.cdf(k_, n_, e))))
+    return float(min(1.0, max(0.0, binom_cdf(k_, n_, e))))
 
 
 def binomial_upper_bound(k: int, n: int, confidence: float) -> float:
@@ -106,7 +106,7 @@ def binomial_upper_bound(k: int, n: int, confidence: float) -> float:
     c = _probability(confidence, "confidence")
     if k_ == n_:
         return 1.0
-    return float(sps.beta.ppf(c, k_ + 1, n_ - k_))
+    return beta_ppf(c, k_ + 1, n_ - k_)
 
 
 def binomial_lower_bound(k: int, n: int, confidence: float) -> float:
@@ -127,7 +127,7 @@ def binomial_lower_bound(k: int, n: int, confidence: float) -> float:
     c = _probability(confidence, "confidence")
     if k_ == 0:
         return 0.0
-    return float(sps.beta.ppf(1.0 - c, k_, n_ - k_ + 1))
+    return beta_ppf(1.0 - c, k_, n_ - k_ + 1)
 
 
 def look_level(look: int, confidence: float) -> float:
@@ -238,7 +238,7 @@ def cert_labels_needed(error_rate: float | Fraction, target: float, level: float
         return None
 
     def passes(k: int, n: int) -> bool:
-        return float(sps.binom.cdf(k, n, t)) <= a
+        return float(binom_cdf(k, n, t)) <= a
 
     def first_passing(k: int, lo: int, hi: int) -> int | None:
         """Smallest n in [lo, hi] with P(Bin(n, t) ≤ k) ≤ a, given that hi passes."""
@@ -265,7 +265,7 @@ def cert_labels_needed(error_rate: float | Fraction, target: float, level: float
         ends = _run_starts(rate, ks + 1) - 1
         if starts[0] > limit:
             return None
-        ok = (ends >= starts) & (sps.binom.cdf(ks, np.maximum(ends, 1), t) <= a)
+        ok = (ends >= starts) & (binom_cdf(ks, np.maximum(ends, 1), t) <= a)
         if ok.any():
             i = int(np.argmax(ok))
             return first_passing(int(ks[i]), int(starts[i]), int(ends[i]))

@@ -1,0 +1,71 @@
+"""The four distribution functions the contracts use, without importing ``scipy.stats``.
+
+``import scipy.stats`` costs about 0.6 s (its whole catalogue of distributions, each
+with its documentation built at import), a third of ``accord label status``'s imports;
+the contracts need four functions of it. Each one here calls the very ``scipy.special``
+function that ``scipy.stats`` evaluates for it, so the results are bit-identical
+(checked on random inputs in ``tests/core/test_distributions.py``):
+
+- :func:`binom_cdf`: ``scipy.stats.binom.cdf`` evaluates ``_binom_cdf`` (Boost) at the
+  floored count inside the support, 0 below it and 1 at ``n`` and above;
+- :func:`beta_ppf`: ``scipy.stats.beta.ppf`` evaluates ``_beta_ppf`` (Boost) for
+  ``0 < q < 1``;
+- :func:`norm_ppf`: ``scipy.stats.norm.ppf`` is ``ndtri``;
+- :func:`t_cdf`: ``scipy.stats.t.cdf`` is ``stdtr(df, t)``.
+
+``_binom_cdf`` and ``_beta_ppf`` are private names of ``scipy.special``: a scipy without
+them falls back to ``scipy.stats`` (slower to import, same numbers), as do arguments
+outside the range handled here (``beta_ppf`` at ``q`` 0 or 1), so behaviour never
+depends on the shortcut.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from scipy import special
+
+try:
+    from scipy.special._ufuncs import _beta_ppf, _binom_cdf
+except ImportError:  # pragma: no cover - a scipy without the Boost ufuncs
+    _beta_ppf = _binom_cdf = None
+
+Numbers = float | int | npt.NDArray[Any]
+
+
+def binom_cdf(k: Numbers, n: Numbers, p: Numbers) -> Any:
+    """``P(Binomial(n, p) ≤ k)``, as ``scipy.stats.binom.cdf`` (scalar or array)."""
+    if _binom_cdf is None:  # pragma: no cover
+        from scipy import stats
+
+        return stats.binom.cdf(k, n, p)
+    kf = np.floor(np.asarray(k, dtype=np.float64))
+    nn = np.asarray(n)
+    pp = np.asarray(p, dtype=np.float64)
+    inside = (kf >= 0) & (kf < nn)
+    out = np.where(kf >= nn, 1.0, 0.0)
+    if np.any(inside):
+        value = _binom_cdf(np.where(inside, kf, 0.0), nn, pp)
+        out = np.where(inside, value, out)
+    return out[()] if out.ndim == 0 else out
+
+
+def beta_ppf(q: float, a: float, b: float) -> float:
+    """The ``q`` quantile of Beta(a, b), as ``scipy.stats.beta.ppf`` (a, b > 0)."""
+    if _beta_ppf is None or not 0.0 < q < 1.0 or not (a > 0 and b > 0):
+        from scipy import stats
+
+        return float(stats.beta.ppf(q, a, b))
+    return float(_beta_ppf(q, a, b))
+
+
+def norm_ppf(q: float) -> float:
+    """The standard normal quantile, as ``scipy.stats.norm.ppf``."""
+    return float(special.ndtri(q))
+
+
+def t_cdf(t: float, df: float) -> float:
+    """Student's t distribution function, as ``scipy.stats.t.cdf``."""
+    return float(special.stdtr(df, t))

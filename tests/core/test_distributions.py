@@ -1,0 +1,38 @@
+"""``app.core.contracts.distributions`` against ``scipy.stats`` itself: bit-identical.
+
+The module exists to spare importing ``scipy.stats``; it may only do so if every number
+it gives is the one ``scipy.stats`` gives, edges included (counts below 0, at and above
+``n``, fractional counts, ``n = 0``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats as sps
+
+from app.core.contracts.distributions import beta_ppf, binom_cdf, norm_ppf, t_cdf
+
+
+def test_binom_cdf_is_scipy_stats_bit_for_bit() -> None:
+    rng = np.random.default_rng(3)
+    n = rng.integers(0, 3000, 50_000)
+    k = rng.integers(-3, 400, 50_000) + np.where(rng.random(50_000) < 0.2, 0.5, 0.0)
+    k = np.where(rng.random(50_000) < 0.05, n, k)
+    p = np.where(rng.random(50_000) < 0.02, 0.0, rng.random(50_000))
+    assert np.array_equal(binom_cdf(k, n, p), sps.binom.cdf(k, n, p))
+    for args in [(5, 100, 0.1), (3, 100, 0.1), (0, 30, 0.1), (7, 25, 0.1), (0, 0, 0.1),
+                 (4, 4, 0.3), (-1, 4, 0.3), (2.7, 5, 0.3)]:
+        assert float(binom_cdf(*args)) == float(sps.binom.cdf(*args))
+    assert abs(float(binom_cdf(5, 100, 0.1)) - 0.0575769) < 1e-7  # the spec's reference
+
+
+def test_beta_norm_and_t_are_scipy_stats_bit_for_bit() -> None:
+    rng = np.random.default_rng(4)
+    for q, a, b in zip(rng.random(3000), rng.integers(1, 500, 3000),
+                       rng.integers(1, 500, 3000), strict=True):
+        assert beta_ppf(float(q), int(a), int(b)) == float(sps.beta.ppf(q, a, b))
+    assert beta_ppf(0.0, 2, 3) == float(sps.beta.ppf(0.0, 2, 3))
+    for q in rng.random(3000):
+        assert norm_ppf(float(q)) == float(sps.norm.ppf(q))
+    for t, df in zip(rng.normal(size=3000) * 4, rng.integers(1, 300, 3000), strict=True):
+        assert t_cdf(float(t), int(df)) == float(sps.t.cdf(t, df))
