@@ -23,12 +23,22 @@ def prepare_qt() -> None:
         QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
 
 
+GIL_SWITCH_INTERVAL_S = 0.001
+
+
 def create_application(argv: Sequence[str] | None = None) -> QApplication:
     """The running ``QApplication``, created (after :func:`prepare_qt`) if needed."""
     existing = QApplication.instance()
     if isinstance(existing, QApplication):
         return existing
     prepare_qt()
+    # The GUI thread and the workers share the interpreter lock, and a Qt repaint calls
+    # Python (pyqtgraph items) many times: with the default 5 ms switch interval each call
+    # can wait up to 5 ms for a busy worker, and one repaint stalled the window for
+    # 60-140 ms while a project opened. At 1 ms the longest stall is about 25 ms
+    # (tests/benchmarks/bench_gui_stall.py); the workers lose little (they mostly run
+    # numpy, which releases the lock, or plain Python that switches cheaply).
+    sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
     app = QApplication(list(argv) if argv is not None else sys.argv[:1])
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)

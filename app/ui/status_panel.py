@@ -53,7 +53,15 @@ class StatusPanel(QWidget):
         self.cancel.clicked.connect(self.cancel_requested)
         for widget in (self.task, self.bar, self.cancel):
             layout.addWidget(widget)
+            # Hidden, they keep their place: revealing them then changes nothing else's
+            # geometry. Otherwise the taller Cancel button grew the status bar, and the
+            # whole window (every docked view) was laid out and repainted at once, a
+            # 60-140 ms stall of the GUI thread (tests/benchmarks/bench_gui_stall.py).
+            policy = widget.sizePolicy()
+            policy.setRetainSizeWhenHidden(True)
+            widget.setSizePolicy(policy)
             widget.hide()
+        self.task.setFixedWidth(260)
         layout.addWidget(self.coverage)
         self._delay = QTimer(self)
         self._delay.setSingleShot(True)

@@ -25,13 +25,14 @@ Measured:
   (``progress.run`` then ``set_context``), which is what a naive window does; its stall
   is the whole report. The printed ratio is reference stall / worker stall.
 
-Measured on this 2-core machine (offscreen, 2,000 sweeps): launch to first paint 0.39 s;
-open through the worker 7.5 s with a longest stall of 123 ms, of which the GUI side
-(tree and eight views, one per event-loop turn) is 30 ms; the synchronous reference
-stalls 6.1 s (ratio 50x). The remaining stall is the worker holding the GIL inside one
-C call: the Potato reader's ``json`` parse of each multi-MB ``user_state.json`` (100 to
-270 ms each, seen as gaps right after "reading annotator ..."). Under the 50 ms goal it
-needs the reader to parse in smaller pieces, or the job to run in a child process.
+Measured on this 2-core machine (offscreen, 2,000 sweeps): launch to first paint
+0.31-0.35 s; open through the worker 5.2-5.6 s with a longest stall of 22-37 ms, the same
+time as the synchronous reference, whose stall is the whole report (5.2-5.4 s; ratio
+146-239x). What it took: the Potato reader parses ``user_state.json`` piecewise and
+freezes the collector after reading (single C calls of 60-270 ms held the interpreter
+lock), and the GUI sets a 1 ms interpreter switch interval (``app.ui.app``): a repaint
+calls Python many times and, at the default 5 ms, each call could wait 5 ms for the
+worker (60-140 ms stalls). The longest gaps are printed with when they happened.
 """
 
 from __future__ import annotations
@@ -81,6 +82,12 @@ class Heartbeat(QObject):
     def start(self) -> None:
         self.beats = [time.monotonic()]
         self.timer.start()
+
+    def top_gaps(self, n: int = 5) -> list[tuple[float, float]]:
+        """The ``n`` longest gaps as (ms, seconds since the start), longest first."""
+        gaps = [(1000.0 * (b - a), a - self.beats[0])
+                for a, b in itertools.pairwise(self.beats)]
+        return sorted(gaps, reverse=True)[:n]
 
     def stop(self) -> float:
         """The longest gap in ms, counting up to now."""
@@ -212,6 +219,7 @@ def main() -> int:
         wait(300)
         beat = Heartbeat()
         stall, delivery, took = worker_open(window, project, beat)
+        gaps = beat.top_gaps()
         reference, sync_took = synchronous_open(window, project, beat, options)
         window.close()
         app.processEvents()
@@ -223,6 +231,8 @@ def main() -> int:
     print(f"  open through the worker: {took:.1f} s, longest GUI-thread stall {stall:.0f} ms "
           f"(goal < {STALL_GOAL_MS:.0f} ms); after the result arrived (tree and views) "
           f"{delivery:.0f} ms")
+    print("  longest gaps (ms at s after the open started): "
+          + ", ".join(f"{ms:.0f} at {at:.2f}" for ms, at in gaps))
     print(f"  reference, the same report on the GUI thread: {sync_took:.1f} s, stall "
           f"{reference:.0f} ms; ratio {reference / stall:.0f}x")
     return 0 if stall < STALL_GOAL_MS and launch < LAUNCH_GOAL_S else 1
