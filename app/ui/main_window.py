@@ -278,8 +278,8 @@ class MainWindow(QMainWindow):
         verb = "Certifying" if certify else "Opening"
         worker = self.workers.start(job, name=f"open {path}", on_progress=self.status.step,
                                     on_result=lambda data: self._loaded(worker, data),
-                                    on_error=lambda message: self._failed(worker, message))
-        worker.signals.done.connect(lambda: self._done(worker))
+                                    on_error=lambda message: self._failed(worker, message),
+                                    on_done=lambda: self._done(worker))
         self._opening = worker
         self.status.begin(f"{verb} {path.name}…")
         return worker

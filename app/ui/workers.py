@@ -159,8 +159,14 @@ class WorkerPool(QObject):
     def start(self, factory: Callable[[], Job[Any]], *, name: str = "job",
               on_result: Callable[[Any], None] | None = None,
               on_error: Callable[[str], None] | None = None,
-              on_progress: Callable[[Progress], None] | None = None) -> JobWorker:
-        """Run ``factory()`` on the pool; the callbacks run on the GUI thread."""
+              on_progress: Callable[[Progress], None] | None = None,
+              on_done: Callable[[], None] | None = None) -> JobWorker:
+        """Run ``factory()`` on the pool; the callbacks run on the GUI thread.
+
+        Every callback is connected here, before the job starts: a quick job can finish
+        (and emit ``done``) before the caller could connect anything to the returned
+        worker's signals, and a signal emitted with nothing connected is lost.
+        """
         worker = JobWorker(factory, name)
         signals = worker.signals
         if on_result is not None:
@@ -170,6 +176,8 @@ class WorkerPool(QObject):
         if on_progress is not None:
             signals.progress.connect(lambda step: self._live() and on_progress(step))
         signals.done.connect(lambda: self._forget(worker))
+        if on_done is not None:
+            signals.done.connect(on_done)
         self._workers.append(worker)
         self.active_changed.emit(len(self._workers))
         self.pool.start(worker)

@@ -34,14 +34,32 @@ def test_result_and_progress_arrive_on_the_gui_thread(qtbot: QtBot, pool: Worker
     results: list[tuple[int, str]] = []
     progress: list[Progress] = []
     seen: list[int] = []
-    worker = pool.start(lambda: counting(10, seen), name="count",
-                        on_result=lambda r: results.append((r, threading.current_thread().name)),
-                        on_progress=progress.append)
-    with qtbot.waitSignal(worker.signals.done, timeout=5000):
-        pass
+    done: list[bool] = []
+    pool.start(lambda: counting(10, seen), name="count",
+               on_result=lambda r: results.append((r, threading.current_thread().name)),
+               on_progress=progress.append, on_done=lambda: done.append(True))
+    qtbot.waitUntil(lambda: done == [True], timeout=5000)
     assert results == [(45, threading.main_thread().name)]
     assert progress and progress[0] == Progress(1, 10, "step 0")
     assert pool.workers == ()
+
+
+def test_a_job_done_before_the_caller_returns_still_reports(qtbot: QtBot,
+                                                             pool: WorkerPool) -> None:
+    """``on_done`` is connected before the job starts, so an instant job cannot finish
+    unheard (a signal connected only after ``start`` returned could already be gone)."""
+    started = threading.Event()
+    done: list[bool] = []
+
+    def instant() -> Job[int]:
+        started.set()
+        return 1
+        yield  # a generator
+
+    pool.start(instant, on_done=lambda: done.append(True))
+    assert started.wait(5)
+    pool.pool.waitForDone(5000)  # the job has emitted everything before we look
+    qtbot.waitUntil(lambda: done == [True], timeout=5000)
 
 
 def test_cancel_takes_effect_at_the_next_yield(qtbot: QtBot, pool: WorkerPool) -> None:
@@ -81,10 +99,10 @@ def test_an_exception_is_one_failed_signal_and_a_log_line(
     errors: list[str] = []
     results: list[object] = []
     with caplog.at_level(logging.ERROR, logger="app.ui.workers"):
-        worker = pool.start(broken, name="broken", on_error=errors.append,
-                            on_result=results.append)
-        with qtbot.waitSignal(worker.signals.done, timeout=5000):
-            pass
+        done: list[bool] = []
+        pool.start(broken, name="broken", on_error=errors.append, on_result=results.append,
+                   on_done=lambda: done.append(True))
+        qtbot.waitUntil(lambda: done == [True], timeout=5000)
     assert errors == ["ZeroDivisionError: division by zero"]
     assert results == []
     assert [r.message for r in caplog.records] == ["broken failed"]
@@ -99,9 +117,9 @@ def test_bad_input_reads_as_on_the_command_line(qtbot: QtBot, pool: WorkerPool) 
         raise error
 
     errors: list[str] = []
-    worker = pool.start(bad, on_error=errors.append)
-    with qtbot.waitSignal(worker.signals.done, timeout=5000):
-        pass
+    done: list[bool] = []
+    pool.start(bad, on_error=errors.append, on_done=lambda: done.append(True))
+    qtbot.waitUntil(lambda: done == [True], timeout=5000)
     assert errors == ["config.yaml:3: expected a list"] == [error_message(error)]
 
 
