@@ -32,9 +32,9 @@ def _header(cert: Mapping[str, Any]) -> str:
         '<p style="font-size:8pt; color:#57606a; margin:0;">ACCORD CERTIFICATE</p>'
         f'<h1 style="font-size:20pt; margin-top:2px; margin-bottom:2px;">{e(project.get("name"))}'
         "</h1>"
-        f'<p style="color:#444; margin-top:0;">{num(project.get("n_items"))} items · '
-        f'{num(project.get("n_annotators"))} annotators · '
-        f'{num(len(project.get("schemes") or {}))} schemes · stated at '
+        f'<p style="color:#444; margin-top:0;">{_count(project.get("n_items"), "item")} · '
+        f'{_count(project.get("n_annotators"), "annotator")} · '
+        f'{_count(len(project.get("schemes") or {}), "scheme")} · stated at '
         f'<b>{e(cert.get("generated_at"))}</b> · Accord {e(cert.get("accord_version"))}</p>')
 
 
@@ -125,11 +125,16 @@ def _accepted(cert: Mapping[str, Any]) -> str:
     return "".join(out)
 
 
+def _count(value: Any, word: str) -> str:
+    """``"1 scheme"``, ``"3 schemes"`` (the number as :func:`num` prints it)."""
+    return f"{num(value)} {word}" if value == 1 else f"{num(value)} {word}s"
+
+
 def _ledger(cert: Mapping[str, Any]) -> str:
     ledger = cert.get("ledger") or {}
     state = ("intact" if ledger.get("ok", True) else
              f'<span style="color:#b3261e;"><b>damaged</b>: {e(ledger.get("problem"))}</span>')
-    return (f"<p><b>Looks ledger</b>: {state}, {num(ledger.get('lines'))} lines, head "
+    return (f"<p><b>Looks ledger</b>: {state}, {_count(ledger.get('lines'), 'line')}, head "
             f'<span style="font-family:DejaVu Sans Mono; font-size:7.5pt;">'
             f"{e(ledger.get('head'))}</span>.</p>")
 
