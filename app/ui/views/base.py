@@ -83,3 +83,18 @@ class View(QWidget):
     def show_context(self, context: ViewContext) -> None:
         """Show ``context``; called on the GUI thread, must be quick (no computation)."""
         raise NotImplementedError
+
+    def scale_font(self, context: ViewContext) -> None:
+        """The view's font at :data:`BASE_POINT_SIZE` times ``context.font_scale``
+        (presentation mode), never below 6 pt; child widgets inherit it."""
+        font = self.font()
+        font.setPointSizeF(scaled_point_size(context))
+        self.setFont(font)
+
+
+BASE_POINT_SIZE = 9.0
+
+
+def scaled_point_size(context: ViewContext) -> float:
+    """The point size a view's text has in ``context`` (bigger in presentation mode)."""
+    return max(6.0, BASE_POINT_SIZE * context.font_scale)

@@ -197,9 +197,7 @@ class ContractsView(View):
 
     def show_context(self, context: ViewContext) -> None:
         self._context = context
-        font = self.font()
-        font.setPointSizeF(max(6.0, 9.0 * context.font_scale))
-        self.setFont(font)
+        self.scale_font(context)
         self._clear_cards()
         project = context.project
         labels = project.labels if project is not None else None

@@ -35,11 +35,11 @@ from PySide6.QtWidgets import (
 from app.core.agreement.drawing import CuboidScene, cuboid_scene
 from app.core.agreement.sets import SetAgreement
 from app.core.errors import InputError
-from app.core.formats.media import POINT_CLOUD_SUFFIXES, item_media, read_point_cloud
+from app.core.formats.media import POINT_CLOUD_SUFFIXES, read_point_cloud
 from app.ui.gl_support import gl_available, unavailable_sentence
 from app.ui.palette import annotator_color
 from app.ui.views.base import View, ViewContext
-from app.ui.views.set_pick import SetPick, annotator_index, pick_set_item
+from app.ui.views.set_pick import SetPick, annotator_index, pick_set_item, picked_media
 
 if TYPE_CHECKING:
     from app.ui.views.cuboids_canvas import CuboidCanvas
@@ -137,12 +137,9 @@ class CuboidsView(View):
 
     @staticmethod
     def _cloud(context: ViewContext, pick: SetPick) -> tuple[np.ndarray | None, str]:
-        project = context.project
-        if project is None:
+        if context.project is None:
             return None, ""
-        item = project.study.items.get(pick.item)
-        scheme = project.study.schemes.get(pick.scheme)
-        path = item_media(item, scheme, POINT_CLOUD_SUFFIXES) if item is not None else None
+        path = picked_media(context, pick, POINT_CLOUD_SUFFIXES)
         if path is None:
             return None, "no point cloud"
         try:

@@ -152,9 +152,7 @@ class MasksView(View):
     # ------------------------------------------------------------------ rendering
     def show_context(self, context: ViewContext) -> None:
         self._context = context
-        font = self.font()
-        font.setPointSizeF(max(6.0, 9.0 * context.font_scale))
-        self.setFont(font)
+        self.scale_font(context)
         project = context.project
         schemes = masks_schemes(project) if project is not None else []
         if project is None or not schemes:

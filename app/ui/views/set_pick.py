@@ -20,8 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from pathlib import Path
 
 from app.core.agreement.sets import SetAgreement
+from app.core.formats.media import item_media
 from app.ui.views.base import ViewContext
 
 
@@ -69,3 +71,14 @@ def annotator_index(context: ViewContext, name: str) -> int:
     project = context.project
     annotators = project.study.annotators if project is not None else ()
     return annotators.index(name) if name in annotators else len(annotators)
+
+
+def picked_media(context: ViewContext, pick: SetPick, suffixes: Collection[str]) -> Path | None:
+    """The picked item's media file with one of ``suffixes`` (a point cloud, a WAV), or
+    ``None`` when there is no project or the item has none."""
+    project = context.project
+    if project is None:
+        return None
+    item = project.study.items.get(pick.item)
+    scheme = project.study.schemes.get(pick.scheme)
+    return item_media(item, scheme, suffixes) if item is not None else None

@@ -34,10 +34,10 @@ from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from app.core.agreement.drawing import Timeline, timeline
 from app.core.errors import InputError
-from app.core.formats.media import AUDIO_SUFFIXES, Waveform, item_media, read_waveform
+from app.core.formats.media import AUDIO_SUFFIXES, Waveform, read_waveform
 from app.ui.palette import annotator_color
-from app.ui.views.base import View, ViewContext
-from app.ui.views.set_pick import SetPick, annotator_index, pick_set_item
+from app.ui.views.base import View, ViewContext, scaled_point_size
+from app.ui.views.set_pick import SetPick, annotator_index, pick_set_item, picked_media
 from app.ui.views.tiers_timeline import TimelineItem
 
 KINDS = ("tiers", "segments")
@@ -112,7 +112,7 @@ class TiersView(View):
     def show_context(self, context: ViewContext) -> None:
         pick = pick_set_item(context, KINDS, WHAT)
         font = QFont(self.font())
-        font.setPointSizeF(max(6.0, 9.0 * context.font_scale))
+        font.setPointSizeF(scaled_point_size(context))
         for label in (self.header, self.key, self.message):
             label.setFont(font)
         self.plot.clear()
@@ -206,12 +206,9 @@ class TiersView(View):
 
     @staticmethod
     def _waveform(context: ViewContext, pick: SetPick) -> tuple[Waveform | None, str]:
-        project = context.project
-        if project is None:
+        if context.project is None:
             return None, ""
-        item = project.study.items.get(pick.item)
-        scheme = project.study.schemes.get(pick.scheme)
-        path = item_media(item, scheme, AUDIO_SUFFIXES) if item is not None else None
+        path = picked_media(context, pick, AUDIO_SUFFIXES)
         if path is None:
             return None, "no audio"
         try:
