@@ -27,7 +27,7 @@ from scipy.optimize import linprog
 from scipy.spatial import ConvexHull, HalfspaceIntersection
 from scipy.spatial.transform import Rotation
 
-from app.core.geometry import cuboids
+from app.core.geometry import cuboid_boxes, cuboid_clip, cuboid_filters, cuboid_prism, cuboids
 from app.core.geometry.cuboids import (
     CUBOID_EDGES,
     boxes_array,
@@ -417,6 +417,13 @@ def test_identical_boxes() -> None:
     np.testing.assert_allclose(cuboid_iou_pairs(a, a.copy()), 1.0, rtol=0, atol=ORACLE)
 
 
+def _relative_turn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``b``'s rotation in ``a``'s frame, from unchecked rows."""
+    turn, _ = cuboid_boxes.relative_pose(cuboid_boxes.checked_rows(a, "a"),
+                                         cuboid_boxes.checked_rows(b, "b"))
+    return turn
+
+
 def test_parallel_boxes_fast_path_agrees_with_general_path() -> None:
     """Relative rotations from the cube's 24 symmetries: the fast path is exact."""
     rng = np.random.default_rng(SEED)
@@ -424,8 +431,8 @@ def test_parallel_boxes_fast_path_agrees_with_general_path() -> None:
     group = Rotation.create_group("O")
     turns = group[rng.integers(0, len(group), len(a))]
     b[:, 6:10] = (Rotation.from_quat(a[:, 6:10]) * turns).as_quat()
-    turn, _ = cuboids._relative_pose(cuboids._checked(a, "a"), cuboids._checked(b, "b"))
-    assert cuboids._aligned(turn).all(), "the fast path must be the one taken"
+    turn = _relative_turn(a, b)
+    assert cuboid_prism.aligned(turn).all(), "the fast path must be the one taken"
     fast = cuboid_iou_pairs(a, b)
     general = cuboid_iou_pairs(a, b, aligned_fast_path=False)
     assert (fast > 0).mean() > 0.5
@@ -435,8 +442,8 @@ def test_parallel_boxes_fast_path_agrees_with_general_path() -> None:
 
 def test_turned_boxes_do_not_take_the_fast_path() -> None:
     a, b = random_pairs(np.random.default_rng(SEED), 50)
-    turn, _ = cuboids._relative_pose(cuboids._checked(a, "a"), cuboids._checked(b, "b"))
-    assert not cuboids._aligned(turn).any()
+    turn = _relative_turn(a, b)
+    assert not cuboid_prism.aligned(turn).any()
 
 
 # --------------------------------------------------------------------------- shared axis
@@ -444,9 +451,9 @@ def test_turned_boxes_do_not_take_the_fast_path() -> None:
 
 def _paths(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Which pairs the aligned and the shared-axis (prism) fast paths may take."""
-    turn, _ = cuboids._relative_pose(cuboids._checked(a, "a"), cuboids._checked(b, "b"))
-    axis_a, _ = cuboids._shared_axes(turn)
-    return cuboids._aligned(turn), axis_a >= 0
+    turn = _relative_turn(a, b)
+    axis_a, _ = cuboid_prism.shared_axes(turn)
+    return cuboid_prism.aligned(turn), axis_a >= 0
 
 
 @pytest.mark.parametrize("kind", YAW_KINDS)
@@ -479,15 +486,15 @@ def test_prism_path_on_parallel_boxes() -> None:
     b[:, 6:10] = (Rotation.from_quat(a[:, 6:10])
                   * group[rng.integers(0, len(group), len(a))]).as_quat()
     a, b = np.vstack([a, a]), np.vstack([b, a])  # and each box with itself
-    turn, shift = cuboids._relative_pose(a, b)
+    turn, shift = cuboid_boxes.relative_pose(a, b)
     half_a, half_b = a[:, 3:6] / 2, b[:, 3:6] / 2
-    assert cuboids._aligned(turn).all()
-    expected = cuboids._clipped_volumes(turn, shift, half_a, half_b)
+    assert cuboid_prism.aligned(turn).all()
+    expected = cuboid_clip.clipped_volumes(turn, shift, half_a, half_b)
     assert 0.2 < (expected > 0).mean() < 0.9
     for axis in range(3):
         axis_a = np.full(len(a), axis)
         axis_b = np.argmax(np.abs(turn[:, axis, :]), axis=1)
-        prism = cuboids._prism_volumes(turn, shift, half_a, half_b, axis_a, axis_b)
+        prism = cuboid_prism.prism_volumes(turn, shift, half_a, half_b, axis_a, axis_b)
         np.testing.assert_allclose(prism, expected, rtol=0, atol=1e-12)
     np.testing.assert_allclose(cuboid_iou_pairs(a[300:], b[300:]), 1.0, rtol=0, atol=1e-15)
 
@@ -519,9 +526,9 @@ def test_yaw_only_boxes_in_the_sensor_frame_have_exact_zeros() -> None:
     a, b = (np.column_stack([rng.uniform(-2, 2, (500, 3)), rng.uniform(0.5, 5, (500, 3)),
                              np.zeros((500, 2)), np.sin(y / 2), np.cos(y / 2)])
             for y in yaws.T)
-    turn, _ = cuboids._relative_pose(a, b)
+    turn, _ = cuboid_boxes.relative_pose(a, b)
     assert (turn[:, 2, :2] == 0).all() and (turn[:, :2, 2] == 0).all()
-    axis_a, axis_b = cuboids._shared_axes(turn)
+    axis_a, axis_b = cuboid_prism.shared_axes(turn)
     assert (axis_a == 2).all() and (axis_b == 2).all()
     np.testing.assert_allclose(cuboid_iou_pairs(a, b),
                                cuboid_iou_pairs(a, b, aligned_fast_path=False),
@@ -552,14 +559,14 @@ def _rectangles(rng: np.random.Generator, n: int) -> tuple[np.ndarray, ...]:
 
 def test_rectangle_overlap_against_shapely() -> None:
     x, y, hx, hy = _rectangles(np.random.default_rng(SEED), 4000)
-    ours = cuboids._clipped_rectangle_areas(x, y, hx, hy)
+    ours = cuboid_prism.clipped_rectangle_areas(x, y, hx, hy)
     polygons = shapely.polygons(np.stack([x.T, y.T], axis=2))
     expected = shapely.area(shapely.intersection(polygons, shapely.box(-hx, -hy, hx, hy)))
     assert 0.2 < (expected == 0).mean() < 0.6
     np.testing.assert_allclose(ours, expected, rtol=0, atol=1e-12)
     # Either orientation, any starting corner: the same area.
     for turned in ((x[::-1], y[::-1]), (np.roll(x, 1, axis=0), np.roll(y, 1, axis=0))):
-        np.testing.assert_allclose(cuboids._clipped_rectangle_areas(*turned, hx, hy), ours,
+        np.testing.assert_allclose(cuboid_prism.clipped_rectangle_areas(*turned, hx, hy), ours,
                                    rtol=0, atol=1e-12)
 
 
@@ -615,7 +622,7 @@ def test_an_ambiguous_pair_is_retried_with_a_larger_tolerance(
     """The retry plumbing: a pair flagged ambiguous is recomputed, the rest kept."""
     a, b = random_pairs(np.random.default_rng(SEED), 40, spread=1.0)
     expected = cuboid_iou_pairs(a, b, aligned_fast_path=False)
-    real = cuboids._clip_box
+    real = cuboid_clip._clip_box
     tolerances: list[np.ndarray] = []
 
     def flag_first(*args: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -626,7 +633,7 @@ def test_an_ambiguous_pair_is_retried_with_a_larger_tolerance(
             ambiguous[0] = True
         return volume, ambiguous
 
-    monkeypatch.setattr(cuboids, "_clip_box", flag_first)
+    monkeypatch.setattr(cuboid_clip, "_clip_box", flag_first)
     again = cuboid_iou_pairs(a, b, aligned_fast_path=False)
     assert len(tolerances) == 2 and len(tolerances[1]) == 1
     assert tolerances[1][0] > tolerances[0][0]
@@ -642,12 +649,12 @@ def test_no_ambiguity_on_the_hard_cases() -> None:
             on_a_grid(rng, 500)]
     for a, b in sets:
         for x, y in ((a, b), (b, a)):
-            turn, shift = cuboids._relative_pose(x, y)
+            turn, shift = cuboid_boxes.relative_pose(x, y)
             half_x, half_y = x[:, 3:6] / 2, y[:, 3:6] / 2
             scale = (np.linalg.norm(shift, axis=1) + np.linalg.norm(half_x, axis=1)
                      + np.linalg.norm(half_y, axis=1))
-            _, ambiguous = cuboids._clip_box(turn, shift, half_x, half_y,
-                                             cuboids.PLANE_TOLERANCE * scale)
+            _, ambiguous = cuboid_clip._clip_box(turn, shift, half_x, half_y,
+                                             cuboid_clip.PLANE_TOLERANCE * scale)
             assert not ambiguous.any()
 
 
@@ -726,9 +733,9 @@ def test_matrices_do_not_depend_on_how_the_batch_is_cut(
     bit-for-bit the same values (a pair never depends on the pairs beside it)."""
     pairs = _study_batch(np.random.default_rng(SEED + 1), 40)
     expected = cuboid_iou_matrices(pairs)
-    monkeypatch.setattr(cuboids, "SPHERE_CHUNK", 7)
+    monkeypatch.setattr(cuboid_filters, "SPHERE_CHUNK", 7)
     monkeypatch.setattr(cuboids, "BLOCK", 5)
-    monkeypatch.setattr(cuboids, "CHUNK", 3)
+    monkeypatch.setattr(cuboid_clip, "CHUNK", 3)
     for got, want in zip(cuboid_iou_matrices(pairs), expected, strict=True):
         np.testing.assert_array_equal(got, want)
 
@@ -749,20 +756,20 @@ def test_matrices_reject_invalid_boxes() -> None:
 
 def test_sphere_prefilter_only_rules_out_disjoint_pairs() -> None:
     a, b = random_pairs(np.random.default_rng(SEED), 3000, spread=6.0)
-    rows_a, rows_b = cuboids._checked(a, "a"), cuboids._checked(b, "b")
-    apart = cuboids.spheres_apart(rows_a, rows_b)
+    rows_a, rows_b = cuboid_boxes.checked_rows(a, "a"), cuboid_boxes.checked_rows(b, "b")
+    apart = cuboid_filters.spheres_apart(rows_a, rows_b)
     assert 0.2 < apart.mean() < 0.9
-    turn, shift = cuboids._relative_pose(rows_a, rows_b)
-    volumes = cuboids._clipped_volumes(turn, shift, rows_a[:, 3:6] / 2, rows_b[:, 3:6] / 2)
+    turn, shift = cuboid_boxes.relative_pose(rows_a, rows_b)
+    volumes = cuboid_clip.clipped_volumes(turn, shift, rows_a[:, 3:6] / 2, rows_b[:, 3:6] / 2)
     assert (volumes[apart] <= 1e-12).all()
 
 
 def test_separating_axis_filter_only_rules_out_disjoint_pairs() -> None:
     a, b = random_pairs(np.random.default_rng(SEED), 3000, spread=4.0)
-    turn, shift = cuboids._relative_pose(a, b)
+    turn, shift = cuboid_boxes.relative_pose(a, b)
     half_a, half_b = a[:, 3:6] / 2, b[:, 3:6] / 2
-    separated = cuboids._separated(turn, shift, half_a, half_b)
-    volumes = cuboids._clipped_volumes(turn, shift, half_a, half_b)
+    separated = cuboid_filters.separated(turn, shift, half_a, half_b)
+    volumes = cuboid_clip.clipped_volumes(turn, shift, half_a, half_b)
     assert separated.mean() > 0.3
     assert (volumes[separated] <= 1e-12).all()
     assert (volumes[~separated] > 1e-12).mean() > 0.99, "and misses almost none"

@@ -16,7 +16,7 @@ from PySide6.QtGui import QColor, QImage, QVector4D
 from pytestqt.qtbot import QtBot
 
 from app.core.agreement.drawing import CuboidScene
-from app.core.geometry.cuboids import boxes_array, wireframe_segments
+from app.core.geometry.cuboid_boxes import boxes_array, wireframe_segments
 from app.core.model import Cuboid
 from app.core.progress import run
 from app.core.project import ProjectData, open_project

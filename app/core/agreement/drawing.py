@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.core.agreement.sets import SetAgreement
-from app.core.geometry.cuboids import boxes_array, wireframe_segments
+from app.core.geometry.cuboid_boxes import boxes_array, wireframe_segments
 from app.core.model import Cuboid, SceneObject, Segment
 
 ROW_MARGIN = 0.1

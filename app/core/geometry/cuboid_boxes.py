@@ -1,0 +1,134 @@
+"""Oriented boxes as numpy rows: packing, validation, rotations, corners, wireframes.
+
+Every cuboid computation (the IoU in :mod:`app.core.geometry.cuboids`, the drawing
+geometry of the 3D view) works on the same rows ``[cx, cy, cz, l, w, h, qx, qy, qz, qw]``
+(:func:`boxes_array`), so the views and the scores share one corner numbering: corner
+``i`` takes sign ``+`` along the box's own axis ``k`` when bit ``k`` of ``i`` is set, and
+the 12 edges (:data:`CUBOID_EDGES`) join corners differing in exactly one bit.
+
+Choices
+-------
+- Invalid boxes (a negative or non-finite size, a non-finite centre, a zero or
+  non-finite quaternion) raise :class:`ValueError` (:func:`checked_rows`). Quaternions
+  are normalized, so callers may pass any non-zero multiple.
+- :func:`relative_pose` builds ``b``'s rotation in ``a``'s frame from the relative
+  quaternion ``conj(qa)·qb``, one matrix build instead of two and a product; yaw-only
+  pairs keep exact zeros in it (their quaternions' x and y parts are exactly 0), which
+  is what lets the shared-axis fast path (:mod:`app.core.geometry.cuboid_prism`) see
+  them with no tolerance at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from app.core.geometry.fixed_order import times
+from app.core.model import Cuboid, normalized_quaternion
+
+BOX_COLUMNS = 10
+"""Columns of a box row: centre (3), size (3), unit quaternion (4)."""
+
+CORNER_SIGNS = np.array([[(i >> k) & 1 for k in range(3)] for i in range(8)],
+                        dtype=np.float64) * 2.0 - 1.0
+"""Corner ``i`` of a box has sign ``±1`` along axis ``k`` from bit ``k`` of ``i``."""
+
+CUBOID_EDGES = np.array(
+    [(i, i | (1 << k)) for i in range(8) for k in range(3) if not i & (1 << k)],
+    dtype=np.intp)
+"""The 12 edges as pairs of corner indices (corners differing in exactly one bit)."""
+
+
+def boxes_array(cuboids: Sequence[Cuboid]) -> np.ndarray:
+    """Pack cuboids into rows ``[cx, cy, cz, l, w, h, qx, qy, qz, qw]``.
+
+    Parameters
+    ----------
+    cuboids
+        The boxes, in metres, with their rotation quaternions.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n, 10)``; quaternions normalized so later code can trust them.
+    """
+    rows = [(*c.center, *c.size, *normalized_quaternion(c.rotation)) for c in cuboids]
+    return np.array(rows, dtype=np.float64).reshape(len(rows), BOX_COLUMNS)
+
+
+def checked_rows(boxes: np.ndarray, name: str) -> np.ndarray:
+    """Validate ``(n, 10)`` box rows and return a float copy with unit quaternions."""
+    rows = np.array(boxes, dtype=np.float64).reshape(-1, BOX_COLUMNS)
+    if not np.isfinite(rows).all():
+        raise ValueError(f"{name}: box centres, sizes and rotations must be finite")
+    if (rows[:, 3:6] < 0).any():
+        raise ValueError(f"{name}: box sizes must not be negative")
+    norms = np.linalg.norm(rows[:, 6:10], axis=1)
+    if (norms < 1e-12).any():
+        raise ValueError(f"{name}: a rotation quaternion has no direction (zero)")
+    rows[:, 6:10] /= norms[:, None]
+    return rows
+
+
+def rotation_matrices(quaternions: np.ndarray) -> np.ndarray:
+    """Rotation matrices ``(n, 3, 3)`` of unit quaternions ``(qx, qy, qz, qw)``.
+
+    Columns are the box axes in the sensor frame, as :meth:`Cuboid.rotation_matrix`.
+    """
+    x, y, z, w = (quaternions[:, i] for i in range(4))
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
+        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
+        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1),
+    ], axis=1)
+
+
+def cuboid_corners(boxes: np.ndarray) -> np.ndarray:
+    """The 8 corners of each box, shape ``(n, 8, 3)``, numbered as :meth:`Cuboid.corners`.
+
+    Corner ``i`` takes sign ``+`` along the box's own axis ``k`` when bit ``k`` of ``i``
+    is set, so :data:`CUBOID_EDGES` and the views share one numbering.
+    """
+    rows = checked_rows(boxes, "boxes")
+    local = CORNER_SIGNS[None, :, :] * (rows[:, None, 3:6] / 2.0)
+    turned = np.einsum("nij,ncj->nci", rotation_matrices(rows[:, 6:10]), local)
+    corners: np.ndarray = turned + rows[:, None, 0:3]
+    return corners
+
+
+def wireframe_segments(boxes: np.ndarray) -> np.ndarray:
+    """Line segments of the box edges for drawing, shape ``(n * 12, 2, 3)``.
+
+    Box ``i`` owns rows ``12 i .. 12 i + 11`` in the order of :data:`CUBOID_EDGES`.
+    """
+    corners = cuboid_corners(boxes)
+    segments: np.ndarray = corners[:, CUBOID_EDGES, :].reshape(-1, 2, 3)
+    return segments
+
+
+def box_volumes(rows: np.ndarray) -> np.ndarray:
+    """Box volumes ``l · w · h``."""
+    volumes: np.ndarray = np.prod(rows[:, 3:6], axis=1)
+    return volumes
+
+
+def half_diagonals(rows: np.ndarray) -> np.ndarray:
+    """Radius of each box's bounding sphere."""
+    radii: np.ndarray = np.linalg.norm(rows[:, 3:6], axis=1) / 2.0
+    return radii
+
+
+def relative_pose(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rotation ``M = Ra^T Rb`` and centre ``t = Ra^T (cb - ca)`` of ``b`` in ``a``'s frame."""
+    # The relative quaternion conj(qa)·qb gives M with one matrix build instead of two and
+    # a product; yaw-only pairs keep exact zeros in it (their x, y parts are exactly 0).
+    ax, ay, az, aw = (a[:, 6 + k] for k in range(4))
+    bx, by, bz, bw = (b[:, 6 + k] for k in range(4))
+    relative = np.stack([aw * bx - ax * bw - ay * bz + az * by,
+                         aw * by + ax * bz - ay * bw - az * bx,
+                         aw * bz - ax * by + ay * bx - az * bw,
+                         aw * bw + ax * bx + ay * by + az * bz], axis=1)
+    turn = rotation_matrices(relative)
+    shift = times(rotation_matrices(a[:, 6:10]), b[:, 0:3] - a[:, 0:3], transposed=True)
+    return turn, shift
