@@ -21,17 +21,19 @@ from shapely.geometry import MultiPolygon, Point, Polygon
 from shapely.geometry import box as shapely_box
 from shapely.geometry.base import BaseGeometry
 
-from app.core.geometry.regions import (
+from app.core.geometry.region_overlap import prepare
+from app.core.geometry.region_shapes import (
     Region,
     clamp_boxes,
+    region_outlines,
+    to_geometries,
+)
+from app.core.geometry.regions import (
     giou_distance,
-    prepare,
     region_giou_matrix,
     region_giou_pairs,
     region_iou_matrix,
     region_iou_pairs,
-    region_outlines,
-    to_geometries,
 )
 from app.core.model import BoxRegion, EllipseRegion, PolygonRegion
 
