@@ -13,7 +13,9 @@ gives:
 
 - ``sentiment_reviews``: a two-tier cascade whose ``selective_risk`` is **met**, with a
   ``ppi`` estimate per language and a ``budget_first`` plan (no legacy threshold: one
-  on the same schema would gate acceptance, and the seed's study had none);
+  on the same schema would gate acceptance, and the seed's study had none); and a
+  subjective schema, ``offensiveness``, whose ``distributional`` contract is **met**
+  overall with the older age band farther from the machine (:mod:`_offensiveness`);
 - ``people_photos``: "a person is present" **met**, the box contract **insufficient**
   because the detector's boxes are wrong on about a third of the dev images;
 - ``agent_judge``: an LLM judge right on 80% of traces but always "confidence 1.0":
@@ -42,6 +44,7 @@ from typing import Any
 sys.dont_write_bytecode = True
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _labeling_writer as lw  # noqa: E402
+import _offensiveness as off  # noqa: E402
 import _potato_writer as pw  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -73,6 +76,9 @@ N_OVERLAP = 25
 """Drawn items labelled by three people (15% of the sample)."""
 SENT_PEOPLE = {"ana": ("en", "es"), "ben": ("en",), "carmen": ("es",), "diego": ("es", "en"),
                "elif": ("en",), "farid": ("en",)}
+SENT_AGE_BANDS = {"ana": "18-34", "ben": "35+", "carmen": "35+", "diego": "18-34",
+                  "elif": "18-34", "farid": "35+"}
+"""Their prestudy ``age_band`` (the sentiment people label no offensiveness)."""
 EN_PRODUCTS = ("blender", "kettle", "pair of headphones", "backpack", "phone case",
                "desk lamp", "coffee grinder", "yoga mat", "charger", "air fryer", "keyboard",
                "water bottle", "toaster", "umbrella", "office chair", "hair dryer")
@@ -192,6 +198,8 @@ class SentimentPlan:
     draws: tuple[lw.Draw, ...]
     potato: dict[str, dict[str, str]]
     """``potato[annotator][item]``: labels given in Potato outside engine requests."""
+    offensiveness: off.OffPlan
+    """The subjective schema's truth, text suffixes, machine and requests."""
 
 
 def _review_text(dice: pw.Dice, lang: str, bank: dict[str, dict[str, tuple[str, ...]]],
@@ -361,7 +369,9 @@ def make_sentiment_plan(seed: int = SENT_SEED) -> SentimentPlan:
     by_id = {r.id: r for r in reviews}
     potato = {"ana": {i: by_id[i].reading for i in sorted(chosen[:30])},
               "ben": {i: by_id[i].reading for i in sorted(chosen[20:])}}
-    return SentimentPlan(reviews, distilbert, gemma, draws, potato)
+    subjective = off.make_offensiveness(seed + 7, [(r.id, r.language, r.reading)
+                                                   for r in reviews])
+    return SentimentPlan(reviews, distilbert, gemma, draws, potato, subjective)
 
 
 SENT_ENGINE = """\
@@ -373,10 +383,13 @@ humans:
   dev_fraction: 0.5
   overlap: 0.15
   overlap_k: 3
+  distribution_k: 5
 budgets:
   human_labels: 500
 contracts:
   - {id: accuracy, kind: selective_risk, schema: sentiment, error: 0.1, confidence: 0.9}
+  - {id: disagreement, kind: distributional, schema: offensiveness, max_distance: 0.3,
+     groups_by: age_band}
   - {id: prevalence, kind: ppi, schema: sentiment, estimand: prevalence, by: language,
      confidence: 0.9}
   - {id: plan, kind: budget_first, schema: sentiment, human_labels: 500}
@@ -410,6 +423,13 @@ annotation_schemes:
       - positive
       - negative
       - neutral
+  - annotation_type: radio
+    name: offensiveness
+    description: "Is the review offensive?"
+    labels:
+      - not_offensive
+      - somewhat_offensive
+      - offensive
 """
 
 
@@ -497,14 +517,16 @@ def sentiment_readme(plan: SentimentPlan) -> str:
     prev = "; ".join(f"{lang}: " + ", ".join(f"{s} {v:.3f}" for s, v in p.items())
                      for lang, p in n.prevalence_truth.items())
     return "\n".join([
-        "# Product review sentiment: Accord's labeling-engine demo (selective risk met)",
+        "# Product review sentiment: Accord's labeling-engine demo (selective risk and "
+        "distributional met)",
         "",
         f"A Potato 2.x project of {N_REVIEWS} synthetic product reviews ({langs['en']} in "
         f"English, {langs['es']} in Spanish; item field `language`), radio scheme "
         "`sentiment` (positive / negative / neutral), with a labeling engine in `labeling/`: "
         "a cascade `distilbert` (decision_model) → `gemma-12b` (logprob), predictions for "
         "every item, and the engine's requests to people with their answers. Shaped like "
-        "the seed's sentiment study (481 reviews).",
+        "the seed's sentiment study (481 reviews). A second, subjective radio scheme, "
+        "`offensiveness`, shows the `distributional` contract (below).",
         "",
         "    python resources/demo/make_labeling_demos.py",
         "",
@@ -546,8 +568,10 @@ def sentiment_readme(plan: SentimentPlan) -> str:
         "answered English reviews (outside engine requests: they certify nothing). They sit "
         "on items people labelled anyway, so, as in the seed's study, every review is either "
         "labelled by people or left to the machines.",
-        "- `labeling/annotators.jsonl`: each person's prestudy answers (languages read).",
+        "- `labeling/annotators.jsonl`: each person's prestudy answers (languages read, "
+        "`age_band`).",
         "",
+        *off.readme_section(plan.offensiveness),
         "## What `accord label certify` should show",
         "",
         "- `accuracy` (selective_risk, error 0.1, confidence 0.9): **met**. The plan was built "
@@ -582,22 +606,32 @@ def generate_sentiment(out_dir: Path) -> None:
     plan = make_sentiment_plan()
     pw.write_text(out_dir / "config.yaml", sentiment_config())
     pw.write_text(out_dir / "README.md", sentiment_readme(plan))
+    subjective = plan.offensiveness
     pw.write_jsonl(out_dir / "data" / "reviews.jsonl",
-                   [{"id": r.id, "text": r.text, "language": r.language}
-                    for r in plan.reviews])
+                   [{"id": r.id, "text": r.text + subjective.suffix[r.id],
+                     "language": r.language} for r in plan.reviews])
     pw.write_jsonl(out_dir / TRUTH_FILE,
                    [{"item": r.id, "sentiment": r.truth, "reading": r.reading,
-                     "difficulty": r.difficulty} for r in plan.reviews])
+                     "difficulty": r.difficulty} | off.truth_record(subjective.truth[r.id])
+                    for r in plan.reviews])
     predictions = []
     for tier, guesses in (("distilbert", plan.distilbert), ("gemma-12b", plan.gemma)):
         for r in plan.reviews:
             g = guesses[r.id]
             predictions.append(lw.prediction(r.id, "sentiment", tier, g.label, g.confidence,
                                               g.probs))
-    requests = lw.request_lines(plan.draws, lw.now_base(2025, 11, 24), pw.Dice(SENT_SEED + 5))
+    for r in plan.reviews:
+        probs = subjective.machine[r.id]
+        top = max(off.LABELS, key=lambda x: probs[x])
+        predictions.append(lw.prediction(r.id, off.SCHEMA, "gemma-12b", top, probs[top], probs))
+    requests = lw.request_lines(plan.draws + subjective.draws, lw.now_base(2025, 11, 24),
+                                pw.Dice(SENT_SEED + 5))
     annotators = [{"annotator": p, "languages": list(langs),
-                   "native": "es" if p in ("carmen", "diego") else "en"}
-                  for p, langs in SENT_PEOPLE.items()]
+                   "native": "es" if p in ("carmen", "diego") else "en",
+                   "age_band": SENT_AGE_BANDS[p]} for p, langs in SENT_PEOPLE.items()]
+    annotators += [{"annotator": p, "languages": ["en", "es"],
+                    "native": "es" if p in ("ivo", "olga") else "en", "age_band": band}
+                   for p, band in off.PEOPLE.items()]
     lw.write_labeling(out_dir, SENT_ENGINE, predictions, requests, annotators)
     dice = pw.Dice(SENT_SEED + 6)
     start = lw.now_base(2025, 11, 20).timestamp()

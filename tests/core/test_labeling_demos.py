@@ -10,6 +10,8 @@ not from the generator's plan, so a wrong plan cannot vouch for itself.
 from __future__ import annotations
 
 import json
+import math
+import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -18,6 +20,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from scipy.spatial.distance import jensenshannon
 
 from app.core.contracts.annotator_test import alternative_annotator_test
 from app.core.contracts.config import EngineConfig, load_engine_config
@@ -163,7 +166,7 @@ def test_sentiment_certify_meets_the_seed_targets(tmp_path: Path) -> None:
     report, rows = _certified_copy("sentiment_reviews", tmp_path)
     contracts = report["contracts"]
     assert {c["kind"] for c in contracts.values()} == {"selective_risk", "ppi",
-                                                       "budget_first"}
+                                                       "budget_first", "distributional"}
     assert contracts["accuracy"]["state"] == "met"
     assert all(t["passed"] for t in contracts["accuracy"]["result"]["tests"][:-1])
     delivered = sum(report["accepted"]["sentiment"]["by_source"].values())
@@ -171,7 +174,8 @@ def test_sentiment_certify_meets_the_seed_targets(tmp_path: Path) -> None:
     _, _, _, truth = _load("sentiment_reviews")
     accepted = [r for r in rows if r["status"] == "accepted"]
     assert len(accepted) == delivered
-    assert {r["status"] for r in rows} <= {"accepted", "human", "needs_human"}
+    assert {r["status"] for r in rows if r["schema"] == "sentiment"} <= {
+        "accepted", "human", "needs_human"}
     wrong = sum(r["label"] != truth[r["item"]]["sentiment"] for r in accepted)
     assert wrong / len(accepted) == pytest.approx(0.076, abs=0.01)
     study = load_study(DEMO / "sentiment_reviews")
@@ -292,3 +296,143 @@ def test_agent_judge_is_infeasible_unmet_and_estimated() -> None:
     assert success.interval is not None
     assert success.interval[0] == pytest.approx(0.57, abs=0.015)
     assert success.interval[1] == pytest.approx(0.76, abs=0.015)
+
+
+# ------------------------------------------------------------ distributional (offensiveness)
+
+OFFENSIVE = ("not_offensive", "somewhat_offensive", "offensive")
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _offensiveness_files() -> tuple[dict[str, dict[str, str]], dict[str, dict[str, float]],
+                                    dict[str, str], dict[str, dict[str, Any]]]:
+    """Straight from the JSON Lines (no Accord reader): item → person → dev label (the
+    last line of a request and person wins), item → gemma's probs, person → age band,
+    item → truth record."""
+    folder = DEMO / "sentiment_reviews"
+    people: dict[str, dict[str, str]] = {}
+    for r in _jsonl(folder / "labeling" / "requests.jsonl"):
+        if (r["schema"] == "offensiveness" and r["kind"] == "calibration"
+                and r.get("split") == "dev" and "label" in r):
+            people.setdefault(r["item"], {})[r["annotator"]] = r["label"]
+    probs = {p["item"]: p["probs"] for p in _jsonl(folder / "labeling" / "predictions.jsonl")
+             if p["schema"] == "offensiveness"}
+    bands = {a["annotator"]: a["age_band"]
+             for a in _jsonl(folder / "labeling" / "annotators.jsonl") if "age_band" in a}
+    truth = {t["item"]: t for t in _jsonl(folder / "truth.jsonl")}
+    return people, probs, bands, truth
+
+
+def _counts(labels: list[str]) -> list[int]:
+    return [labels.count(x) for x in OFFENSIVE]
+
+
+def _mean_js(panels: dict[str, list[str]], reference: dict[str, dict[str, float]]) -> float:
+    return sum(float(jensenshannon([reference[i][x] for x in OFFENSIVE], _counts(labels),
+                                   base=2)) for i, labels in panels.items()) / len(panels)
+
+
+def _exact_split_half(panels: dict[str, list[str]]) -> float:
+    """The expected split-half distance over *every* split (Accord draws 20 at random)."""
+    from itertools import combinations
+
+    per_item = []
+    for labels in panels.values():
+        half, values = len(labels) // 2, []
+        for first in combinations(range(len(labels)), half):
+            a = [labels[i] for i in first]
+            b = [labels[i] for i in range(len(labels)) if i not in first]
+            values.append(float(jensenshannon(_counts(a), _counts(b), base=2)))
+        per_item.append(sum(values) / len(values))
+    return sum(per_item) / len(per_item)
+
+
+def test_offensiveness_is_a_known_split_of_opinion() -> None:
+    """The data behind the contract, from the files alone: 50 dev items with five people
+    each, both age bands on every item, gemma's probabilities close to the pool's true
+    distribution, and the truth putting the 35+ band farther from the machine."""
+    people, probs, bands, truth = _offensiveness_files()
+    assert len(people) == 50 and all(len(p) == 5 for p in people.values())
+    assert set(bands.values()) == {"18-34", "35+"}
+    for item, panel in people.items():
+        per_band = [sum(bands[p] == b for p in panel) for b in ("18-34", "35+")]
+        assert sorted(per_band) == [2, 3], item
+    assert set(probs) == set(truth)  # a prediction for every review
+    assert all(sum(p.values()) <= 1.0 for p in probs.values())
+    # the machine follows the pool's true overall distribution, item by item
+    machine_vs_truth = [float(jensenshannon([probs[i][x] for x in OFFENSIVE],
+                                            [truth[i]["offensiveness"][x] for x in OFFENSIVE],
+                                            base=2)) for i in truth]
+    assert max(machine_vs_truth) < 0.15
+    # against the five people, the machine scores about what the truth itself scores
+    panels = {i: list(p.values()) for i, p in people.items()}
+    machine = _mean_js(panels, probs)
+    floor = _mean_js(panels, {i: truth[i]["offensiveness"] for i in panels})
+    assert abs(machine - floor) < 0.03
+    # the truth: older people find crude and insulting reviews more offensive
+    edgy = [t for t in truth.values() if t["offensiveness_edge"] != "plain"]
+    older = sum(t["offensiveness_by_age_band"]["35+"]["offensive"] for t in edgy)
+    younger = sum(t["offensiveness_by_age_band"]["18-34"]["offensive"] for t in edgy)
+    assert older > 3 * younger
+    by_band = {b: _mean_js({i: [y for who, y in p.items() if bands[who] == b]
+                            for i, p in people.items()}, probs) for b in ("18-34", "35+")}
+    assert by_band["35+"] - by_band["18-34"] > 0.03
+
+
+def test_offensiveness_readme_states_the_files_numbers() -> None:
+    people, probs, bands, _ = _offensiveness_files()
+    panels = {i: list(p.values()) for i, p in people.items()}
+    text = (DEMO / "sentiment_reviews" / "README.md").read_text(encoding="utf-8")
+    stated = re.search(r"people's answers: \*\*(0\.\d+)\*\* over (\d+) items", text)
+    assert stated is not None
+    assert float(stated.group(1)) == pytest.approx(_mean_js(panels, probs), abs=5e-4)
+    assert int(stated.group(2)) == len(panels)
+    for band in ("18-34", "35+"):
+        mine = {i: [y for who, y in p.items() if bands[who] == band] for i, p in people.items()}
+        value = re.search(rf"\*\*{re.escape(band)} (0\.\d+)\*\*", text)
+        assert value is not None
+        assert float(value.group(1)) == pytest.approx(_mean_js(mine, probs), abs=5e-4)
+
+
+def test_sentiment_certify_reports_the_distributional_contract(tmp_path: Path) -> None:
+    """``disagreement`` on a certified copy against an independent computation from the
+    files: the mean JS distance (scipy, base 2) over the 50 dev items and per age band,
+    a noise ceiling near the exact split-half expectation, met at max_distance 0.3 and
+    infeasible at the spec example's 0.15 (the interval's lower end is above it)."""
+    report, rows = _certified_copy("sentiment_reviews", tmp_path)
+    contract = report["contracts"]["disagreement"]
+    assert contract["kind"] == "distributional" and contract["state"] == "met"
+    assert contract["looks"] == 0  # an estimate spends nothing
+    result = contract["result"]
+    people, probs, bands, _ = _offensiveness_files()
+    panels = {i: list(p.values()) for i, p in people.items()}
+    assert result["n_items"] == len(panels) == 50
+    expected = _mean_js(panels, probs)
+    assert result["mean_js"] == pytest.approx(expected, abs=1e-9)
+    low, high = result["interval"]
+    assert low < expected < high <= result["max_distance"] == 0.3
+    assert low > 0.15  # the spec example's max_distance would be infeasible here
+    # percentile bootstrap of 50 values at 90%: about ±1.645 standard errors
+    values = [float(jensenshannon([probs[i][x] for x in OFFENSIVE], _counts(p), base=2))
+              for i, p in panels.items()]
+    sd = math.sqrt(sum((v - expected) ** 2 for v in values) / (len(values) - 1))
+    assert (high - low) / 2 == pytest.approx(1.645 * sd / math.sqrt(len(values)), rel=0.25)
+    assert result["noise_ceiling"] == pytest.approx(_exact_split_half(panels), abs=0.02)
+    assert result["mean_js"] < result["noise_ceiling"]
+    for band in ("18-34", "35+"):
+        mine = {i: [y for who, y in p.items() if bands[who] == band] for i, p in people.items()}
+        group = result["groups"][band]
+        assert group["n_items"] == 50
+        assert group["mean_js"] == pytest.approx(_mean_js(mine, probs), abs=1e-9)
+        assert group["noise_ceiling"] == pytest.approx(_exact_split_half(mine), abs=0.03)
+    assert result["groups"]["35+"]["mean_js"] > result["groups"]["18-34"]["mean_js"] + 0.03
+    # no contract gates offensiveness: nothing is delivered, and the note says whose
+    # probabilities were read
+    assert report["accepted"]["offensiveness"]["by_source"] == {}
+    assert any("first cascade tier" in n for n in contract["notes"])
+    statuses = [r["status"] for r in rows if r["schema"] == "offensiveness"]
+    assert statuses.count("human") == 50
+    assert set(statuses) == {"human", "needs_human", "over_budget"}
