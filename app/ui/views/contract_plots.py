@@ -151,7 +151,10 @@ def distributional_plot(result: Mapping[str, Any], max_distance: float | None
             rows.append((str(name), group))
     if not rows:
         return None
-    widget = _plot("JS distance to people (bar), noise ceiling (black tick)",
+    title = "JS distance to people (bar), noise ceiling (black tick)"
+    if max_distance is not None:  # named in the title: a label on the line covered a bar
+        title += f", max_distance {max_distance:g} (red dashes)"
+    widget = _plot(title,
                    "", "distance")
     item = widget.getPlotItem()
     top = 0.0
@@ -177,9 +180,7 @@ def distributional_plot(result: Mapping[str, Any], max_distance: float | None
         top = max(top, mean)
     if max_distance is not None:
         item.addItem(pg.InfiniteLine(max_distance, angle=0, pen=pg.mkPen(
-            TARGET_COLOR, width=1.5, style=Qt.PenStyle.DashLine),
-            label=f"max_distance {max_distance:g}",
-            labelOpts={"color": TARGET_COLOR, "position": 0.85}))
+            TARGET_COLOR, width=1.5, style=Qt.PenStyle.DashLine)))
         top = max(top, max_distance)
     item.getAxis("bottom").setTicks([ticks])
     item.setXRange(-0.6, len(rows) - 0.4, padding=0)
