@@ -16,7 +16,7 @@ Prints three lines (seed 20261130):
    For both, accord's :func:`~app.core.geometry.cuboids.cuboid_iou_pairs` (pre-filters
    included) runs on all pairs, best of three, and then on the overlapping pairs alone,
    for the cost per overlapping pair of the path they take. The oracle of
-   ``tests/core/test_geometry_cuboids.py`` (scipy's ``linprog`` Chebyshev centre,
+   ``tests/core/cuboid_cases.py`` (scipy's ``linprog`` Chebyshev centre,
    ``HalfspaceIntersection`` and ``ConvexHull``, one pair at a time) would take most of
    an hour on a million pairs, so it runs once on a random subsample of 2,000 pairs and
    its per-pair time is extrapolated; the output says so.
@@ -221,7 +221,7 @@ def main() -> int:
     # This checkout's ``app`` (and its test oracle) first, whatever is installed.
     root = Path(__file__).resolve().parents[2]
     sys.path.insert(0, str(root))
-    from tests.core.test_geometry_cuboids import oracle_iou
+    from tests.core.cuboid_cases import oracle_iou
 
     codes = []
     for label, yaw_only in (("any rotation", False), ("yaw only", True)):
