@@ -17,6 +17,10 @@ function that ``scipy.stats`` evaluates for it, so the results are bit-identical
 them falls back to ``scipy.stats`` (slower to import, same numbers), as do arguments
 outside the range handled here (``beta_ppf`` at ``q`` 0 or 1), so behaviour never
 depends on the shortcut.
+
+``scipy.special`` itself is imported on the first call, not with this module: its
+import costs about 0.2 s (it loads scipy's array-API layer), and a ``label status``
+whose contracts are all answered from the ledger or pending never evaluates one.
 """
 
 from __future__ import annotations
@@ -25,18 +29,13 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special
-
-try:
-    from scipy.special._ufuncs import _beta_ppf, _binom_cdf
-except ImportError:  # pragma: no cover - a scipy without the Boost ufuncs
-    _beta_ppf = _binom_cdf = None
 
 Numbers = float | int | npt.NDArray[Any]
 
 
 def binom_cdf(k: Numbers, n: Numbers, p: Numbers) -> Any:
     """``P(Binomial(n, p) ≤ k)``, as ``scipy.stats.binom.cdf`` (scalar or array)."""
+    _binom_cdf, _ = _boost()
     if _binom_cdf is None:  # pragma: no cover
         from scipy import stats
 
@@ -54,6 +53,7 @@ def binom_cdf(k: Numbers, n: Numbers, p: Numbers) -> Any:
 
 def beta_ppf(q: float, a: float, b: float) -> float:
     """The ``q`` quantile of Beta(a, b), as ``scipy.stats.beta.ppf`` (a, b > 0)."""
+    _, _beta_ppf = _boost()
     if _beta_ppf is None or not 0.0 < q < 1.0 or not (a > 0 and b > 0):
         from scipy import stats
 
@@ -63,9 +63,22 @@ def beta_ppf(q: float, a: float, b: float) -> float:
 
 def norm_ppf(q: float) -> float:
     """The standard normal quantile, as ``scipy.stats.norm.ppf``."""
+    from scipy import special
+
     return float(special.ndtri(q))
 
 
 def t_cdf(t: float, df: float) -> float:
     """Student's t distribution function, as ``scipy.stats.t.cdf``."""
+    from scipy import special
+
     return float(special.stdtr(df, t))
+
+
+def _boost() -> tuple[Any, Any]:
+    """``(_binom_cdf, _beta_ppf)`` from ``scipy.special``, or ``None`` each where absent."""
+    try:
+        from scipy.special._ufuncs import _beta_ppf, _binom_cdf
+    except ImportError:  # pragma: no cover - a scipy without the Boost ufuncs
+        return None, None
+    return _binom_cdf, _beta_ppf

@@ -15,17 +15,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from app.core.model import Answer, Scheme
 
 STATES = ("pending", "insufficient", "met", "unmet", "infeasible")
 
 
-@dataclass(frozen=True, slots=True)
-class MachineLabel:
+class MachineLabel(NamedTuple):
     """One tier's prediction on one item: the label (a model answer), its confidence in
-    [0, 1] and, where the source gives them, label → probability."""
+    [0, 1] and, where the source gives them, label → probability.
+
+    A named tuple rather than a frozen dataclass: :func:`schema_data` makes 300,000 of
+    them for a 100,000-item study, and a tuple is made in C (``tuple.__new__`` mapped
+    over the columns) at a tenth of a dataclass's ``__init__``. Immutable, compared
+    field by field, as before.
+    """
 
     label: Answer
     confidence: float

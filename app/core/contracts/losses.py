@@ -16,15 +16,16 @@ default threshold), so a machine is scored against a person exactly as two peopl
 scored against each other. A trace loss with no step labelled by both sides is
 undefined (``None``): there is nothing to compare.
 
+The agreement modules are imported where a set or multilabel loss is computed, not at
+import: through the Hungarian matching they pull in ``scipy.optimize`` (about 0.2 s),
+which ``label status`` on a categorical schema never needs.
+
 A label is *correct* when its loss is at most ``tolerance`` (default 0.5 for the
 graded families; categorical losses are 0 or 1, so only equality is correct).
 """
 
 from __future__ import annotations
 
-from app.core.agreement.alpha import jaccard
-from app.core.agreement.sets import score_pair
-from app.core.agreement.structured import DEFAULT_THRESHOLDS, selector_and_similarity
 from app.core.contracts.families import loss_family
 from app.core.model import Answer, ObjectSet, Scheme, Span, TraceJudgement
 
@@ -47,6 +48,8 @@ def loss(scheme: Scheme, machine: Answer, human: Answer) -> float | None:
     if fam in ("ordinal", "numeric"):
         return _scale_loss(scheme, machine, human, numeric=fam == "numeric")
     if fam == "multilabel":
+        from app.core.agreement.alpha import jaccard
+
         assert isinstance(machine, frozenset) and isinstance(human, frozenset)
         return 1.0 - jaccard(machine, human)
     if fam == "spans":
@@ -90,6 +93,9 @@ def _trace_loss(machine: TraceJudgement, human: TraceJudgement) -> float | None:
 
 
 def _set_loss(scheme: Scheme, machine: Answer, human: Answer) -> float:
+    from app.core.agreement.sets import score_pair
+    from app.core.agreement.structured import DEFAULT_THRESHOLDS, selector_and_similarity
+
     assert scheme.kind is not None and isinstance(machine, ObjectSet) \
         and isinstance(human, ObjectSet)
     select, similarity = selector_and_similarity(scheme.kind)

@@ -12,43 +12,70 @@ A plain label (a name or a number) is converted once per distinct value: a
 
 from __future__ import annotations
 
+from functools import partial
+from itertools import compress, repeat
 from typing import Any
 
 from app.core.contracts.config import EngineConfig
 from app.core.contracts.inputs import HumanLabel, MachineLabel, SchemaData
 from app.core.formats.labeling import to_answer
 from app.core.formats.labeling_data import LabelingData, Split
-from app.core.model import Answer, Study
+from app.core.formats.labeling_table import PredictionTable
+from app.core.model import Answer, Scheme, Study
 
 
 def schema_data(study: Study, labeling: LabelingData, config: EngineConfig, schema: str
                 ) -> SchemaData:
     scheme = study.schemes[schema]
-    predictions: dict[str, dict[str, MachineLabel]] = {t: {} for t in config.tier_names}
-    answers: dict[tuple[type, Any], Answer] = {}
-    for p in labeling.predictions:
-        if p.schema != schema:
-            continue
-        raw = p.label
-        kind = type(raw)
-        if kind is str or kind is int or kind is float:  # converted once per distinct label
-            answer = answers.get((kind, raw))
-            if answer is None:
-                answer = answers[kind, raw] = to_answer(scheme, raw)
-        else:
-            answer = to_answer(scheme, raw)
-        predictions[p.tier][p.item] = MachineLabel(answer, p.confidence, p.probs)
+    table = labeling.predictions
+    if not isinstance(table, PredictionTable):
+        table = PredictionTable.of(table)
     return SchemaData(
         scheme=scheme,
         tiers=config.tier_names,
         items=tuple(sorted(study.items)),
-        predictions=predictions,
+        predictions=_machine_labels(scheme, table, config.tier_names),
         dev=_labels(study, labeling, schema, Split.DEV),
         cert=_labels(study, labeling, schema, Split.CERT),
         dev_fraction=config.humans.dev_fraction,
         item_fields={i: item.record for i, item in study.items.items()},
         annotators=labeling.annotators,
     )
+
+
+def _machine_labels(scheme: Scheme, table: PredictionTable, tiers: tuple[str, ...]
+                    ) -> dict[str, dict[str, MachineLabel]]:
+    """tier → item → machine label, in file order within each tier."""
+    predictions: dict[str, dict[str, MachineLabel]] = {t: {} for t in tiers}
+    answers: dict[tuple[type, Any], Answer] = {}
+
+    def answer(raw: Any) -> Answer:
+        kind = type(raw)
+        if kind is str or kind is int or kind is float:  # converted once per distinct label
+            found = answers.get((kind, raw))
+            if found is None:
+                found = answers[kind, raw] = to_answer(scheme, raw)
+            return found
+        return to_answer(scheme, raw)
+
+    if table.probs is None and set(table.schema) == {scheme.name}:
+        # The common file: one schema, no probs; columns straight into tuples, made in C.
+        distinct = {(type(raw), raw) for raw in table.label}
+        for kind, raw in distinct:
+            if kind is str or kind is int or kind is float:
+                answers[kind, raw] = to_answer(scheme, raw)
+        if len(answers) == len(distinct):
+            answers_column = map(answers.__getitem__,
+                                 zip(map(type, table.label), table.label, strict=True))
+            machines = list(map(partial(tuple.__new__, MachineLabel),
+                                zip(answers_column, table.confidence, repeat(None))))
+            for tier in tiers:  # each tier's items in file order, selected in C
+                predictions[tier] = dict(compress(zip(table.item, machines, strict=True),
+                                                  map(tier.__eq__, table.tier)))
+            return predictions
+    for item, tier, raw, confidence, probs in table.rows(scheme.name):
+        predictions[tier][item] = MachineLabel(answer(raw), confidence, probs)
+    return predictions
 
 
 def _labels(study: Study, labeling: LabelingData, schema: str, split: Split

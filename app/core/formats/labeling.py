@@ -52,6 +52,7 @@ from app.core.formats.labeling_data import (
     RequestKind,
     Split,
 )
+from app.core.formats.labeling_table import PredictionTable, read_common_predictions
 from app.core.formats.potato_config import find_config
 from app.core.model import Scheme, Study
 
@@ -129,37 +130,26 @@ def _check_label(f: Fields, scheme: Scheme, raw: Any) -> None:
 # ------------------------------------------------------------------------- predictions
 
 
-def read_predictions(path: Path, study: Study, tiers: Iterable[str]) -> tuple[Prediction, ...]:
+def read_predictions(path: Path, study: Study, tiers: Iterable[str]) -> PredictionTable:
     """``predictions.jsonl``: one line per item, schema and cascade tier.
 
     The whole file is parsed at once (:func:`~app.core.formats.json_lines.read_json_lines`)
-    and the common line (string ids, a plain label already seen valid for its scheme, a
-    confidence in [0, 1], no ``probs``) is checked inline; any other line goes through
-    the full per-field checks, which give the same prediction or the message naming the
-    line and field.
+    and a file of common lines is checked column by column
+    (:func:`~app.core.formats.labeling_table.read_common_predictions`); any other file
+    goes through the full per-line checks, which give the same predictions or the message
+    naming the line and field.
     """
     tier_names = tuple(tiers)
-    tier_set = frozenset(tier_names)
+    records = read_json_lines(path)
+    table = read_common_predictions(records, study.schemes, study.items,
+                                    frozenset(tier_names),
+                                    lambda schema, label: _valid_label(study, schema, label))
+    if table is not None:
+        return table
     seen: dict[tuple[str, str, str], int] = {}
     out: list[Prediction] = []
-    schemes, items = study.schemes, study.items
-    valid: set[tuple[str, type, Any]] = set()
-    for line, record in read_json_lines(path):
-        item, schema, tier = record.get("item"), record.get("schema"), record.get("tier")
-        label: Any = record.get("label")
-        confidence: Any = record.get("confidence")
-        scheme = schemes.get(schema) if type(schema) is str else None
-        if (scheme is not None and type(item) is str and item in items
-                and type(tier) is str and tier in tier_set
-                and type(confidence) in (float, int) and 0 <= confidence <= 1
-                and record.get("probs") is None and type(label) in (str, int, float)
-                and (scheme.name, type(label), label) in valid):
-            prediction = Prediction(item, scheme.name, tier, label,
-                                    float(confidence), None, line)
-        else:
-            prediction = _prediction(Fields(path, line, record), study, tier_names)
-            if type(prediction.label) in (str, int, float) and prediction.probs is None:
-                valid.add((prediction.schema, type(prediction.label), prediction.label))
+    for line, record in records:
+        prediction = _prediction(Fields(path, line, record), study, tier_names)
         key = (prediction.schema, prediction.item, prediction.tier)
         if key in seen:
             raise Fields(path, line, record).error(
@@ -168,7 +158,18 @@ def read_predictions(path: Path, study: Study, tiers: Iterable[str]) -> tuple[Pr
                 f"{seen[key]}); expected one line per item, schema and tier")
         seen[key] = line
         out.append(prediction)
-    return tuple(out)
+    return PredictionTable.of(out)
+
+
+def _valid_label(study: Study, schema: str, label: Any) -> bool:
+    scheme = study.schemes[schema]
+    if loss_family(scheme) is None:
+        return True
+    try:
+        to_answer(scheme, label)
+    except InputError:
+        return False
+    return True
 
 
 def _prediction(f: Fields, study: Study, tier_names: tuple[str, ...]) -> Prediction:

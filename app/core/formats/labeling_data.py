@@ -11,7 +11,7 @@ file order with its line and ``time`` (informational); the current label is the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
@@ -96,7 +96,9 @@ def _no_annotators() -> Mapping[str, Mapping[str, Any]]:
 class LabelingData:
     """Everything in ``labeling/``: predictions, requests and annotators' prestudy answers."""
 
-    predictions: tuple[Prediction, ...] = ()
+    predictions: Sequence[Prediction] = ()
+    """In file order; read from a file, a column table (``labeling_table``) that makes a
+    :class:`Prediction` only when one is asked for."""
     requests: tuple[Request, ...] = ()
     annotators: Mapping[str, Mapping[str, Any]] = field(default_factory=_no_annotators, hash=False)
     _by_key: dict[tuple[str, str, str], Prediction] | None = field(

@@ -1,0 +1,117 @@
+"""The column reader of predictions.jsonl against the per-line reader (the oracle).
+
+``read_common_predictions`` must give exactly the predictions of the per-line checks
+(``labeling._prediction``, one line at a time) or hand the file back to them; and
+``schema_data``'s machine labels built from the columns must equal one ``MachineLabel``
+per prediction made the plain way.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.core.contracts.inputs import MachineLabel
+from app.core.errors import InputError
+from app.core.formats.json_lines import Fields, iter_json_lines
+from app.core.formats.labeling import _prediction, read_predictions, to_answer
+from app.core.formats.labeling_table import PredictionTable
+from app.core.formats.potato import load_study
+from app.core.model import Study
+from tests.potato_project import label, write_project
+
+TIERS = ("small", "big")
+
+
+def _study(root: Path) -> Study:
+    write_project(root, schemes=[
+        {"annotation_type": "radio", "name": "sentiment", "labels": ["pos", "neg", "neu"]},
+        {"annotation_type": "likert", "name": "quality", "size": 5}],
+        items=[{"id": f"i{k}", "text": ""} for k in range(50)],
+        annotators={"ann": {"i0": [label("sentiment", "pos")]}})
+    return load_study(root)
+
+
+def _per_line(path: Path, study: Study) -> list[Any]:
+    return [_prediction(Fields(path, line, record), study, TIERS)
+            for line, record in iter_json_lines(path)]
+
+
+def _write(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def _records(seed: int, schemas: tuple[str, ...] = ("sentiment",)) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    out = []
+    for k in range(50):
+        for tier in TIERS:
+            for schema in schemas:
+                label: Any = rng.choice(["pos", "neg", "neu"]) if schema == "sentiment" \
+                    else rng.choice([1, 2, 5])
+                out.append({"item": f"i{k}", "schema": schema, "tier": tier, "label": label,
+                            "confidence": rng.choice([0, 1, round(rng.random(), 4)])})
+    rng.shuffle(out)
+    return out
+
+
+@pytest.mark.parametrize("schemas", [("sentiment",), ("sentiment", "quality")])
+def test_columns_equal_the_per_line_reader(tmp_path: Path, schemas: tuple[str, ...]) -> None:
+    study = _study(tmp_path)
+    path = _write(tmp_path / "p.jsonl", _records(1, schemas))
+    table = read_predictions(path, study, TIERS)
+    assert isinstance(table, PredictionTable) and table.probs is None  # the fast path ran
+    expected = _per_line(path, study)
+    assert list(table) == expected and table == tuple(expected)
+    assert [table[k] for k in range(len(table))] == expected
+    assert all(type(p.confidence) is float for p in table)
+
+
+@pytest.mark.parametrize("change", [
+    {"probs": {"pos": 1.0}}, {"probs": None}, {"model": "x"}, {"confidence": 1},
+    {"item": 3}, {"label": 4}])
+def test_uncommon_lines_read_per_line(tmp_path: Path, change: dict[str, Any]) -> None:
+    study = _study(tmp_path)
+    records = _records(2)
+    records[17] = {**records[17], **change}
+    path = _write(tmp_path / "p.jsonl", records)
+    if change.get("item") == 3 or change.get("label") == 4:
+        with pytest.raises(InputError) as caught:
+            read_predictions(path, study, TIERS)
+        assert caught.value.line == 18
+        return
+    assert list(read_predictions(path, study, TIERS)) == _per_line(path, study)
+
+
+def test_a_repeated_prediction_names_both_lines(tmp_path: Path) -> None:
+    study = _study(tmp_path)
+    records = _records(3)
+    records.append(dict(records[5]))
+    path = _write(tmp_path / "p.jsonl", records)
+    with pytest.raises(InputError) as caught:
+        read_predictions(path, study, TIERS)
+    assert caught.value.line == len(records) and "line 6" in str(caught.value)
+
+
+def test_machine_labels_from_columns(tmp_path: Path) -> None:
+    from app.core.contracts.schema_data import _machine_labels
+
+    study = _study(tmp_path)
+    for schemas in (("sentiment",), ("sentiment", "quality")):
+        path = _write(tmp_path / "p.jsonl", _records(4, schemas))
+        table = read_predictions(path, study, TIERS)
+        for name in schemas:
+            scheme = study.schemes[name]
+            expected: dict[str, dict[str, MachineLabel]] = {t: {} for t in TIERS}
+            for p in table:
+                if p.schema == name:
+                    expected[p.tier][p.item] = MachineLabel(to_answer(scheme, p.label),
+                                                            p.confidence, p.probs)
+            got = _machine_labels(scheme, table, TIERS)
+            assert got == expected
+            assert [list(got[t]) for t in TIERS] == [list(expected[t]) for t in TIERS]
