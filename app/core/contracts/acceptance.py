@@ -61,7 +61,31 @@ def blocking(config: EngineConfig, statuses: Mapping[str, ContractStatus], schem
 def _routed(config: EngineConfig, statuses: Mapping[str, ContractStatus], data: SchemaData,
             humans: set[str]) -> tuple[dict[str, tuple[str, MachineLabel]], bool]:
     """(item → (tier, machine label) the cascade delivers, whether certified); empty when
-    a gating contract blocks the schema or the schema has none."""
+    a gating contract blocks the schema or the schema has none.
+
+    The cascade is routed once for every item (:func:`_routed_all`, remembered for the
+    last schema data and gate states) and the items with a human label are dropped:
+    ``label status`` asks for the same routing twice (the estimates' machine labels, then
+    the accepted counts), and an item's route does not depend on the other items.
+    """
+    key = [(c.id, statuses[c.id].state, statuses[c.id].accepts)
+           for c in config.contracts_for(data.scheme.name) if c.kind in GATING]
+    last = _LAST_ROUTE[0] if _LAST_ROUTE else None
+    if last is not None and last[0] is data and last[1] == key:
+        routed, certified = last[2], last[3]
+    else:
+        routed, certified = _routed_all(config, statuses, data)
+        _LAST_ROUTE[:] = [(data, key, routed, certified)]
+    if not humans:
+        return dict(routed), certified
+    return {item: route for item, route in routed.items() if item not in humans}, certified
+
+
+_LAST_ROUTE: list[tuple[SchemaData, list[Any], dict[str, tuple[str, MachineLabel]], bool]] = []
+
+
+def _routed_all(config: EngineConfig, statuses: Mapping[str, ContractStatus],
+                data: SchemaData) -> tuple[dict[str, tuple[str, MachineLabel]], bool]:
     gates = [statuses[c.id] for c in config.contracts_for(data.scheme.name) if c.kind in GATING]
     if not gates or blocking(config, statuses, data.scheme.name):
         return {}, False
@@ -79,10 +103,16 @@ def _routed(config: EngineConfig, statuses: Mapping[str, ContractStatus], data: 
         simple = not any(isinstance(t, Mapping) for t in plain)
         floor = max(float(t) for t in plain) if simple else 0.0
         tiers.append((tier, data.predictions.get(tier, {}), floor, simple))
+    if all(simple for _, _, _, simple in tiers):
+        # One threshold per tier: each tier's accepted labels, the earliest tier winning
+        # (later tiers written first, then overwritten), in the order of data.items.
+        first: dict[str, tuple[str, MachineLabel]] = {}
+        for tier, predicted, floor, _ in reversed(tiers):
+            first.update({item: (tier, machine) for item, machine in predicted.items()
+                          if machine.confidence >= floor})
+        return {item: first[item] for item in data.items if item in first}, certified
     out: dict[str, tuple[str, MachineLabel]] = {}
     for item in data.items:
-        if item in humans:
-            continue
         for tier, predicted, floor, simple in tiers:
             machine = predicted.get(item)
             if machine is None:

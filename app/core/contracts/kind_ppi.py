@@ -72,6 +72,7 @@ Choices where the spec is silent (each with its reason):
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -131,8 +132,15 @@ _LAST_MACHINE: list[tuple[SchemaData, dict[str, MachineLabel]]] = []
 
 
 def population(data: SchemaData) -> list[str]:
-    """Every item of the schema, dev items listed by the engine included, sorted."""
-    return sorted(set(data.items) | set(data.dev))
+    """Every item of the schema, dev items listed by the engine included, sorted.
+
+    ``data.items`` is normally sorted already and holds every dev item; that is checked
+    in C (pairwise ``<``, a subset test) and spares sorting 100,000 ids, four times per
+    ``label status``."""
+    items = data.items
+    if all(map(operator.lt, items, items[1:])) and data.dev.keys() <= set(items):
+        return list(items)
+    return sorted(set(items) | set(data.dev))
 
 
 def dev_label_count(data: SchemaData) -> int:

@@ -21,6 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
 from fractions import Fraction
 from functools import lru_cache
+from itertools import compress
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -329,6 +331,9 @@ def build_groups(scheme: Scheme, tier: str, per_class: bool, reach: Sequence[str
     return groups
 
 
+_CONFIDENCE = attrgetter("confidence")
+
+
 def _one_group(scheme: Scheme, tier: str, reach: Sequence[str],
                predictions: Mapping[str, MachineLabel],
                dev: Mapping[str, tuple[HumanLabel, ...]],
@@ -337,14 +342,16 @@ def _one_group(scheme: Scheme, tier: str, reach: Sequence[str],
     """:func:`build_groups` without ``per_class``: one group, the same lists in the same
     order, with the population's confidences gathered in one pass and the few labelled
     items visited on their own (100,000 items, a few thousand labelled)."""
-    present = [(item, m) for item in reach if (m := predictions.get(item)) is not None]
-    if not present:
+    # Gathered in C (compress, map): the items of ``reach`` with a prediction, in order.
+    items = list(compress(reach, map(predictions.__contains__, reach)))
+    if not items:
         return {}
     group = Group(tier, None)
-    group.pop_conf.extend(float(m.confidence) for item, m in present if item in population)
-    for item, machine in present:
-        if item not in dev and item not in cert:
-            continue
+    machines = map(predictions.__getitem__, compress(items, map(population.__contains__, items)))
+    group.pop_conf.extend(map(float, map(_CONFIDENCE, machines)))
+    labelled = dev.keys() | cert.keys()
+    for item in compress(items, map(labelled.__contains__, items)):
+        machine = predictions[item]
         conf = float(machine.confidence)
         humans = dev.get(item)
         if humans:
