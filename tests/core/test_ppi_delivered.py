@@ -173,7 +173,7 @@ def test_before_any_rule_is_met_the_first_tier_stands_in_with_a_note(tmp_path: P
     ppi = statuses["prevalence"]
     _check(ppi.result, _oracle(data, first))
     assert any("no machine label is delivered until accuracy is met: the machine label "
-               "is the first cascade tier's prediction" in n for n in ppi.notes)
+               "is the prediction of the first cascade tier that has one" in n for n in ppi.notes)
 
 
 def test_without_a_gating_contract_the_first_tier_stands_in_with_a_note(tmp_path: Path

@@ -92,8 +92,9 @@ def _machine(config: EngineConfig, statuses: dict[str, ContractStatus], data: Sc
 
     labels, reason = would_deliver(config, statuses, data)
     if labels is None:
-        return Machine(None, f"{reason}: the machine label is the first cascade tier's "
-                             "prediction (as if every tier accepted everything)", None)
+        return Machine(None, f"{reason}: the machine label is the prediction of the first "
+                             "cascade tier that has one for the item (as if every tier "
+                             "accepted everything)", None)
     rules = [statuses[c.id].accepts for c in config.contracts_for(data.scheme.name)
              if c.kind in GATING]
     return Machine(labels, None, _canonical(rules))
