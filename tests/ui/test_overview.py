@@ -89,6 +89,27 @@ def test_anonymous_mode_hides_names(qtbot: QtBot) -> None:
         assert name not in shown
 
 
+def test_anonymous_mode_hides_names_inside_notes_and_reasons(qtbot: QtBot) -> None:
+    ctx = context("support_triage", anonymous=True)
+    assert ctx.project is not None
+    result = ctx.project.report.schemes["resolution"]
+    note = "the pair amara|chen was left out; Amara's note about bananas stays"
+    result.notes.append(note)
+    result.undefined["probe"] = "chen answered nothing"
+    try:
+        view = _view(qtbot)
+        view.show_context(ctx)
+        shown = "\n".join(view.card("resolution").texts())
+    finally:
+        result.notes.remove(note)
+        del result.undefined["probe"]
+    aliases = ctx.aliases
+    assert f"the pair {aliases['amara']}|{aliases['chen']} was left out" in shown
+    assert f"{aliases['chen']} answered nothing" in shown
+    assert "Amara's note about bananas stays" in shown  # another word, not the name
+    assert "amara" not in shown and "chen " not in shown
+
+
 def test_no_project(qtbot: QtBot) -> None:
     view = _view(qtbot)
     assert "No project" in view.header_text

@@ -17,6 +17,7 @@ traces, regions, masks, contracts), used by ``accord open --view``.
 
 from __future__ import annotations
 
+import re
 import string
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, ClassVar
@@ -48,6 +49,17 @@ class ViewContext:
         if not self.anonymous:
             return name
         return self.aliases.get(name, name)
+
+    def anonymize_text(self, text: str) -> str:
+        """``text`` (a note, a reason) with every annotator's name, as a whole word,
+        replaced by its alias in presentation mode; unchanged otherwise. Report notes
+        name annotators ("the pair amara|chen is left out"), and a name shown there
+        would undo the A, B, C everywhere else."""
+        if not self.anonymous or not self.aliases:
+            return text
+        names = sorted(self.aliases, key=len, reverse=True)  # "ana" after "anabel"
+        pattern = re.compile(r"(?<!\w)(" + "|".join(map(re.escape, names)) + r")(?!\w)")
+        return pattern.sub(lambda m: self.aliases[m.group(1)], text)
 
     def with_(self, **changes: object) -> ViewContext:
         return replace(self, **changes)  # type: ignore[arg-type]

@@ -204,7 +204,8 @@ class OverviewView(View):
             self._cards[name] = card
             self._cards_layout.addWidget(card)
         for note in project.report.notes:
-            self._cards_layout.addWidget(_label(f"<i>{escape(note)}</i>"))
+            self._cards_layout.addWidget(
+                _label(f"<i>{escape(self._context.anonymize_text(note))}</i>"))
         self._cards_layout.addStretch(1)
 
     def _make_card(self, result: SchemeResult) -> _Card:
@@ -239,12 +240,12 @@ class OverviewView(View):
             layout.addWidget(_label(reference))
         if result.undefined:
             lines = "".join(f"<li><b>{escape(metric_label(k, result.kind))}</b> is "
-                            f"undefined: {escape(why)}.</li>"
+                            f"undefined: {escape(self._context.anonymize_text(why))}.</li>"
                             for k, why in result.undefined.items())
             layout.addWidget(_label(f"<span style='color:#8A4B00'>Undefined, and why:"
                                     f"</span><ul style='margin:0'>{lines}</ul>"))
         if result.notes:
-            notes = "<br>".join(escape(n) for n in result.notes)
+            notes = "<br>".join(escape(self._context.anonymize_text(n)) for n in result.notes)
             layout.addWidget(_label(f"<span style='color:#666'>{notes}</span>"))
         return card
 
