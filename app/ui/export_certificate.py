@@ -48,7 +48,7 @@ from PySide6.QtWidgets import (
 
 from app.core.certificate import build_certificate, utc_now
 from app.core.errors import InputError
-from app.core.progress import Progress, run
+from app.core.progress import Job, Progress, run, scaled
 from app.core.project import ProjectData
 from app.ui.export_report import AskPath, Notify, ask_save_path
 
@@ -100,22 +100,37 @@ class PreviewDialog(QDialog):
         self.resize(min(image.width() + 60, 900), 760)
 
 
-def _finish(parent: QWidget | None, cert: dict[str, Any], path: Path, tell: Notify,
-            show_preview: bool) -> Exported | None:
+@dataclass(frozen=True, slots=True)
+class _Written:
+    cert: dict[str, Any]
+    size: int
+    preview: QImage
+
+
+def _build_and_write(project_data: ProjectData, stated: str, path: Path) -> Job[_Written]:
+    """The whole export off the GUI thread: the certificate data, the PDF written
+    atomically, and page 1 as an image. ``QTextDocument``, ``QPdfWriter`` and ``QImage``
+    are created and used on this one thread, which Qt allows (painting onto a
+    ``QPdfWriter`` or a ``QImage`` outside the GUI thread is supported)."""
     from app.report.pdf import page_images, write_certificate_pdf
 
-    try:
-        size = write_certificate_pdf(cert, path)
-    except (OSError, InputError) as error:
-        tell(parent, False, f"The certificate was not written: {error}")
-        return None
+    cert = yield from scaled(build_certificate(project_data, generated_at=stated),
+                             0.0, 0.8, 1.0)
+    yield Progress(0.8, 1.0, "writing the PDF")
+    size = write_certificate_pdf(cert, path)
+    yield Progress(0.95, 1.0, "preview")
     preview = page_images(cert, pages=1, dpi=80)[0]
+    return _Written(cert, size, preview)
+
+
+def _show(parent: QWidget | None, written: _Written, path: Path, show_preview: bool
+          ) -> Exported:
     dialog = None
     if show_preview:
-        dialog = PreviewDialog(parent, preview, path)
+        dialog = PreviewDialog(parent, written.preview, path)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
-    return Exported(path, size, cert, preview, dialog)
+    return Exported(path, written.size, written.cert, written.preview, dialog)
 
 
 def export_certificate(parent: QWidget | None, project_data: ProjectData, pool: Any = None,
@@ -134,23 +149,23 @@ def export_certificate(parent: QWidget | None, project_data: ProjectData, pool: 
         path = path.with_name(f"{path.name}.pdf")
     stated = utc_now()
 
-    def factory() -> Any:
-        return build_certificate(project_data, generated_at=stated)
+    def factory() -> Job[_Written]:
+        return _build_and_write(project_data, stated, path)
 
-    def finished(cert: dict[str, Any]) -> None:
-        result = _finish(parent, cert, path, tell, show_preview)
+    def finished(written: _Written) -> None:
+        result = _show(parent, written, path, show_preview)
         if done is not None:
             done(result)
 
     if pool is None:
         try:
-            cert = run(factory())
-        except InputError as error:
+            written = run(factory())
+        except (OSError, InputError) as error:
             tell(parent, False, f"The certificate was not written: {error}")
             if done is not None:
                 done(None)
             return
-        finished(cert)
+        finished(written)
         return
 
     progress = QProgressDialog("Building the certificate…", "Cancel", 0, 1000, parent)
@@ -162,9 +177,9 @@ def export_certificate(parent: QWidget | None, project_data: ProjectData, pool: 
         if p.message:
             progress.setLabelText(f"Building the certificate… {p.message}")
 
-    def ok(cert: dict[str, Any]) -> None:
+    def ok(written: _Written) -> None:
         progress.close()
-        finished(cert)
+        finished(written)
 
     def failed(message: str) -> None:
         progress.close()
