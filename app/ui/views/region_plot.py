@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.core.agreement.region_distances import (
@@ -122,6 +122,20 @@ class DistancePlot(QWidget):
 
     def visible_curves(self) -> set[str]:
         return {key for key, curve in self.curves.items() if curve.isVisible()}
+
+    def set_font(self, font: QFont) -> None:
+        """Ticks, axis labels, title and legend at ``font``'s size (presentation mode)."""
+        size = f"{font.pointSizeF():.1f}pt"
+        item = self.plot.getPlotItem()
+        for axis in ("left", "bottom"):
+            item.getAxis(axis).setStyle(tickFont=font)
+        item.setTitle("Localization distance, within vs between items", color="#222",
+                      size=size)
+        item.setLabel("bottom", "distance d = (1 − GIoU) / 2", color="#222",
+                      **{"font-size": size})
+        item.setLabel("left", "density", color="#222", **{"font-size": size})
+        self.legend.setLabelTextSize(size)
+        self.summary.setFont(font)
 
     def show_result(self, result: SchemeResult | None, item: str | None,
                     item_label: str | None) -> None:

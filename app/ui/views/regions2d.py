@@ -116,6 +116,7 @@ class RegionsView(View):
     def show_context(self, context: ViewContext) -> None:
         self._context = context
         self.scale_font(context)
+        self.plot.set_font(self.font())
         project = context.project
         schemes = regions_schemes(project) if project is not None else []
         if project is None or not schemes:
