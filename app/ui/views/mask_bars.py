@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 import pyqtgraph as pg
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from app.ui.palette import annotator_color
@@ -34,6 +34,16 @@ class MaskBars(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
+
+    def set_font(self, font: QFont) -> None:
+        """Ticks and title at ``font``'s size (presentation mode)."""
+        item = self.plot.getPlotItem()
+        for axis in ("left", "bottom"):
+            item.getAxis(axis).setStyle(tickFont=font)
+        # The left axis keeps the width it had: widen it or larger tick labels vanish.
+        item.getAxis("left").setWidth(int(QFontMetricsF(font).horizontalAdvance("0.00")) + 14)
+        item.setTitle("Sensitivity (solid) and specificity (light), whole scheme",
+                      color="#222", size=f"{font.pointSizeF():.1f}pt")
 
     def show_values(self, annotators: Sequence[str], values: object,
                     label: Callable[[str], str]) -> None:

@@ -153,6 +153,7 @@ class MasksView(View):
     def show_context(self, context: ViewContext) -> None:
         self._context = context
         self.scale_font(context)
+        self.bars.set_font(self.font())
         project = context.project
         schemes = masks_schemes(project) if project is not None else []
         if project is None or not schemes:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.core.agreement.region_distances import (
@@ -129,6 +129,7 @@ class DistancePlot(QWidget):
         item = self.plot.getPlotItem()
         for axis in ("left", "bottom"):
             item.getAxis(axis).setStyle(tickFont=font)
+        item.getAxis("left").setWidth(int(QFontMetricsF(font).horizontalAdvance("0.00")) + 30)
         item.setTitle("Localization distance, within vs between items", color="#222",
                       size=size)
         item.setLabel("bottom", "distance d = (1 − GIoU) / 2", color="#222",
