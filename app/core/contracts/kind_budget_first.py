@@ -53,6 +53,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from fractions import Fraction
+from itertools import filterfalse
 from typing import Any
 
 import numpy as np
@@ -94,17 +95,14 @@ def _width(data: SchemaData, machine: Mapping[str, MachineLabel], n_end: int
     family = loss_family(data.scheme)
     if family not in LABEL_FAMILIES:
         return None, None, (f"a {family} schema has no label prevalences to estimate")
-    labelled: list[Labelled] = []
-    unlabelled = []
-    for item in population(data):
-        m = machine.get(item)
-        if m is None:
-            continue
-        dev = data.dev.get(item, ())
-        if dev:
-            labelled.append(Labelled(item, dev[0].label, m.label, dev[0].pi))
-        else:
-            unlabelled.append(m.label)
+    # The few dev items and the many others, each in population order, selected in C.
+    items = population(data)
+    dev = {item: labels[0] for item, labels in data.dev.items() if labels}
+    labelled = [Labelled(item, dev[item].label, m.label, dev[item].pi)
+                for item in filter(dev.__contains__, items)
+                if (m := machine.get(item)) is not None]
+    unlabelled = [m.label for m in map(machine.get, filterfalse(dev.__contains__, items))
+                  if m is not None]
     estimand = "mean" if family is Family.NUMERIC else "prevalence"
     group: GroupEstimate = estimate_group(data.scheme, estimand, labelled, unlabelled,
                                           data.dev_fraction, DEFAULT_CONFIDENCE)

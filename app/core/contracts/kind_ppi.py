@@ -75,6 +75,7 @@ import math
 import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -107,8 +108,14 @@ def delivered_labels(data: SchemaData) -> dict[str, tuple[str, MachineLabel]]:
     """
     out: dict[str, tuple[str, MachineLabel]] = {}
     for tier in data.tiers:
-        for item, label in data.predictions.get(tier, {}).items():
-            out.setdefault(item, (tier, label))
+        labels = data.predictions.get(tier, {})
+        if not out:  # the first tier with predictions: every item is new, built in C
+            out = dict(zip(labels, zip(repeat(tier), labels.values(), strict=False),
+                           strict=True))
+            continue
+        new = labels.keys() - out.keys()  # usually none: every tier predicts every item
+        if new:
+            out.update((item, (tier, label)) for item, label in labels.items() if item in new)
     return out
 
 
@@ -123,7 +130,9 @@ def machine_labels(data: SchemaData, delivered: Mapping[str, MachineLabel] | Non
         return dict(delivered)
     if _LAST_MACHINE and _LAST_MACHINE[0][0] is data:
         return dict(_LAST_MACHINE[0][1])
-    labels = {item: label for item, (_, label) in delivered_labels(data).items()}
+    delivered_by = delivered_labels(data)
+    labels = dict(zip(delivered_by, map(operator.itemgetter(1), delivered_by.values()),
+                      strict=True))
     _LAST_MACHINE[:] = [(data, labels)]
     return dict(labels)
 
