@@ -91,8 +91,6 @@ from app.core.contracts.ppi import (
     ppi_mean,
     ppi_prevalence,
 )
-from app.core.contracts.ppi_split import Group, split_groups
-from app.core.contracts.ppi_split import Labelled as Labelled  # where kind modules find it
 from app.core.model import Answer, Scheme
 
 #: Labelled items a group needs before its estimates are reported as a result.
@@ -187,6 +185,16 @@ def score(scheme: Scheme, answer: Answer) -> float:
 
 
 @dataclass(frozen=True, slots=True)
+class Labelled:
+    """A dev-labelled item: the human label used, the machine's, and the item's ``pi``."""
+
+    item: str
+    y: Answer
+    yhat: Answer
+    pi: float
+
+
+@dataclass(frozen=True, slots=True)
 class GroupEstimate:
     """One group's estimates (the whole schema without ``by``).
 
@@ -256,13 +264,55 @@ def estimate_group(scheme: Scheme, estimand: str, labelled: Sequence[Labelled],
     return GroupEstimate(dict(prev.by_class), PPI_PLUS_PLUS, prev.lam, n, big_n, prev.note)
 
 
+@dataclass(slots=True)
+class _Group:
+    labelled: list[Labelled]
+    unlabelled: list[Answer]
+    size: int
+
+
 def _split(data: SchemaData, machine: Mapping[str, MachineLabel], by: str | None,
-           notes: list[str], delivered_only: bool = False) -> dict[str, Group]:
-    """Each group's labelled and unlabelled items, in population order (a multilabel
-    answer is a ``frozenset``, any other a ``str``); see :mod:`ppi_split`."""
+           notes: list[str], delivered_only: bool = False) -> dict[str, _Group]:
+    """Each group's labelled and unlabelled items, in population order.
+
+    One pass over 100,000 items, so the loop is kept lean: look-ups bound to locals, the
+    family test as one ``isinstance`` against the type a label of the family has (a
+    multilabel answer is a ``frozenset``, any other a ``str``).
+    """
     label_type = frozenset if loss_family(data.scheme) is Family.MULTILABEL else str
-    split = split_groups(data, population(data), machine, by, label_type)
-    no_machine, no_field, bad_shape = split.no_machine, split.no_field, split.bad_shape
+    groups: dict[str, _Group] = {}
+    no_machine = no_field = bad_shape = 0
+    dev_get = data.dev.get
+    machine_get = machine.get
+    fields_get = data.item_fields.get
+    no_fields: Mapping[str, Any] = {}
+    key = "all"
+    for item in population(data):
+        labels = dev_get(item)
+        first = labels[0] if labels else None
+        m = machine_get(item)
+        if m is None:
+            no_machine += first is not None
+            continue
+        if by is not None:
+            value = fields_get(item, no_fields).get(by)
+            if value is None:
+                no_field += 1
+                continue
+            key = str(value)
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = _Group([], [], 0)
+        label = m.label
+        if not isinstance(label, label_type) or (
+                first is not None and not isinstance(first.label, label_type)):
+            bad_shape += 1
+            continue
+        group.size += 1
+        if first is None:
+            group.unlabelled.append(label)
+        else:
+            group.labelled.append(Labelled(item, first.label, label, first.pi))
     if no_machine:
         what = ("no machine label the cascade would deliver" if delivered_only
                 else "no machine label")
@@ -273,7 +323,7 @@ def _split(data: SchemaData, machine: Mapping[str, MachineLabel], by: str | None
     if bad_shape:
         notes.append(f"{bad_shape} items have a label that is not a label of this schema's "
                      "family and are left out")
-    return split.groups
+    return groups
 
 
 def _interval(est: MeanEstimate) -> list[float] | None:
