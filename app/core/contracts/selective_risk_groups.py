@@ -310,25 +310,32 @@ def build_groups(scheme: Scheme, tier: str, per_class: bool, reach: Sequence[str
         machine = predictions.get(item)
         if machine is None:
             continue
-        cls = class_of(machine.label) if per_class else None
+        cls = class_of(machine.label)
         group = groups.setdefault((tier, cls), Group(tier, cls))
-        conf = float(machine.confidence)
         if item in population:
-            group.pop_conf.append(conf)
-        humans = dev.get(item)
-        if humans:
-            verdict = majority_correct(scheme, machine.label, humans, tolerance)
-            if verdict is not None:
-                group.dev.append((conf, not verdict))
-        humans = cert.get(item)
-        if humans:
-            group.cert_conf.append(conf)
-            group.cert_ids.append(item)
-            group.cert_pi.extend((conf, h.pi) for h in humans)
-            verdict = majority_correct(scheme, machine.label, humans, tolerance)
-            if verdict is not None:
-                group.cert.append((item, conf, not verdict))
+            group.pop_conf.append(float(machine.confidence))
+        _add_labelled(group, scheme, item, machine, dev, cert, tolerance)
     return groups
+
+
+def _add_labelled(group: Group, scheme: Scheme, item: str, machine: MachineLabel,
+                  dev: Mapping[str, tuple[HumanLabel, ...]],
+                  cert: Mapping[str, tuple[HumanLabel, ...]], tolerance: float) -> None:
+    """Record ``item``'s dev and cert verdicts (majority of its people) in ``group``."""
+    conf = float(machine.confidence)
+    humans = dev.get(item)
+    if humans:
+        verdict = majority_correct(scheme, machine.label, humans, tolerance)
+        if verdict is not None:
+            group.dev.append((conf, not verdict))
+    humans = cert.get(item)
+    if humans:
+        group.cert_conf.append(conf)
+        group.cert_ids.append(item)
+        group.cert_pi.extend((conf, h.pi) for h in humans)
+        verdict = majority_correct(scheme, machine.label, humans, tolerance)
+        if verdict is not None:
+            group.cert.append((item, conf, not verdict))
 
 
 _CONFIDENCE = attrgetter("confidence")
@@ -351,19 +358,5 @@ def _one_group(scheme: Scheme, tier: str, reach: Sequence[str],
     group.pop_conf.extend(map(float, map(_CONFIDENCE, machines)))
     labelled = dev.keys() | cert.keys()
     for item in compress(items, map(labelled.__contains__, items)):
-        machine = predictions[item]
-        conf = float(machine.confidence)
-        humans = dev.get(item)
-        if humans:
-            verdict = majority_correct(scheme, machine.label, humans, tolerance)
-            if verdict is not None:
-                group.dev.append((conf, not verdict))
-        humans = cert.get(item)
-        if humans:
-            group.cert_conf.append(conf)
-            group.cert_ids.append(item)
-            group.cert_pi.extend((conf, h.pi) for h in humans)
-            verdict = majority_correct(scheme, machine.label, humans, tolerance)
-            if verdict is not None:
-                group.cert.append((item, conf, not verdict))
+        _add_labelled(group, scheme, item, predictions[item], dev, cert, tolerance)
     return {(tier, None): group}
