@@ -42,7 +42,7 @@ CSV (one table, long format; chosen so one file holds everything and filters cle
     spreadsheet shows it instead of running it as a formula (OWASP's CSV-injection
     advice); numbers are never prefixed.
 
-Writing goes through :func:`app.core.contracts.atomic.write_atomically`: the whole file
+Writing goes through :func:`app.core.atomic.write_atomically`: the whole file
 is built in memory, written to a temporary file in the target's folder, fsync-ed and
 renamed over the target, so an interrupted export leaves the old file or none, never
 half of one. Like ``accord label export``, a missing target folder is created.
@@ -58,7 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.agreement.result import AgreementReport, SchemeResult
-from app.core.contracts.atomic import write_atomically
+from app.core.atomic import write_atomically
 from app.core.errors import InputError
 from app.report.agreement_html import render_html
 from app.report.agreement_text import CHANCE_CORRECTED

@@ -56,8 +56,8 @@ from PySide6.QtGui import (
     QTextDocument,
 )
 
-from app.core.certificate import ATTACHMENT_NAME
-from app.core.contracts.atomic import write_atomically
+from app.core.atomic import write_atomically
+from app.core.certificate.build import ATTACHMENT_NAME
 from app.report.certificate_html import certificate_html
 from app.report.plots import SCALE, contract_plots
 

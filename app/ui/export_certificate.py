@@ -46,7 +46,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.certificate import build_certificate, utc_now
+from app.core.certificate.build import build_certificate, utc_now
 from app.core.errors import InputError
 from app.core.progress import Job, Progress, run, scaled
 from app.core.project import ProjectData

@@ -35,7 +35,7 @@ from typing import Any
 import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from app.core.contracts.ledger import LedgerDamagedError
+from app.core.contracts.ledger.chain import LedgerDamagedError
 from app.core.errors import InputError
 from app.core.progress import Job, Progress
 

@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # beside timing.py
 from bench_label_status import generate
 from timing import timed
 
-from app.cli import main as accord
-from app.core.certificate import build_certificate, canonical_json
+from app.cli.main import main as accord
+from app.core.certificate.build import build_certificate, canonical_json
 from app.core.progress import run
 from app.core.project import open_project
 

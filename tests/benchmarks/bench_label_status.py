@@ -104,7 +104,7 @@ def reference_read_predictions(path: Path, study: object, tiers: tuple[str, ...]
     """The per-line reader the fast one replaced (one ``json.loads`` and every field
     check per line), kept as the reference for the in-process ratio."""
     from app.core.formats.json_lines import Fields, iter_json_lines
-    from app.core.formats.labeling import _prediction
+    from app.core.formats.labeling.reader import _prediction
 
     count = 0
     for line, record in iter_json_lines(path):
@@ -117,8 +117,8 @@ def reader_ratio(project: Path) -> tuple[float, float]:
     """Seconds of the reference per-line reader and of ``read_predictions``, same file."""
     import time
 
-    from app.core.formats.labeling import read_predictions
-    from app.core.formats.potato import load_study
+    from app.core.formats.labeling.reader import read_predictions
+    from app.core.formats.potato.project import load_study
 
     study = load_study(project)
     tiers = tuple(name for name, _ in TIERS)
@@ -136,7 +136,7 @@ def reference_delivered(config: Any, statuses: Any, data: Any, humans: set[str]
                         ) -> dict[str, Any]:
     """``acceptance.delivered`` before it applied one threshold per tier: every gate's
     rule looked up for every item and tier. Kept as the reference for the ratio."""
-    from app.core.contracts.acceptance import Delivered, _accepts, blocking
+    from app.core.contracts.labels.delivery import Delivered, _accepts, blocking
 
     gates = [statuses[c.id] for c in config.contracts_for(data.scheme.name)
              if c.kind in ("selective_risk", "threshold_legacy")]
@@ -160,8 +160,8 @@ def reference_delivered(config: Any, statuses: Any, data: Any, humans: set[str]
 def reference_schema_predictions(labeling: Any, scheme: Any, tiers: tuple[str, ...]
                                  ) -> dict[str, dict[str, Any]]:
     """``schema_data``'s machine labels before one conversion per distinct label."""
-    from app.core.contracts.inputs import MachineLabel
-    from app.core.formats.labeling import to_answer
+    from app.core.contracts.kinds.base import MachineLabel
+    from app.core.formats.labeling.reader import to_answer
 
     predictions: dict[str, dict[str, Any]] = {t: {} for t in tiers}
     for p in labeling.predictions_for(scheme.name):
@@ -178,10 +178,10 @@ def core_ratios(project: Path) -> dict[str, tuple[float, float]]:
     import gc
     import time
 
-    from app.core.contracts.acceptance import delivered, human_items
     from app.core.contracts.label_report import label_report
-    from app.core.contracts.schema_data import schema_data
-    from app.core.formats import potato
+    from app.core.contracts.labels.delivery import delivered, human_items
+    from app.core.contracts.labels.schema_data import schema_data
+    from app.core.formats.potato import project as potato
 
     out: dict[str, tuple[float, float]] = {}
     start = time.process_time()

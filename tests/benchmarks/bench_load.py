@@ -66,7 +66,7 @@ def generate(root: Path, n_items: int) -> int:
 
 ACCORD = """
 import resource, sys, time
-from app.core.formats.potato import load_study
+from app.core.formats.potato.project import load_study
 start = time.perf_counter()
 study = load_study(sys.argv[1])
 elapsed = time.perf_counter() - start

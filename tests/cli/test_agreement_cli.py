@@ -10,7 +10,7 @@ from typing import Any
 import krippendorff
 import pytest
 
-from app.cli import main
+from app.cli.main import main
 from tests.potato_project import LIKERT, RADIO, label, simple_items, structured, write_project
 
 METRICS = {

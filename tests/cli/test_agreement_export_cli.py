@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from app.cli import main
+from app.cli.main import main
 from tests.potato_project import RADIO, label, simple_items, write_project
 
 

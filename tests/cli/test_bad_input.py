@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from app.cli import main
+from app.cli.main import main
 from tests.potato_project import RADIO, label, simple_items, structured, write_project
 
 
@@ -153,17 +153,17 @@ def test_truncated_user_state(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 
 def test_the_cli_budget_default_is_the_core_one() -> None:
-    from app import cli
+    from app.cli import agreement
     from app.core.agreement.sets import DEFAULT_BUDGET
 
-    assert cli.DEFAULT_BUDGET == DEFAULT_BUDGET
+    assert agreement.DEFAULT_BUDGET == DEFAULT_BUDGET
 
 
 def test_help_does_not_import_the_core() -> None:
     import subprocess
     import sys
 
-    code = ("import sys\nfrom app.cli import build_parser\nbuild_parser()\n"
+    code = ("import sys\nfrom app.cli.main import build_parser\nbuild_parser()\n"
             "print(sorted(m for m in sys.modules if m.startswith(('scipy', 'app.core.agreement',"
             " 'app.core.contracts', 'PySide6'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -14,8 +14,8 @@ from typing import Any
 import pypdf
 import pytest
 
-from app.cli import main
-from app.core.certificate import ATTACHMENT_NAME, content_hash
+from app.cli.main import main
+from app.core.certificate.build import ATTACHMENT_NAME, content_hash
 from tests.certificate_helpers import add_cert_labels, certified_project
 
 pytestmark = pytest.mark.usefixtures("qapp")

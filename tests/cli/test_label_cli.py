@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from app.cli import main
-from app.core.contracts.stats import look_level
+from app.cli.main import main
+from app.core.contracts.statistics.looks import look_level
 from tests.potato_project import RADIO, label, simple_items, write_project
 
 N_ITEMS = 300

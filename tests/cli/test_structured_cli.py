@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from app.cli import main
+from app.cli.main import main
 from tests.potato_project import simple_items, structured, write_project
 
 SET_METRICS = {"mean_agreement", "mean_object_count_diff", "detection_f1", "mean_matched_iou"}

@@ -5,7 +5,7 @@ One study: ``n_items`` items with a true class out of ``classes``; ``n_people`` 
 each item labelled by ``overlap_k`` of them chosen at random; a person is right with
 probability ``human_accuracy`` and otherwise picks one of the other classes uniformly;
 the machine likewise with ``machine_accuracy``. The test is the one the contract runs
-(:func:`~app.core.contracts.annotator_test.alternative_annotator_test` with exact match,
+(:func:`~app.core.contracts.statistics.annotator_test.alternative_annotator_test` with exact match,
 the contract's minimum of 3 people with 30 items each, BY at ``1 − confidence``), and a
 study passes at a winning rate of at least 0.5 (:data:`PASSING_RATE`).
 
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.core.contracts.annotator_test import alternative_annotator_test, exact_match
-from app.core.contracts.kind_no_worse import PASSING_RATE
+from app.core.contracts.kinds.no_worse_than_human import PASSING_RATE
+from app.core.contracts.statistics.annotator_test import alternative_annotator_test, exact_match
 
 
 @dataclass(frozen=True, slots=True)

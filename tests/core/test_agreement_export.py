@@ -17,7 +17,7 @@ import pytest
 
 from app.core.agreement.report import agreement_report
 from app.core.agreement.result import AgreementReport, SchemeResult
-from app.core.formats.potato import read_potato
+from app.core.formats.potato.project import read_potato
 from app.core.progress import run
 from app.report.agreement_export import COLUMNS, render_csv, render_json
 from app.report.agreement_html import render_html

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from app.cli import main
-from app.core.certificate import build_certificate, canonical_json, content_hash
-from app.core.certificate_compare import differences, integrity_problems
-from app.core.contracts.ledger_format import GENESIS
-from app.core.contracts.selective_risk_groups import GRID
+from app.cli.main import main
+from app.core.certificate.build import build_certificate, canonical_json, content_hash
+from app.core.certificate.compare import differences, integrity_problems
+from app.core.contracts.kinds.selective_risk_groups import GRID
+from app.core.contracts.ledger.format import GENESIS
 from app.core.errors import InputError
 from app.core.progress import run
 from app.core.project import NO_ENGINE, open_project
@@ -129,7 +129,7 @@ def test_dev_curve_is_the_contracts_panels_curve(project: Path, cert: dict[str, 
                                                  ) -> None:
     """The PDF's curve and the GUI's are one computation (coverage_curve.py, routed by
     the contract's rule), point for point."""
-    from app.core.contracts.coverage_curve import error_coverage_curves
+    from app.core.contracts.kinds.coverage_curve import error_coverage_curves
     from app.core.contracts.label_report import label_report
 
     report = label_report(project)

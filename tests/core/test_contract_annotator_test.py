@@ -17,7 +17,7 @@ from scipy.stats import t as student_t
 from scipy.stats import ttest_1samp, ttest_rel
 from statsmodels.stats.multitest import multipletests
 
-from app.core.contracts.annotator_test import (
+from app.core.contracts.statistics.annotator_test import (
     alternative_annotator_test,
     benjamini_yekutieli,
     exact_match,

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from app.core.contracts.config import (
+from app.core.contracts.config.engine_config import (
     Budgets,
     ContractKind,
     EngineConfig,
@@ -19,7 +19,7 @@ from app.core.contracts.config import (
     loss_family,
 )
 from app.core.errors import InputError
-from app.core.formats.potato import load_study
+from app.core.formats.potato.project import load_study
 from app.core.model import Kind, Scheme
 from tests.potato_project import label, write_project
 

@@ -18,7 +18,7 @@ import pytest
 from ppi_py import classical_mean_ci, ppi_mean_ci, ppi_mean_pointestimate
 from ppi_py.ppi import _calc_lam_glm
 
-from app.core.contracts.ppi import (
+from app.core.contracts.statistics.ppi import (
     MeanEstimate,
     classical_mean,
     horvitz_thompson_difference,

@@ -18,19 +18,21 @@ from scipy.spatial.distance import jensenshannon
 from scipy.stats import binomtest, bootstrap
 from statsmodels.stats.proportion import proportion_confint
 
-from app.core.contracts.stats import (
-    BOOTSTRAP_RESAMPLES,
-    BOOTSTRAP_SEED,
+from app.core.contracts.statistics.binomial import (
     binomial_lower_bound,
     binomial_p_value,
     binomial_upper_bound,
-    bootstrap_interval,
     cert_labels_needed,
-    jensen_shannon_distance,
-    look_level,
-    split_half_noise_ceiling,
     threshold_grid,
 )
+from app.core.contracts.statistics.jensen_shannon import (
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    bootstrap_interval,
+    jensen_shannon_distance,
+    split_half_noise_ceiling,
+)
+from app.core.contracts.statistics.looks import look_level
 from tests.reference import reference_vectors
 
 PUBLISHED_P = 1e-9
@@ -291,6 +293,6 @@ def test_cert_labels_needed_sees_an_exact_rate_equal_to_the_target() -> None:
     """Fraction(1, 10) equals the target the user wrote as 0.1: no n can pass."""
     from fractions import Fraction
 
-    from app.core.contracts.stats import cert_labels_needed
+    from app.core.contracts.statistics.binomial import cert_labels_needed
 
     assert cert_labels_needed(Fraction(1, 10), 0.1, 0.06) is None

@@ -11,9 +11,9 @@ from types import MappingProxyType
 
 import pytest
 
-from app.core.contracts.config_contracts import ContractKind, ContractSpec
-from app.core.contracts.coverage_curve import error_coverage_curves
-from app.core.contracts.inputs import HumanLabel, MachineLabel, SchemaData
+from app.core.contracts.config.contract_specs import ContractKind, ContractSpec
+from app.core.contracts.kinds.base import HumanLabel, MachineLabel, SchemaData
+from app.core.contracts.kinds.coverage_curve import error_coverage_curves
 from app.core.model import Kind, Scheme
 
 SCHEME = Scheme("sentiment", "radio", Kind.NOMINAL, labels=("a", "b"))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.core.errors import InputError
-from app.core.formats.datafiles import _jsonl_fast, _jsonl_lines, iter_records
+from app.core.formats.potato.datafiles import _jsonl_fast, _jsonl_lines, iter_records
 
 CASES = [
     '{"id": "a", "text": "x"}\n{"id": "b", "text": "y"}\n',

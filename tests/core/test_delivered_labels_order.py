@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from app.core.contracts.inputs import MachineLabel, SchemaData
-from app.core.contracts.kind_ppi import delivered_labels, machine_labels
+from app.core.contracts.kinds.base import MachineLabel, SchemaData
+from app.core.contracts.kinds.ppi import delivered_labels, machine_labels
 from app.core.model import Kind, Scheme
 
 TIERS = ("a", "b", "c")

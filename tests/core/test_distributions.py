@@ -1,4 +1,4 @@
-"""``app.core.contracts.distributions`` against ``scipy.stats`` itself: bit-identical.
+"""``app.core.contracts.statistics.distributions`` against ``scipy.stats`` itself: bit-identical.
 
 The module exists to spare importing ``scipy.stats``; it may only do so if every number
 it gives is the one ``scipy.stats`` gives, edges included (counts below 0, at and above
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats as sps
 
-from app.core.contracts.distributions import beta_ppf, binom_cdf, norm_ppf, t_cdf
+from app.core.contracts.statistics.distributions import beta_ppf, binom_cdf, norm_ppf, t_cdf
 
 
 def test_binom_cdf_is_scipy_stats_bit_for_bit() -> None:

@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
-from app.core.contracts.config_contracts import ContractKind, ContractSpec
-from app.core.contracts.inputs import HumanLabel, MachineLabel, SchemaData
-from app.core.contracts.kind_budget_first import (
+from app.core.contracts.config.contract_specs import ContractKind, ContractSpec
+from app.core.contracts.kinds.base import HumanLabel, MachineLabel, SchemaData
+from app.core.contracts.kinds.budget_first import (
     ERROR_GRID,
     MIN_DEV_LABELS,
     evaluate_budget_first,
 )
-from app.core.contracts.ppi import ppi_prevalence
-from app.core.contracts.stats import look_level
+from app.core.contracts.statistics.looks import look_level
+from app.core.contracts.statistics.ppi import ppi_prevalence
 from app.core.model import Kind, Scheme
 
 SCHEME = Scheme("sentiment", "radio", Kind.NOMINAL, labels=("pos", "neg"))

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import jensenshannon
 
-from app.core.contracts.config_contracts import ContractKind, ContractSpec
-from app.core.contracts.inputs import HumanLabel, MachineLabel, SchemaData
-from app.core.contracts.kind_distributional import MIN_ITEMS, evaluate_distributional
-from app.core.contracts.stats import split_half_noise_ceiling
+from app.core.contracts.config.contract_specs import ContractKind, ContractSpec
+from app.core.contracts.kinds.base import HumanLabel, MachineLabel, SchemaData
+from app.core.contracts.kinds.distributional import MIN_ITEMS, evaluate_distributional
+from app.core.contracts.statistics.jensen_shannon import split_half_noise_ceiling
 from app.core.model import Kind, Scheme
 
 SCHEME = Scheme("offensive", "likert", Kind.ORDINAL, scale=("1", "2", "3"))

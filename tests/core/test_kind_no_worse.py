@@ -13,10 +13,10 @@ from types import MappingProxyType
 import numpy as np
 import pytest
 
-from app.core.contracts.annotator_test import alternative_annotator_test
-from app.core.contracts.config_contracts import ContractKind, ContractSpec
-from app.core.contracts.inputs import HumanLabel, MachineLabel, SchemaData
-from app.core.contracts.kind_no_worse import evaluate_no_worse_than_human
+from app.core.contracts.config.contract_specs import ContractKind, ContractSpec
+from app.core.contracts.kinds.base import HumanLabel, MachineLabel, SchemaData
+from app.core.contracts.kinds.no_worse_than_human import evaluate_no_worse_than_human
+from app.core.contracts.statistics.annotator_test import alternative_annotator_test
 from app.core.model import Answer, Kind, Scheme
 
 SCHEME = Scheme("verdict", "radio", Kind.NOMINAL, labels=("yes", "no"))

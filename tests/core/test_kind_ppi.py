@@ -1,7 +1,7 @@
 """The ``ppi`` contract kind: reference vector, states, ``by``, Horvitz–Thompson routing.
 
 Oracles: the ppi reference vector of ``reference-vectors.json`` (ppi-python 0.2.3) through
-``evaluate_ppi``; the tested primitives of ``app.core.contracts.ppi`` on the same data
+``evaluate_ppi``; the tested primitives of ``app.core.contracts.statistics.ppi`` on the same data
 for groups and multilabel schemes; a hand computation of the Horvitz–Thompson example.
 """
 
@@ -16,16 +16,16 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from app.core.contracts.config_contracts import ContractKind, ContractSpec
-from app.core.contracts.inputs import HumanLabel, MachineLabel, SchemaData
-from app.core.contracts.kind_ppi import (
+from app.core.contracts.config.contract_specs import ContractKind, ContractSpec
+from app.core.contracts.kinds.base import HumanLabel, MachineLabel, SchemaData
+from app.core.contracts.kinds.ppi import (
     HORVITZ_THOMPSON,
     MIN_LABELS,
     PPI_PLUS_PLUS,
     delivered_labels,
     evaluate_ppi,
 )
-from app.core.contracts.ppi import (
+from app.core.contracts.statistics.ppi import (
     horvitz_thompson_difference,
     power_tuned_lambda,
     ppi_mean,

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
-from app.core.contracts.config_contracts import ContractKind, ContractSpec
-from app.core.contracts.inputs import HumanLabel, MachineLabel, SchemaData
-from app.core.contracts.kind_threshold_legacy import evaluate_threshold_legacy
+from app.core.contracts.config.contract_specs import ContractKind, ContractSpec
+from app.core.contracts.kinds.base import HumanLabel, MachineLabel, SchemaData
+from app.core.contracts.kinds.threshold_legacy import evaluate_threshold_legacy
 from app.core.model import Kind, Scheme
 
 SCHEME = Scheme("sentiment", "radio", Kind.NOMINAL, labels=("pos", "neg"))

@@ -9,14 +9,14 @@ from typing import Any
 import pytest
 
 from app.core.errors import InputError
-from app.core.formats.labeling import (
+from app.core.formats.labeling.reader import (
     LabelingData,
     RequestKind,
     Split,
     read_labeling,
     to_answer,
 )
-from app.core.formats.potato import load_study
+from app.core.formats.potato.project import load_study
 from app.core.model import BoxRegion, Kind, ObjectSet, Scheme, Span, Study, TraceJudgement
 from tests.potato_project import label, write_project
 

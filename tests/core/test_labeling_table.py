@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from app.core.contracts.inputs import MachineLabel
+from app.core.contracts.kinds.base import MachineLabel
 from app.core.errors import InputError
 from app.core.formats.json_lines import Fields, iter_json_lines
-from app.core.formats.labeling import _prediction, read_predictions, to_answer
-from app.core.formats.labeling_table import PredictionTable
-from app.core.formats.potato import load_study
+from app.core.formats.labeling.reader import _prediction, read_predictions, to_answer
+from app.core.formats.labeling.table import PredictionTable
+from app.core.formats.potato.project import load_study
 from app.core.model import Study
 from tests.potato_project import label, write_project
 
@@ -99,7 +99,7 @@ def test_a_repeated_prediction_names_both_lines(tmp_path: Path) -> None:
 
 
 def test_machine_labels_from_columns(tmp_path: Path) -> None:
-    from app.core.contracts.schema_data import _machine_labels
+    from app.core.contracts.labels.schema_data import _machine_labels
 
     study = _study(tmp_path)
     for schemas in (("sentiment",), ("sentiment", "quality")):

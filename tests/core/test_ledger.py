@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from app.core.contracts.ledger import (
+from app.core.contracts.ledger.chain import (
     GENESIS,
     Event,
     Ledger,

@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 import pytest
 
-from app.core.contracts.config_contracts import ContractKind, ContractSpec
+from app.core.contracts.config.contract_specs import ContractKind, ContractSpec
 from app.core.contracts.look_cost import certify_message, next_look_cost
 from app.core.contracts.status import ContractStatus
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.contracts.losses import family, is_correct, loss
+from app.core.contracts.labels.losses import family, is_correct, loss
 from app.core.model import (
     BoxRegion,
     Cuboid,

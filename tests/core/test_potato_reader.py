@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.core.errors import InputError
-from app.core.formats.potato import load_study
+from app.core.formats.potato.project import load_study
 from app.core.model import (
     BoxRegion,
     Cuboid,

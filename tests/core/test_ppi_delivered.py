@@ -20,12 +20,12 @@ import numpy.typing as npt
 import pytest
 from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
 
-from app.core.contracts.config import Budgets, EngineConfig, Humans, Source, Tier
-from app.core.contracts.config_contracts import ContractKind, ContractSpec
+from app.core.contracts.config.contract_specs import ContractKind, ContractSpec
+from app.core.contracts.config.engine_config import Budgets, EngineConfig, Humans, Source, Tier
 from app.core.contracts.engine import evaluate_contracts
-from app.core.contracts.inputs import HumanLabel, MachineLabel, SchemaData
-from app.core.contracts.kind_ppi import delivered_labels, evaluate_ppi
-from app.core.contracts.ledger import Ledger
+from app.core.contracts.kinds.base import HumanLabel, MachineLabel, SchemaData
+from app.core.contracts.kinds.ppi import delivered_labels, evaluate_ppi
+from app.core.contracts.ledger.chain import Ledger
 from app.core.model import Kind, Scheme
 
 CLASSES = ("neg", "neu", "pos")

@@ -21,7 +21,7 @@ from app.core.agreement.region_distances import (
 from app.core.agreement.regions_chance import Localization
 from app.core.agreement.report import agreement_report
 from app.core.agreement.sets import SetAgreement
-from app.core.formats.potato import read_potato
+from app.core.formats.potato.project import read_potato
 from app.core.progress import run
 
 DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo" / "street_images"

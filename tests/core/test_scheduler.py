@@ -14,8 +14,8 @@ from typing import Any
 import yaml
 
 from app.core.contracts.label_report import LabelReport, label_report
-from app.core.contracts.ledger import Ledger
-from app.core.contracts.ledger_format import Event
+from app.core.contracts.ledger.chain import Ledger
+from app.core.contracts.ledger.format import Event
 from app.core.contracts.scheduler import (
     ESTIMATE_EVENT,
     Changes,

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from app.core.contracts.config_contracts import ContractKind, ContractSpec
-from app.core.contracts.inputs import HumanLabel, KindOutcome, MachineLabel, SchemaData
-from app.core.contracts.selective_risk import evaluate_selective_risk
+from app.core.contracts.config.contract_specs import ContractKind, ContractSpec
+from app.core.contracts.kinds.base import HumanLabel, KindOutcome, MachineLabel, SchemaData
+from app.core.contracts.kinds.selective_risk import evaluate_selective_risk
 from app.core.model import Kind, Scheme
 
 SCHEME = Scheme("sentiment", "radio", Kind.NOMINAL, labels=("a", "b"))

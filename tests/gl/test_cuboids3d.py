@@ -23,8 +23,8 @@ from app.core.project import ProjectData, open_project
 from app.ui.gl_support import context_sharing_enabled, gl_available
 from app.ui.palette import annotator_color
 from app.ui.views.base import ViewContext, anonymous_aliases
-from app.ui.views.cuboids3d import CuboidsView
-from app.ui.views.cuboids_canvas import BACKGROUND, CuboidCanvas, LinkLabels
+from app.ui.views.cuboids.canvas import BACKGROUND, CuboidCanvas, LinkLabels
+from app.ui.views.cuboids.view import CuboidsView
 
 LIDAR = Path(__file__).resolve().parents[2] / "resources" / "demo" / "lidar_sweeps"
 SIZE = (900, 600)

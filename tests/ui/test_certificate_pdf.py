@@ -18,7 +18,7 @@ from PySide6.QtGui import QColor, QImage
 from pytestqt.qtbot import QtBot
 
 from app import __version__
-from app.core.certificate import ATTACHMENT_NAME, build_certificate
+from app.core.certificate.build import ATTACHMENT_NAME, build_certificate
 from app.core.progress import run
 from app.core.project import ProjectData, open_project
 from app.report.pdf import GuardedDocument, page_images, render_pdf, write_certificate_pdf

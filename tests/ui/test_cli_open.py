@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QImage
 
-from app.cli_open import parse_size
+from app.cli.gui import parse_size
 from app.core.errors import InputError
 from app.ui.views.registry import view_class
 from tests.ui.shell_helpers import DEMO, copy_demo

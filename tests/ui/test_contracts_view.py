@@ -17,9 +17,9 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from app.core.progress import run
 from app.core.project import ProjectData, open_project
-from app.ui.views import contract_plots
 from app.ui.views.base import ViewContext, anonymous_aliases
-from app.ui.views.contracts import ContractsView
+from app.ui.views.contracts import plots as contract_plots
+from app.ui.views.contracts.view import ContractsView
 
 DEMOS = Path(__file__).resolve().parents[2] / "resources" / "demo"
 
@@ -117,7 +117,7 @@ def test_after_a_look_the_next_costs_a_quarter(qtbot, certified: ProjectData) ->
 
 
 def test_the_rule_sits_on_the_curve_at_its_coverage(certified: ProjectData) -> None:
-    from app.core.contracts.coverage_curve import error_coverage_curves
+    from app.core.contracts.kinds.coverage_curve import error_coverage_curves
 
     labels = certified.labels
     assert labels is not None

@@ -11,7 +11,7 @@ from app.core.progress import run
 from app.core.project import ProjectData, open_project
 from app.ui.gl_support import gl_available
 from app.ui.views.base import ViewContext, anonymous_aliases
-from app.ui.views.cuboids3d import CuboidsView
+from app.ui.views.cuboids.view import CuboidsView
 
 DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo"
 

@@ -9,8 +9,8 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from app.core.agreement.item_scores import ItemScores
-from app.ui.views.items import ItemsView
-from app.ui.views.items_model import ANNOTATORS, COUNT, ITEM, SCHEME, SCORE, SORT_ROLE
+from app.ui.views.items.model import ANNOTATORS, COUNT, ITEM, SCHEME, SCORE, SORT_ROLE
+from app.ui.views.items.view import ItemsView
 from tests.ui.views_helpers import context, demo
 
 

@@ -13,7 +13,7 @@ from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
 import app.ui.main_window as main_window
-from app.cli import main as cli_main
+from app.cli.main import main as cli_main
 from app.core.progress import Job, Progress
 from app.core.project import ProjectData, open_project
 from app.ui.settings import Settings

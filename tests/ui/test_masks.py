@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QGraphicsPixmapItem
 from app.core.progress import run
 from app.core.project import ProjectData, open_project
 from app.ui.views.base import ViewContext, anonymous_aliases
-from app.ui.views.masks import CONSENSUS, MasksView
+from app.ui.views.masks.view import CONSENSUS, MasksView
 
 DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo" / "street_images"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pytestqt.qtbot import QtBot
 
-from app.ui.views.heatmap import CellState
-from app.ui.views.overview import OverviewView
+from app.ui.views.overview.heatmap import CellState
+from app.ui.views.overview.view import OverviewView
 from tests.ui.views_helpers import context, demo
 
 

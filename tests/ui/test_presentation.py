@@ -17,9 +17,9 @@ from app.paths import demo_studies
 from app.ui.main_window import MainWindow
 from app.ui.presentation import FONT_SCALE
 from app.ui.settings import Settings
-from app.ui.views.heatmap import CellState, HeatCell, PairHeatmap
+from app.ui.views.overview.heatmap import CellState, HeatCell, PairHeatmap
 from app.ui.views.registry import available_views
-from app.ui.views.tiers import TiersView
+from app.ui.views.tiers.view import TiersView
 from app.ui.watcher import is_ignored
 from tests.ui.shell_helpers import DEMO, copy_demo, make_window, open_and_wait, recording
 

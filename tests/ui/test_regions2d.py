@@ -17,7 +17,7 @@ from app.core.model import BoxRegion, EllipseRegion, ObjectSet, PolygonRegion
 from app.core.progress import run
 from app.core.project import ProjectData, open_project
 from app.ui.views.base import ViewContext, anonymous_aliases
-from app.ui.views.regions2d import RegionsView
+from app.ui.views.regions.view import RegionsView
 
 DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo" / "street_images"
 

@@ -23,8 +23,8 @@ from app.core.progress import run
 from app.core.project import ProjectData, open_project
 from app.ui.palette import annotator_color
 from app.ui.views.base import ViewContext, anonymous_aliases
-from app.ui.views.tiers import TiersView
-from app.ui.views.tiers_timeline import FILL_ALPHA, TimelineItem
+from app.ui.views.tiers.timeline import FILL_ALPHA, TimelineItem
+from app.ui.views.tiers.view import TiersView
 
 DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo"
 

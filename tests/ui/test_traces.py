@@ -5,7 +5,7 @@ from __future__ import annotations
 from pytestqt.qtbot import QtBot
 
 from app.core.model import TraceJudgement
-from app.ui.views.traces import DISAGREE_MARK, MARK, STEP, TOOL, TracesView
+from app.ui.views.traces.view import DISAGREE_MARK, MARK, STEP, TOOL, TracesView
 from tests.ui.views_helpers import context, demo
 
 

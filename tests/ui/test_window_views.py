@@ -16,7 +16,7 @@ from pytestqt.qtbot import QtBot
 
 import app.ui.export_certificate as export_certificate_module
 from app.core.agreement.report import agreement_report
-from app.core.formats.potato import load_study
+from app.core.formats.potato.project import load_study
 from app.core.progress import run
 from app.paths import demo_studies
 from app.ui.main_window import MainWindow

@@ -25,16 +25,16 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from app.core.contracts.config import EngineConfig
-from app.core.contracts.config_contracts import ContractSpec
+from app.core.contracts.config.contract_specs import ContractSpec
+from app.core.contracts.config.engine_config import EngineConfig
 from app.core.contracts.engine_schedule import Schedule, SelectiveView
-from app.core.contracts.inputs import KindOutcome, MachineLabel, SchemaData
-from app.core.contracts.ledger import Ledger, LedgerDamagedError, data_hash
+from app.core.contracts.kinds.base import KindOutcome, MachineLabel, SchemaData
+from app.core.contracts.labels.schema_data import schema_data
+from app.core.contracts.ledger.chain import Ledger, LedgerDamagedError, data_hash
 from app.core.contracts.scheduler import SCHEDULER_KEY
-from app.core.contracts.schema_data import schema_data
-from app.core.contracts.stats import look_level
+from app.core.contracts.statistics.looks import look_level
 from app.core.contracts.status import ContractStatus as ContractStatus  # re-exported
-from app.core.formats.labeling_data import LabelingData
+from app.core.formats.labeling.data import LabelingData
 from app.core.model import Study
 
 Evaluator = Callable[[ContractSpec, SchemaData], KindOutcome]
@@ -45,11 +45,11 @@ SCHEDULED_ESTIMATES = ("ppi", "distributional", "no_worse_than_human")
 
 
 def _estimators() -> dict[str, Evaluator]:
-    from app.core.contracts.kind_budget_first import evaluate_budget_first
-    from app.core.contracts.kind_distributional import evaluate_distributional
-    from app.core.contracts.kind_no_worse import evaluate_no_worse_than_human
-    from app.core.contracts.kind_ppi import evaluate_ppi
-    from app.core.contracts.kind_threshold_legacy import evaluate_threshold_legacy
+    from app.core.contracts.kinds.budget_first import evaluate_budget_first
+    from app.core.contracts.kinds.distributional import evaluate_distributional
+    from app.core.contracts.kinds.no_worse_than_human import evaluate_no_worse_than_human
+    from app.core.contracts.kinds.ppi import evaluate_ppi
+    from app.core.contracts.kinds.threshold_legacy import evaluate_threshold_legacy
 
     return {"ppi": evaluate_ppi, "distributional": evaluate_distributional,
             "no_worse_than_human": evaluate_no_worse_than_human,
@@ -58,7 +58,7 @@ def _estimators() -> dict[str, Evaluator]:
 
 
 def _selective_risk(spec: ContractSpec, data: SchemaData, look: int) -> KindOutcome:
-    from app.core.contracts.selective_risk import evaluate_selective_risk
+    from app.core.contracts.kinds.selective_risk import evaluate_selective_risk
 
     return evaluate_selective_risk(spec, data, look)
 
@@ -88,7 +88,7 @@ class Machine:
 
 def _machine(config: EngineConfig, statuses: dict[str, ContractStatus], data: SchemaData
              ) -> Machine:
-    from app.core.contracts.acceptance import GATING, would_deliver
+    from app.core.contracts.labels.delivery import GATING, would_deliver
 
     labels, reason = would_deliver(config, statuses, data)
     if labels is None:
@@ -103,7 +103,7 @@ def _machine(config: EngineConfig, statuses: dict[str, ContractStatus], data: Sc
 def _estimate(spec: ContractSpec, data: SchemaData, config: EngineConfig,
               machine: Machine | None = None) -> KindOutcome:
     if spec.kind == "budget_first":
-        from app.core.contracts.kind_budget_first import evaluate_budget_first
+        from app.core.contracts.kinds.budget_first import evaluate_budget_first
 
         return evaluate_budget_first(spec, data, price_usd=config.budgets.crowd_reward_usd)
     if machine is None or spec.kind not in READS_DELIVERED:
@@ -115,9 +115,9 @@ def _estimate(spec: ContractSpec, data: SchemaData, config: EngineConfig,
 
 
 def _readers() -> dict[str, Reader]:
-    from app.core.contracts.kind_distributional import evaluate_distributional
-    from app.core.contracts.kind_no_worse import evaluate_no_worse_than_human
-    from app.core.contracts.kind_ppi import evaluate_ppi
+    from app.core.contracts.kinds.distributional import evaluate_distributional
+    from app.core.contracts.kinds.no_worse_than_human import evaluate_no_worse_than_human
+    from app.core.contracts.kinds.ppi import evaluate_ppi
 
     return {"ppi": evaluate_ppi, "distributional": evaluate_distributional,
             "no_worse_than_human": evaluate_no_worse_than_human}

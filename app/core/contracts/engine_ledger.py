@@ -22,12 +22,12 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from app.core.contracts.config_contracts import ContractSpec
-from app.core.contracts.inputs import SchemaData
-from app.core.contracts.ledger import Ledger, Look
-from app.core.contracts.ledger_format import Event
+from app.core.contracts.config.contract_specs import ContractSpec
+from app.core.contracts.kinds.base import SchemaData
+from app.core.contracts.kinds.selective_risk_groups import answer_json
+from app.core.contracts.ledger.chain import Ledger, Look
+from app.core.contracts.ledger.format import Event
 from app.core.contracts.scheduler import ESTIMATE_EVENT, SCHEDULER_KEY, fingerprint, snapshot
-from app.core.contracts.selective_risk_groups import answer_json
 
 
 def predictions_hash(data: SchemaData) -> str:

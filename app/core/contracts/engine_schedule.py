@@ -10,7 +10,7 @@ data and answers, for every mode (``status``, ``certify``, ``schedule``):
   a look may be restored), or the latest look when the only changes since are edits
   and none of its tests sees more errors (the result and its look stand).
 - :meth:`SelectiveView.stored_status`: the latest result shown while the scheduler
-  waits, with the audit of a met contract (:mod:`app.core.contracts.selective_audit`).
+  waits, with the audit of a met contract (:mod:`app.core.contracts.kinds.selective_audit`).
 
 :class:`Schedule` adds what only the scheduler reads (the labeling files' history and
 whether the calibration sample is complete) and decides with
@@ -25,8 +25,8 @@ from collections.abc import Callable, Mapping
 from functools import cached_property
 from typing import Any
 
-from app.core.contracts.config import EngineConfig
-from app.core.contracts.config_contracts import ContractSpec
+from app.core.contracts.config.contract_specs import ContractSpec
+from app.core.contracts.config.engine_config import EngineConfig
 from app.core.contracts.engine_ledger import (
     bookkeeping,
     params_key,
@@ -36,8 +36,9 @@ from app.core.contracts.engine_ledger import (
     stored_bookkeeping,
     stored_estimate,
 )
-from app.core.contracts.inputs import KindOutcome, SchemaData
-from app.core.contracts.ledger import Ledger, Look
+from app.core.contracts.kinds.base import KindOutcome, SchemaData
+from app.core.contracts.kinds.selective_audit import audit, more_errors
+from app.core.contracts.ledger.chain import Ledger, Look
 from app.core.contracts.scheduler import (
     Changes,
     Due,
@@ -53,9 +54,8 @@ from app.core.contracts.scheduler import (
     snapshot,
     wave_counts,
 )
-from app.core.contracts.selective_audit import audit, more_errors
 from app.core.contracts.status import ContractStatus
-from app.core.formats.labeling_data import LabelingData, Split
+from app.core.formats.labeling.data import LabelingData, Split
 
 
 def _item_of(key: str) -> str:

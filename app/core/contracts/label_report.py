@@ -5,7 +5,7 @@ contracts (testing with ``certify``), and returns a :class:`LabelReport` whose
 :meth:`~LabelReport.to_json` is the JSON of ``cli.md``.
 
 The report is built with the cyclic garbage collector paused
-(:func:`~app.core.formats.potato.gc_paused`): 300,000 predictions and their machine
+(:func:`~app.core.formats.potato.project.gc_paused`): 300,000 predictions and their machine
 labels are acyclic, and the full collections their allocation triggers found nothing
 while costing about a fifth of ``label status`` on a 100,000-item study.
 """
@@ -16,22 +16,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.core.contracts.acceptance import (
+from app.core.contracts.config.engine_config import EngineConfig, load_engine_config
+from app.core.contracts.engine import ContractStatus, evaluate_contracts, schema_inputs
+from app.core.contracts.kinds.base import SchemaData
+from app.core.contracts.labels.delivery import (
     blocking,
     delivered,
     export_rows,
     human_items,
     training_rows,
 )
-from app.core.contracts.config import EngineConfig, load_engine_config
-from app.core.contracts.engine import ContractStatus, evaluate_contracts, schema_inputs
-from app.core.contracts.families import loss_family
-from app.core.contracts.inputs import SchemaData
-from app.core.contracts.ledger import Ledger
+from app.core.contracts.labels.families import loss_family
+from app.core.contracts.ledger.chain import Ledger
 from app.core.errors import InputError
-from app.core.formats.labeling import read_labeling
-from app.core.formats.labeling_data import LabelingData
-from app.core.formats.potato import gc_paused, load_study
+from app.core.formats.labeling.data import LabelingData
+from app.core.formats.labeling.reader import read_labeling
+from app.core.formats.potato.project import gc_paused, load_study
 from app.core.model import Study
 
 

@@ -3,8 +3,9 @@
 The GUI asks before it spends a look (issue 5, part 9: "a Certify action that says what
 a look costs before spending it"). The cost is the next look's share of the contract's
 error budget (``contracts.md``, Looks): look ``k = looks + 1`` spends
-``(1 − confidence) · 6 / (π² k²)`` (:func:`~app.core.contracts.stats.look_level`), where
-``looks`` is the ledger's count for the contract (its old id's looks included, as
+``(1 − confidence) · 6 / (π² k²)``
+(:func:`~app.core.contracts.statistics.looks.look_level`), where ``looks`` is the
+ledger's count for the contract (its old id's looks included, as
 :class:`~app.core.contracts.status.ContractStatus` reports them).
 
 Choices where the spec is silent:
@@ -22,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from app.core.contracts.config_contracts import DEFAULT_CONFIDENCE
-from app.core.contracts.stats import look_level
+from app.core.contracts.config.contract_specs import DEFAULT_CONFIDENCE
+from app.core.contracts.statistics.looks import look_level
 from app.core.contracts.status import ContractStatus
 
 SPENDING_KINDS = frozenset({"selective_risk"})

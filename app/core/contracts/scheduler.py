@@ -18,7 +18,7 @@ The rules (each one tested in ``tests/core/test_scheduler.py``):
   label counts as one label, like a new one ("costs no more than a new label").
 - ``selective_risk`` **met**: stays met for its cascade; the scheduler does not retest
   it (an explicit certify does when its data changed). The audit watches it instead
-  (:func:`app.core.contracts.selective_audit.audit`).
+  (:func:`app.core.contracts.kinds.selective_audit.audit`).
 - A new machine (other tier names, or other predictions on the schema) is a new
   cascade: tested at the next look, met or not.
 - **Edits** (a cert label whose fingerprint changed since the last test): if none of
@@ -39,7 +39,7 @@ it and every drawn calibration request on it has a label. It can become incomple
 again when more requests are drawn.
 
 Fingerprints: a cert label is keyed by ``item`` and person (the annotator, or
-``request:<id>`` when unnamed, as :mod:`app.core.contracts.schema_data` keys them) and
+``request:<id>`` when unnamed, as :mod:`app.core.contracts.labels.schema_data` keys them) and
 fingerprinted by the first 16 hex digits of the SHA-256 of its canonical JSON; the
 snapshot of all of them is stored with each look the engine records.
 """
@@ -52,10 +52,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.core.contracts.inputs import HumanLabel
-from app.core.contracts.ledger_format import canonical_json
-from app.core.contracts.selective_risk_groups import answer_json
-from app.core.formats.labeling_data import LabelingData, RequestKind, Split
+from app.core.contracts.kinds.base import HumanLabel
+from app.core.contracts.kinds.selective_risk_groups import answer_json
+from app.core.contracts.ledger.format import canonical_json
+from app.core.formats.labeling.data import LabelingData, RequestKind, Split
 
 MILESTONE_MIN = 10
 """A milestone needs at least this many more labels."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.core.contracts.config_contracts import ContractSpec
+from app.core.contracts.config.contract_specs import ContractSpec
 
 
 @dataclass(slots=True)

@@ -1,6 +1,6 @@
 """The picture under the 2D regions and masks views, and their annotator legend.
 
-Shared by :mod:`app.ui.views.regions2d` and :mod:`app.ui.views.masks`: a
+Shared by :mod:`app.ui.views.regions.view` and :mod:`app.ui.views.masks.view`: a
 ``QGraphicsView`` whose scene is the item's image in **pixel** coordinates (normalized
 region coordinates are multiplied by the image size), kept fitted to the widget, and a
 row of checkboxes, one per annotator in their palette colour, that show or hide what

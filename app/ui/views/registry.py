@@ -1,6 +1,7 @@
 """View names (``accord open --view``, ``cli.md``) → view classes, imported lazily.
 
-Each view lives in its own module under ``app.ui.views``; importing one can be costly
+Each view lives in its own folder, ``app.ui.views.<name>``, with the view class in
+``view.py`` and its helpers (canvas, plot, text, model) beside it; importing one can be costly
 (pyqtgraph, OpenGL) or fail (a missing optional dependency, a view not written yet), so
 the window asks :func:`available_views` which ones import and shows only those. A module
 that fails to import is logged once and left out; it never stops the window.
@@ -16,29 +17,29 @@ from app.ui.views.base import VIEW_NAMES, View
 
 log = logging.getLogger(__name__)
 
-MODULES: dict[str, tuple[str, str]] = {
-    "overview": ("overview", "OverviewView"),
-    "items": ("items", "ItemsView"),
-    "cuboids": ("cuboids3d", "CuboidsView"),
-    "tiers": ("tiers", "TiersView"),
-    "traces": ("traces", "TracesView"),
-    "regions": ("regions2d", "RegionsView"),
-    "masks": ("masks", "MasksView"),
-    "contracts": ("contracts", "ContractsView"),
+CLASSES: dict[str, str] = {
+    "overview": "OverviewView",
+    "items": "ItemsView",
+    "cuboids": "CuboidsView",
+    "tiers": "TiersView",
+    "traces": "TracesView",
+    "regions": "RegionsView",
+    "masks": "MasksView",
+    "contracts": "ContractsView",
 }
-assert tuple(MODULES) == VIEW_NAMES
+assert tuple(CLASSES) == VIEW_NAMES
 
 
 @cache
 def view_class(name: str) -> type[View] | None:
     """The class of view ``name``, or ``None`` when its module does not import."""
-    if name not in MODULES:
+    if name not in CLASSES:
         raise KeyError(f"unknown view '{name}'; expected one of {', '.join(VIEW_NAMES)}")
-    module_name, class_name = MODULES[name]
+    module_name, class_name = f"app.ui.views.{name}.view", CLASSES[name]
     try:
-        module = importlib.import_module(f"app.ui.views.{module_name}")
+        module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
-        if error.name != f"app.ui.views.{module_name}":
+        if error.name != module_name:
             log.warning("view %s left out: %s", name, error)
         return None
     except Exception as error:  # a broken view must not stop the window
@@ -46,8 +47,8 @@ def view_class(name: str) -> type[View] | None:
         return None
     cls = getattr(module, class_name, None)
     if not (isinstance(cls, type) and issubclass(cls, View)):
-        log.warning("view %s left out: app.ui.views.%s has no View class %s", name,
-                    module_name, class_name)
+        log.warning("view %s left out: %s has no View class %s", name, module_name,
+                    class_name)
         return None
     return cls
 

@@ -1,0 +1,231 @@
+"""The certificate as data: what the PDF prints and what ``accord verify`` checks.
+
+A certificate is one JSON object built from one :class:`~app.core.project.ProjectData`
+(architecture rule 5: the GUI, ``label status --json`` and the PDF read the same result
+objects, so they cannot disagree). It says what was promised and at what confidence
+(every contract with its parameters, state, looks, level spent, tests, rule, coverage,
+projection and notes), what was delivered ("Machine labels accepted, by source"), what
+is *not* certified (``threshold_legacy`` labels with their measured error; schemas no
+loss family covers), the agreement between people with its coverage, and exactly which
+inputs all of that came from (SHA-256 of every input file, the ledger's head hash).
+
+**Integrity.** :func:`canonical_json` writes the object with sorted keys, no spaces,
+UTF-8 and no NaN, so equal data give equal bytes; ``content_hash`` is the SHA-256 of the
+canonical JSON of everything else. An edited embedded certificate no longer matches its
+hash. (A hash is not a signature: whoever edits the data can recompute it. That is what
+``verify --project`` is for: it recomputes the whole certificate from the project.)
+
+**Time.** The only clock reading is ``generated_at`` (UTC, to the second), stated once
+and passed in by the caller, so the same inputs and the same stated time give the same
+certificate, byte for byte. ``verify`` ignores it.
+
+Choices where the spec is silent:
+
+- The certificate is built with ``status`` semantics (nothing is tested or written):
+  ``accord label certify`` is the one step that spends looks; a certificate reports the
+  stored results. ``verify --project`` recomputes the same way.
+- The agreement section is ``accord agreement --json`` without its ``project`` key (the
+  path as typed differs between machines; the folder's name is under ``project``).
+- ``claim`` is a sentence per contract saying what it promises, in words; the PDF's
+  summary prints it and a reader of the JSON need not know the kinds.
+- ``export_statuses`` counts the export status of every item and schema with contracts
+  (``accepted``, ``accepted_uncertified``, ``human``, ``needs_human``, ``over_budget``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from datetime import UTC, datetime
+from typing import Any
+
+from app import __version__
+from app.core.certificate.curves import dev_curves
+from app.core.certificate.inputs import hash_inputs, ledger_summary, relative_name
+from app.core.contracts.label_report import LabelReport
+from app.core.contracts.labels.families import loss_family
+from app.core.progress import Job, Progress, scaled
+from app.core.project import ProjectData
+
+FORMAT = "accord-certificate-v1"
+ATTACHMENT_NAME = "accord-certificate.json"
+DEFAULT_CONFIDENCE = 0.9
+VOLATILE_KEYS = ("generated_at", "content_hash")
+"""Keys ``verify`` does not compare: the stated time and the hash derived from it."""
+
+
+def utc_now() -> str:
+    """The current time as the certificate states it: ``YYYY-MM-DDTHH:MM:SSZ``."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def canonical_json(value: Any) -> bytes:
+    """Sorted keys, no spaces, UTF-8, NaN refused: equal data give equal bytes."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False).encode("utf-8")
+
+
+def content_hash(certificate: dict[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of the certificate without its ``content_hash``."""
+    body = {k: v for k, v in certificate.items() if k != "content_hash"}
+    return hashlib.sha256(canonical_json(body)).hexdigest()
+
+
+def seal(body: dict[str, Any]) -> dict[str, Any]:
+    """The certificate with its ``content_hash``."""
+    return {**body, "content_hash": content_hash(body)}
+
+
+def _plain(value: Any) -> Any:
+    """A JSON round trip: tuples become lists, keys strings, exactly as a reader sees them."""
+    return json.loads(json.dumps(value, allow_nan=False, default=_scalar))
+
+
+def _scalar(value: Any) -> Any:
+    """NumPy scalars and arrays through ``tolist()``; anything else by its text."""
+    to_list = getattr(value, "tolist", None)
+    return to_list() if callable(to_list) else str(value)
+
+
+def build_certificate(project: ProjectData, *, generated_at: str) -> Job[dict[str, Any]]:
+    """The certificate of ``project`` stated at ``generated_at`` (see :func:`utc_now`)."""
+    yield Progress(0, 1, "hashing inputs")
+    inputs = yield from scaled(hash_inputs(project.path), 0.0, 0.6, 1.0)
+    yield Progress(0.6, 1.0, "contracts")
+    agreement = project.report.to_json()
+    agreement.pop("project", None)
+    study = project.study
+    body: dict[str, Any] = {
+        "format": FORMAT,
+        "accord_version": __version__,
+        "generated_at": generated_at,
+        "project": {
+            "name": project.path.resolve().name,
+            "n_items": len(study.items),
+            "n_annotators": len(study.annotators),
+            "annotators": list(study.annotators),
+            "schemes": {n: s.annotation_type for n, s in study.schemes.items()},
+            "notes": list(study.notes),
+        },
+        "inputs": inputs,
+        "ledger": {**ledger_summary(project.path), "ok": True, "problem": None},
+        "agreement": agreement,
+        "unsupported_schemas": [n for n, s in study.schemes.items() if loss_family(s) is None],
+        "configuration": None,
+        "contracts": {},
+        "machine_labels_accepted": {},
+        "export_statuses": {},
+        "uncertified": [],
+        "labels_absent": project.labels_absent,
+    }
+    if project.labels is not None:
+        body.update(_labels_part(project.labels, project))
+    yield Progress(1.0, 1.0, "certificate ready")
+    return seal(_plain(body))
+
+
+def _labels_part(labels: LabelReport, project: ProjectData) -> dict[str, Any]:
+    status = labels.to_json()
+    config = labels.config
+    root = project.path if project.path.is_dir() else project.path.parent
+    configuration = {
+        "source": relative_name(config.source, root),
+        "cascade": [{"name": t.name, "source": str(t.source)} for t in config.cascade],
+        "humans": {"dev_fraction": config.humans.dev_fraction,
+                   "overlap": config.humans.overlap, "overlap_k": config.humans.overlap_k,
+                   "distribution_k": config.humans.distribution_k},
+        "budgets": {"human_labels": config.budgets.human_labels,
+                    "crowd_reward_usd": config.budgets.crowd_reward_usd},
+        "contracts": [{"id": c.id, "kind": str(c.kind), "schema": c.schema,
+                       "parameters": dict(c.params), "renamed_from": c.renamed_from}
+                      for c in config.contracts],
+    }
+    contracts: dict[str, Any] = {}
+    for spec in config.contracts:
+        entry = status["contracts"][spec.id]
+        result = entry.get("result", {})
+        params = dict(spec.params)
+        contract = {
+            "kind": entry["kind"], "schema": entry["schema"], "parameters": params,
+            "renamed_from": spec.renamed_from, "state": entry["state"],
+            "certifies": _certifies(entry["kind"], entry["state"]),
+            "confidence": params.get("confidence"),
+            "claim": claim(entry["kind"], entry["schema"], params),
+            "looks": entry["looks"], "level_spent": entry["level_spent"],
+            "tests": result.get("tests", []), "rule": result.get("rule"),
+            "accepted_by_tier": result.get("accepted_by_tier"),
+            "projection": result.get("projection"), "result": result,
+            "notes": entry.get("notes", []),
+        }
+        if spec.kind == "selective_risk" and spec.schema in labels.data:
+            contract["dev_curve"] = dev_curves(spec, labels.data[spec.schema],
+                                               result.get("rule"))
+        contracts[spec.id] = contract
+    statuses: dict[str, Counter[str]] = {}
+    for row in labels.export():
+        statuses.setdefault(row["schema"], Counter())[row["status"]] += 1
+    accepted = status["accepted"]
+    uncertified = [
+        {"contract": ident, "schema": c["schema"], "threshold": c["result"].get("threshold"),
+         "measured_error": c["result"].get("measured_error"),
+         "measured_error_reason": c["result"].get("measured_error_reason"),
+         "accepted_uncertified": statuses.get(c["schema"], Counter())["accepted_uncertified"]}
+        for ident, c in contracts.items() if c["kind"] == "threshold_legacy"]
+    return {
+        "configuration": configuration,
+        "contracts": contracts,
+        "machine_labels_accepted": {
+            schema: {"by_source": dict(a["by_source"]),
+                     "total": sum(a["by_source"].values()),
+                     "certified": statuses.get(schema, Counter())["accepted"] > 0}
+            for schema, a in accepted.items()},
+        "export_statuses": {s: dict(sorted(c.items())) for s, c in statuses.items()},
+        "uncertified": uncertified,
+        "unsupported_schemas": status["unsupported_schemas"],
+        "ledger": {**ledger_summary(project.path), "ok": bool(status["ledger"].get("ok", True)),
+                   "problem": status["ledger"].get("problem")},
+    }
+
+
+def _certifies(kind: str, state: str) -> bool | None:
+    """``True``/``False`` for kinds that certify labels; ``None`` for estimates."""
+    if kind == "selective_risk":
+        return state == "met"
+    if kind == "threshold_legacy":
+        return False
+    return None
+
+
+def _pct(value: Any) -> str:
+    return f"{float(value) * 100:g}%"
+
+
+def claim(kind: str, schema: str, params: dict[str, Any]) -> str:
+    """What a contract promises, in one sentence."""
+    if kind == "selective_risk":
+        per = " (each predicted class separately)" if params.get("per_class") else ""
+        return (f"the error among accepted machine labels on '{schema}' is at most "
+                f"{_pct(params['error'])}{per}")
+    if kind == "ppi":
+        by = f" within each value of '{params['by']}'" if params.get("by") else ""
+        width = (f", each interval at most {params['max_width']:g} wide"
+                 if params.get("max_width") is not None else "")
+        return (f"the intervals for the {params.get('estimand', 'prevalence')} of '{schema}'"
+                f"{by} cover the true value{width}")
+    if kind == "no_worse_than_human":
+        return (f"the machine agrees with people on '{schema}' no worse than a person does "
+                f"(margin {params.get('epsilon', 0):g}), beating at least half of them")
+    if kind == "budget_first":
+        budget = (f"{params['human_labels']} human labels" if params.get("human_labels")
+                  else f"{params.get('human_usd')} USD of human labels")
+        return (f"a projection of what {budget} can certify on '{schema}'; it promises "
+                "nothing about the labels")
+    if kind == "distributional":
+        limit = (f" within Jensen–Shannon distance {params['max_distance']:g} of"
+                 if params.get("max_distance") is not None else " compared with")
+        return f"the machine's label distribution on '{schema}' is{limit} the people's"
+    if kind == "threshold_legacy":
+        return (f"machine labels on '{schema}' with confidence at least "
+                f"{float(params['threshold']):g} are accepted without a test (uncertified)")
+    return f"a '{kind}' contract on '{schema}'"

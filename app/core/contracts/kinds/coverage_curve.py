@@ -1,0 +1,105 @@
+"""Error versus coverage by threshold, for the contracts panel's ``selective_risk`` plot.
+
+For each cascade tier and each threshold of the fixed grid (1.00, 0.99, …, 0.00): the
+share of the population the tier would accept at that threshold (coverage) and the
+error among the **dev** labels it would accept (dev error). The trade-off the dev
+choice reads, drawn for the person deciding whether to certify.
+
+Why dev only: cert labels test the chosen rule and nothing else (``contracts.md``,
+Precise rules → Which labels). A curve of cert errors by threshold would be a free
+look at the test data; the panel shows the tests' own cert counts from the stored
+result (``result.tests``) and nothing more of cert.
+
+Choices where the spec is silent:
+
+- **Routing.** Tiers are read in cascade order; the items a tier's rule in the result
+  accepts (``result.rule``, per class when ``per_class``) do not reach the next tier,
+  as the engine routes them. With no rule (the contract not met) every item reaches
+  every tier. So at a met tier's threshold the coverage equals ``accepted_by_tier``.
+- **Coverage** is over the whole population (``SchemaData.items``), like
+  ``accepted_by_tier``; it reads machine confidences only, never a human label.
+- **Dev error** uses the test's verdict: an item is right when its machine label is
+  correct against a strict majority of its dev people (:func:`majority_correct`, with
+  the contract's ``tolerance``); an item with no defined verdict is left out. A
+  threshold that accepts no dev label has no dev error (NaN, drawn as a gap).
+- Classes are not separated (one curve per tier); with ``per_class`` the routing still
+  applies each class's threshold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from app.core.contracts.config.contract_specs import DEFAULT_TOLERANCE, ContractSpec
+from app.core.contracts.kinds.base import SchemaData
+from app.core.contracts.kinds.selective_risk_groups import GRID, class_of, majority_correct
+from app.core.model import Answer
+
+
+@dataclass(frozen=True, slots=True)
+class TierCurve:
+    tier: str
+    thresholds: np.ndarray
+    """The grid, most strict first."""
+    coverage: np.ndarray
+    """Share of the population this tier accepts at each threshold, after routing."""
+    dev_error: np.ndarray
+    """Error among accepted dev labels at each threshold (NaN where none is accepted)."""
+    n_dev: np.ndarray
+    """Accepted dev items with a defined verdict at each threshold."""
+
+
+def _threshold(rule: Mapping[str, Any], tier: str, label: Answer) -> float | None:
+    value = rule.get(tier)
+    if isinstance(value, Mapping):
+        value = value.get(class_of(label))
+    return None if value is None else float(value)
+
+
+def error_coverage_curves(spec: ContractSpec, data: SchemaData,
+                          rule: Mapping[str, Any] | None = None) -> list[TierCurve]:
+    """One :class:`TierCurve` per tier of ``data``'s cascade, routed by ``rule``."""
+    raw = spec.params.get("tolerance")
+    tolerance = DEFAULT_TOLERANCE if raw is None else float(raw)
+    rule = rule or {}
+    population = len(data.items)
+    reach = list(data.items)
+    curves: list[TierCurve] = []
+    for tier in data.tiers:
+        predictions = data.predictions.get(tier, {})
+        confidences = np.array([predictions[i].confidence for i in reach if i in predictions],
+                               dtype=np.float64)
+        dev_conf: list[float] = []
+        dev_wrong: list[bool] = []
+        for item in reach:
+            humans = data.dev.get(item, ())
+            machine = predictions.get(item)
+            if not humans or machine is None:
+                continue
+            verdict = majority_correct(data.scheme, machine.label, humans, tolerance)
+            if verdict is not None:
+                dev_conf.append(machine.confidence)
+                dev_wrong.append(not verdict)
+        conf = np.array(dev_conf, dtype=np.float64)
+        wrong = np.array(dev_wrong, dtype=bool)
+        accepted = conf[None, :] >= GRID[:, None]
+        n_dev = accepted.sum(axis=1)
+        errors = (accepted & wrong[None, :]).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            dev_error = np.where(n_dev > 0, errors / np.maximum(n_dev, 1), np.nan)
+        covered = (confidences[None, :] >= GRID[:, None]).sum(axis=1)
+        coverage = covered / population if population else np.zeros(GRID.size)
+        curves.append(TierCurve(tier, GRID.copy(), coverage.astype(np.float64),
+                                dev_error.astype(np.float64), n_dev.astype(np.int64)))
+        kept = []
+        for item in reach:
+            machine = predictions.get(item)
+            t = None if machine is None else _threshold(rule, tier, machine.label)
+            if t is None or machine is None or machine.confidence < t:
+                kept.append(item)
+        reach = kept
+    return curves

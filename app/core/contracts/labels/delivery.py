@@ -1,0 +1,227 @@
+"""Which machine labels are delivered, and every item's export status (``contracts.md``).
+
+**Acceptance.** A machine label is accepted only if every ``selective_risk`` and
+``threshold_legacy`` contract on its schema is met and accepts it. A contract not met
+blocks acceptance on its schema (never skipped; the report names it). The label comes
+from the first cascade tier whose prediction every such contract accepts. Labels
+accepted under a ``selective_risk`` rule are certified (``accepted``); under
+``threshold_legacy`` contracts only, uncertified (``accepted_uncertified``). A schema
+with neither kind of contract accepts nothing: no claim covers its machine labels.
+
+**Export statuses**, one per item and schema with contracts: ``human`` when any person
+labelled it (calibration, verification or the ordinary Potato output), else the
+delivered machine label, else routed to people: ``needs_human`` within what is left of
+``budgets.human_labels`` (the requests already drawn count against it), least confident
+first, and ``over_budget`` beyond it. Without a budget, every routed item needs a human.
+
+**Training data** (``export --training``): verification labels and the ordinary Potato
+output, which never certify or estimate anything, one row per label with its origin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from app.core.contracts.config.engine_config import EngineConfig
+from app.core.contracts.kinds.base import MachineLabel, SchemaData
+from app.core.contracts.status import ContractStatus
+from app.core.formats.labeling.data import LabelingData
+from app.core.model import Study
+
+GATING = ("selective_risk", "threshold_legacy")
+
+
+@dataclass(frozen=True, slots=True)
+class Delivered:
+    tier: str
+    label: Any
+    certified: bool
+
+
+def _accepts(rule: Mapping[str, Any], tier: str, machine: MachineLabel) -> bool:
+    threshold = rule.get(tier)
+    if threshold is None:
+        return False
+    if isinstance(threshold, Mapping):  # per class
+        threshold = threshold.get(str(machine.label))
+        if threshold is None:
+            return False
+    return machine.confidence >= float(threshold)
+
+
+def blocking(config: EngineConfig, statuses: Mapping[str, ContractStatus], schema: str
+             ) -> list[str]:
+    """Ids of the gating contracts on ``schema`` that are not met."""
+    return [c.id for c in config.contracts_for(schema)
+            if c.kind in GATING and statuses[c.id].state != "met"]
+
+
+def _routed(config: EngineConfig, statuses: Mapping[str, ContractStatus], data: SchemaData,
+            humans: set[str]) -> tuple[dict[str, tuple[str, MachineLabel]], bool]:
+    """(item → (tier, machine label) the cascade delivers, whether certified); empty when
+    a gating contract blocks the schema or the schema has none.
+
+    The cascade is routed once for every item (:func:`_routed_all`, remembered for the
+    last schema data and gate states) and the items with a human label are dropped:
+    ``label status`` asks for the same routing twice (the estimates' machine labels, then
+    the accepted counts), and an item's route does not depend on the other items.
+    """
+    key = [(c.id, statuses[c.id].state, statuses[c.id].accepts)
+           for c in config.contracts_for(data.scheme.name) if c.kind in GATING]
+    last = _LAST_ROUTE[0] if _LAST_ROUTE else None
+    if last is not None and last[0] is data and last[1] == key:
+        routed, certified = last[2], last[3]
+    else:
+        routed, certified = _routed_all(config, statuses, data)
+        _LAST_ROUTE[:] = [(data, key, routed, certified)]
+    if not humans:
+        return dict(routed), certified
+    return {item: route for item, route in routed.items() if item not in humans}, certified
+
+
+_LAST_ROUTE: list[tuple[SchemaData, list[Any], dict[str, tuple[str, MachineLabel]], bool]] = []
+
+
+def _routed_all(config: EngineConfig, statuses: Mapping[str, ContractStatus],
+                data: SchemaData) -> tuple[dict[str, tuple[str, MachineLabel]], bool]:
+    gates = [statuses[c.id] for c in config.contracts_for(data.scheme.name) if c.kind in GATING]
+    if not gates or blocking(config, statuses, data.scheme.name):
+        return {}, False
+    certified = any(g.spec.kind == "selective_risk" for g in gates)
+    if any(g.accepts is None for g in gates):
+        return {}, certified
+    rules = [g.accepts for g in gates if g.accepts is not None]
+    # Per tier: the one threshold every gate applies (plain rules), or None when a gate is
+    # per class or rejects the tier (then each label goes through ``_accepts``).
+    tiers: list[tuple[str, Mapping[str, MachineLabel], float, bool]] = []
+    for tier in data.tiers:
+        plain: list[Any] = [r.get(tier) for r in rules]
+        if any(t is None for t in plain):
+            continue  # some gate accepts nothing on this tier
+        simple = not any(isinstance(t, Mapping) for t in plain)
+        floor = max(float(t) for t in plain) if simple else 0.0
+        tiers.append((tier, data.predictions.get(tier, {}), floor, simple))
+    if all(simple for _, _, _, simple in tiers):
+        # One threshold per tier: each tier's accepted labels, the earliest tier winning
+        # (later tiers written first, then overwritten), in the order of data.items.
+        first: dict[str, tuple[str, MachineLabel]] = {}
+        for tier, predicted, floor, _ in reversed(tiers):
+            first.update({item: (tier, machine) for item, machine in predicted.items()
+                          if machine.confidence >= floor})
+        return {item: first[item] for item in data.items if item in first}, certified
+    out: dict[str, tuple[str, MachineLabel]] = {}
+    for item in data.items:
+        for tier, predicted, floor, simple in tiers:
+            machine = predicted.get(item)
+            if machine is None:
+                continue
+            if (machine.confidence >= floor) if simple else \
+                    all(_accepts(r, tier, machine) for r in rules):
+                out[item] = (tier, machine)
+                break
+    return out, certified
+
+
+def delivered(config: EngineConfig, statuses: Mapping[str, ContractStatus], data: SchemaData,
+              humans: set[str]) -> dict[str, Delivered]:
+    """item → the machine label delivered (items with a human label excluded)."""
+    routed, certified = _routed(config, statuses, data, humans)
+    return {item: Delivered(tier, machine.label, certified)
+            for item, (tier, machine) in routed.items()}
+
+
+def would_deliver(config: EngineConfig, statuses: Mapping[str, ContractStatus],
+                  data: SchemaData) -> tuple[dict[str, MachineLabel] | None, str | None]:
+    """item → the machine label the cascade *would* deliver under the current rules,
+    whether or not a person labelled the item (what the estimates read, ``contracts.md``:
+    "the machine label is the one the cascade would deliver").
+
+    ``(None, reason)`` when the cascade delivers nothing at all (no gating contract on the
+    schema, one not met, or met rules that accept no item): the estimate kinds then fall
+    back to the all-accepting cascade and say so with ``reason``.
+    """
+    schema = data.scheme.name
+    if not any(c.kind in GATING for c in config.contracts_for(schema)):
+        return None, ("no selective_risk or threshold_legacy contract on this schema "
+                      "delivers machine labels")
+    if blocked := blocking(config, statuses, schema):
+        return None, f"no machine label is delivered until {', '.join(blocked)} is met"
+    routed, _ = _routed(config, statuses, data, set())
+    if not routed:
+        return None, "the met rules accept no machine label"
+    return {item: machine for item, (_, machine) in routed.items()}, None
+
+
+def human_items(study: Study, labeling: LabelingData, schema: str) -> dict[str, Any]:
+    """item → the latest human label (engine requests in file order, else Potato output)."""
+    out: dict[str, Any] = {}
+    for item, by in study.answers_for(schema).items():
+        if by:
+            out[item] = next(iter(by.values()))
+    for r in labeling.requests_for(schema):
+        if r.answered:
+            out[r.item] = r.label
+    return out
+
+
+def export_rows(study: Study, config: EngineConfig, labeling: LabelingData,
+                statuses: Mapping[str, ContractStatus], data_by_schema: Mapping[str, SchemaData]
+                ) -> list[dict[str, Any]]:
+    """One row per item and schema with contracts, each with exactly one status."""
+    budget = config.budgets.human_labels
+    left = None if budget is None else max(0, budget - len({r.request for r in
+                                                              labeling.requests}))
+    rows: list[dict[str, Any]] = []
+    routed: list[tuple[float, dict[str, Any]]] = []
+    for schema, data in data_by_schema.items():
+        humans = human_items(study, labeling, schema)
+        machine = delivered(config, statuses, data, set(humans))
+        for item in data.items:
+            if item in humans:
+                rows.append({"item": item, "schema": schema, "label": _plain(humans[item]),
+                             "status": "human", "source": "human"})
+            elif item in machine:
+                d = machine[item]
+                rows.append({"item": item, "schema": schema, "label": _plain(d.label),
+                             "status": "accepted" if d.certified else "accepted_uncertified",
+                             "source": d.tier})
+            else:
+                confidence = max((data.predictions[t][item].confidence for t in data.tiers
+                                  if item in data.predictions.get(t, {})), default=0.0)
+                row = {"item": item, "schema": schema, "label": None, "status": "needs_human",
+                       "source": None}
+                routed.append((confidence, row))
+                rows.append(row)
+    for k, (_, row) in enumerate(sorted(routed, key=lambda cr: (cr[0], cr[1]["schema"],
+                                                                 cr[1]["item"]))):
+        if left is not None and k >= left:
+            row["status"] = "over_budget"
+    return rows
+
+
+def _plain(label: Any) -> Any:
+    if isinstance(label, frozenset):
+        return sorted(label)
+    if isinstance(label, str | int | float | bool) or label is None:
+        return label
+    return str(label)
+
+
+def training_rows(study: Study, labeling: LabelingData, schemas: list[str]
+                  ) -> list[dict[str, Any]]:
+    """Labels that never certify anything, as training data for a distilled model:
+    verification labels (the person saw the machine's answer) and the ordinary Potato
+    output (labels given outside engine requests). One row per label."""
+    rows: list[dict[str, Any]] = []
+    for schema in schemas:
+        for r in labeling.requests_for(schema):
+            if r.answered and not r.calibration:
+                rows.append({"item": r.item, "schema": schema, "label": _plain(r.label),
+                             "annotator": r.annotator, "origin": "verification"})
+        for item, by in sorted(study.answers_for(schema).items()):
+            for annotator, answer in sorted(by.items()):
+                rows.append({"item": item, "schema": schema, "label": _plain(answer),
+                             "annotator": annotator, "origin": "outside"})
+    return rows

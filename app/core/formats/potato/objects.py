@@ -1,0 +1,281 @@
+"""Potato's structured answers with geometry → model objects (``formats.md``).
+
+Images (boxes, polygons, ellipses, row-major RLE masks, normalized coordinates), 3D
+objects (cuboids with quaternions, points, polylines, point segments; metres), audio and
+video segments (seconds), tiers (milliseconds, converted to seconds here) and temporal
+grounding events. A bad object raises through :meth:`Place.error` with its index.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from app.core.formats.potato.place import Place, sys_intern
+from app.core.model import (
+    BoxRegion,
+    Cuboid,
+    EllipseRegion,
+    Mask,
+    ObjectSet,
+    Point3D,
+    PolygonRegion,
+    Polyline3D,
+    SceneObject,
+    Scheme,
+    Segment,
+    Segment3D,
+    normalized_quaternion,
+)
+
+
+def list_of(raw: Any, keys: tuple[str, ...], place: Place, expected: str) -> list[Any]:
+    if isinstance(raw, list):
+        return raw
+    if isinstance(raw, dict):
+        for key in keys:
+            if isinstance(raw.get(key), list):
+                return list(raw[key])
+        if not raw:
+            return []
+    raise place.error(f"expected {expected}")
+
+
+def _number(value: Any, place: Place, obj: int, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise place.error(f"{what} must be a number, found {value!r}", obj)
+    try:
+        number = float(value)
+    except ValueError:
+        raise place.error(f"{what} must be a number, found {value!r}", obj) from None
+    if not math.isfinite(number):
+        raise place.error(f"{what} must be finite, found {value!r}", obj)
+    return number
+
+
+_PLAIN_NUMBERS = (int, float)
+
+
+def _vector(value: Any, n: int, place: Place, obj: int, what: str) -> tuple[float, ...]:
+    if not isinstance(value, list | tuple) or len(value) != n:
+        raise place.error(f"{what} must be a list of {n} numbers, found {value!r}", obj)
+    # Fast path for the common case (plain finite JSON numbers): a lidar study holds
+    # millions of them. Anything else takes the checked path for its exact message.
+    if all(type(v) in _PLAIN_NUMBERS for v in value):
+        vector = tuple(map(float, value))
+        if all(map(math.isfinite, vector)):
+            return vector
+    return tuple(_number(v, place, obj, what) for v in value)
+
+
+def _label(shape: Mapping[str, Any]) -> str:
+    label = shape.get("label", "")
+    return sys_intern(str(label) if label is not None else "")
+
+
+def parse_image(raw: Any, scheme: Scheme, place: Place) -> ObjectSet:
+    shapes = list_of(raw, ("annotations", "objects", "shapes"), place,
+                      "a list of image shapes")
+    out: list[SceneObject] = []
+    for i, shape in enumerate(shapes):
+        if not isinstance(shape, dict):
+            raise place.error("expected a shape object", i)
+        kind = shape.get("type")
+        coords = shape.get("coordinates")
+        if kind == "bbox":
+            if not isinstance(coords, dict):
+                raise place.error("bbox coordinates must be {x, y, width, height}", i)
+            x, y, w, h = (_number(coords.get(k), place, i, f"bbox {k}")
+                          for k in ("x", "y", "width", "height"))
+            if w < 0 or h < 0:
+                raise place.error(f"bbox width and height must not be negative ({w}, {h})", i)
+            out.append(BoxRegion(_label(shape), x, y, w, h))
+        elif kind == "polygon":
+            points = coords if isinstance(coords, list) else shape.get("points")
+            if not isinstance(points, list) or len(points) < 3:
+                raise place.error("a polygon needs a list of at least 3 {x, y} points", i)
+            pts = tuple(_point2(p, place, i) for p in points)
+            out.append(PolygonRegion(_label(shape), pts))
+        elif kind == "ellipse":
+            if not isinstance(coords, dict):
+                raise place.error("ellipse coordinates must be {cx, cy, rx, ry, angle}", i)
+            cx, cy, rx, ry = (_number(coords.get(k), place, i, f"ellipse {k}")
+                              for k in ("cx", "cy", "rx", "ry"))
+            angle = _number(coords.get("angle", 0.0), place, i, "ellipse angle")
+            if rx < 0 or ry < 0:
+                raise place.error("ellipse radii must not be negative", i)
+            out.append(EllipseRegion(_label(shape), cx, cy, rx, ry, angle))
+        elif kind == "mask" or "rle" in shape:
+            out.append(_mask(shape, place, i))
+    return ObjectSet(tuple(out))
+
+
+def _point2(p: Any, place: Place, obj: int) -> tuple[float, float]:
+    if isinstance(p, dict):
+        return (_number(p.get("x"), place, obj, "point x"), _number(p.get("y"), place, obj,
+                                                                      "point y"))
+    x, y = _vector(p, 2, place, obj, "point")
+    return (x, y)
+
+
+def _mask(shape: Mapping[str, Any], place: Place, obj: int) -> Mask:
+    rle = shape.get("rle")
+    if not isinstance(rle, dict):
+        raise place.error("a mask needs rle {counts, size: [h, w]}", obj)
+    size = rle.get("size")
+    counts = rle.get("counts")
+    if not isinstance(size, list) or len(size) != 2 or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size):
+        raise place.error(f"mask size must be [height, width] in pixels, found {size!r}", obj)
+    if not isinstance(counts, list) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in counts):
+        raise place.error("mask counts must be a list of non-negative run lengths "
+                          "(row-major, starting with background)", obj)
+    h, w = size
+    if sum(counts) != h * w:
+        raise place.error(f"mask runs sum to {sum(counts)}, expected h·w = {h}·{w} = {h * w}",
+                          obj)
+    return Mask(_label(shape), h, w, tuple(counts))
+
+
+def _fast_cuboids(shapes: list[Any]) -> ObjectSet | None:
+    """All-cuboid answers in one numpy pass (a lidar study holds hundreds of thousands).
+
+    Returns ``None`` unless every object is a well-formed cuboid with finite numbers, a
+    non-negative size and a usable quaternion: anything else takes the checked path,
+    which names the object and what is wrong with it. (One leniency: numpy reads a JSON
+    ``true`` inside a coordinate list as 1.0; checking every number's type would cost
+    more than the whole fast path, and Potato never writes one.)
+    """
+    try:
+        if not all(type(s) is dict and s.get("type") == "cuboid_3d" for s in shapes):
+            return None
+        coords = [s["coordinates"] for s in shapes]
+        centers = np.array([c["center"] for c in coords], dtype=np.float64)
+        sizes = np.array([c["size"] for c in coords], dtype=np.float64)
+        turns = np.array([c.get("rotation", (0.0, 0.0, 0.0, 1.0)) for c in coords],
+                         dtype=np.float64)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    n = len(shapes)
+    if centers.shape != (n, 3) or sizes.shape != (n, 3) or turns.shape != (n, 4):
+        return None
+    norms = np.sqrt((turns * turns).sum(axis=1))
+    if not (np.isfinite(centers).all() and np.isfinite(sizes).all() and np.isfinite(norms).all()
+            and (sizes >= 0).all() and (norms >= 1e-12).all()):
+        return None
+    units = turns / norms[:, None]
+    return ObjectSet(tuple(
+        Cuboid(_label(shape), (c[0], c[1], c[2]), (z[0], z[1], z[2]), (q[0], q[1], q[2], q[3]))
+        for shape, c, z, q in zip(shapes, centers.tolist(), sizes.tolist(), units.tolist(),
+                                  strict=True)))
+
+
+def parse_spatial(raw: Any, scheme: Scheme, place: Place) -> ObjectSet:
+    shapes = list_of(raw, ("annotations", "objects", "shapes"), place,
+                      "a list of 3D objects")
+    if shapes:
+        fast = _fast_cuboids(shapes)
+        if fast is not None:
+            return fast
+    out: list[SceneObject] = []
+    for i, shape in enumerate(shapes):
+        if not isinstance(shape, dict):
+            raise place.error("expected a 3D object", i)
+        kind = shape.get("type")
+        coords = shape.get("coordinates")
+        if kind == "cuboid_3d":
+            if not isinstance(coords, dict):
+                raise place.error("cuboid coordinates must be {center, size, rotation}", i)
+            cx, cy, cz = _vector(coords.get("center"), 3, place, i, "center")
+            l, w, h = _vector(coords.get("size"), 3, place, i, "size")  # noqa: E741
+            if min(l, w, h) < 0:
+                raise place.error(f"size must not be negative, found {[l, w, h]}", i)
+            rotation = coords.get("rotation", [0.0, 0.0, 0.0, 1.0])
+            q = _vector(rotation, 4, place, i, "rotation quaternion [qx, qy, qz, qw]")
+            try:
+                unit = normalized_quaternion(q)
+            except ValueError as exc:
+                raise place.error(str(exc), i) from None
+            out.append(Cuboid(_label(shape), (cx, cy, cz), (l, w, h), unit))
+        elif kind == "point_3d":
+            x, y, z = _vector(coords, 3, place, i, "point")
+            out.append(Point3D(_label(shape), (x, y, z)))
+        elif kind == "polyline_3d":
+            if not isinstance(coords, list):
+                raise place.error("polyline coordinates must be a list of [x, y, z]", i)
+            pts = tuple(_vector(p, 3, place, i, "polyline point") for p in coords)
+            out.append(Polyline3D(_label(shape), tuple((a, b, c) for a, b, c in pts)))
+        elif kind == "segment_3d":
+            indices = shape.get("indices", coords)
+            if not isinstance(indices, list) or not all(
+                    isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in indices):
+                raise place.error("segment_3d indices must be non-negative integers", i)
+            out.append(Segment3D(_label(shape), tuple(indices)))
+    return ObjectSet(tuple(out))
+
+
+def _segment(entry: Any, place: Place, i: int, scale: float, tier: str | None) -> Segment:
+    if not isinstance(entry, dict):
+        raise place.error("expected a segment object", i)
+    start = _number(entry.get("start_time"), place, i, "start_time")
+    end = _number(entry.get("end_time"), place, i, "end_time")
+    if end < start:
+        raise place.error(f"segment ends before it starts ({start} > {end})", i)
+    label = entry.get("label", entry.get("value", ""))
+    ident = entry.get("id")
+    parent = entry.get("parent_id")
+    return Segment(start * scale, end * scale, sys_intern(str(label) if label is not None else ""),
+                   sys_intern(tier) if tier is not None else None,
+                   str(ident) if ident is not None else None,
+                   str(parent) if parent is not None else None)
+
+
+def parse_timed(raw: Any, scheme: Scheme, place: Place) -> ObjectSet:
+    """Audio and video segments, in seconds."""
+    entries = list_of(raw, ("segments",), place, 'an object {"segments": [...]}')
+    return ObjectSet(tuple(_segment(e, place, i, 1.0, None) for i, e in enumerate(entries)))
+
+
+def parse_tiered(raw: Any, scheme: Scheme, place: Place) -> ObjectSet:
+    """Tiered annotations, stored in **milliseconds**, converted to seconds here."""
+    tiers = raw.get("annotations") if isinstance(raw, dict) else None
+    if tiers is None and isinstance(raw, dict) and not raw:
+        tiers = {}
+    if not isinstance(tiers, dict):
+        raise place.error('expected {"annotations": {"<tier>": [segments in ms]}}')
+    out: list[SceneObject] = []
+    n = 0
+    for tier, entries in tiers.items():
+        if not isinstance(entries, list):
+            raise place.error(f"tier '{tier}' must hold a list of segments")
+        for entry in entries:
+            out.append(_segment(entry, place, n, 1e-3, str(tier)))
+            n += 1
+    return ObjectSet(tuple(out))
+
+
+def parse_grounding(raw: Any, scheme: Scheme, place: Place) -> ObjectSet:
+    """temporal_grounding: the event key is the label; no ``end`` makes an instant."""
+    events = raw.get("events") if isinstance(raw, dict) else None
+    if events is None and isinstance(raw, dict) and not raw:
+        events = {}
+    if not isinstance(events, dict):
+        raise place.error('expected {"events": {"<label>": {"start", "end"}}}')
+    out: list[SceneObject] = []
+    for i, (label, event) in enumerate(events.items()):
+        if not isinstance(event, dict):
+            raise place.error("expected an event {start, end}", i)
+        has_start = event.get("start") is not None
+        has_end = event.get("end") is not None
+        if not has_start and not has_end:
+            continue
+        start = _number(event["start"] if has_start else event["end"], place, i, "start")
+        end = _number(event["end"], place, i, "end") if has_end else start
+        if end < start:
+            raise place.error(f"event ends before it starts ({start} > {end})", i)
+        out.append(Segment(start, end, sys_intern(str(label))))
+    return ObjectSet(tuple(out))

@@ -1,0 +1,258 @@
+"""The contracts panel: each contract's state, numbers, looks and plot, and Certify.
+
+One card per contract of :attr:`ProjectData.labels` (a
+:class:`~app.core.contracts.label_report.LabelReport`): its id, kind and schema, its
+state as a coloured badge, its key numbers per kind (``cli.md``'s ``result`` keys),
+its looks and the level they spent, the projection of labels still needed where there
+is one, its notes, and a plot (:mod:`app.ui.views.contracts.plots`). Above the cards:
+"Machine labels accepted, by source" (:meth:`LabelReport.accepted`), the ledger's
+health, and Certify all. Without an engine the panel says why, in the core's sentence
+(:attr:`ProjectData.labels_absent`).
+
+**Certify** never runs here: the button first says what the next look costs
+(:mod:`app.core.contracts.look_cost`) in a confirmation, and only when the user agrees
+emits :attr:`ContractsView.certify_requested` with the contract id (``""`` for all);
+the main window runs the certification on its worker pool and shows the new status.
+The confirmation is the instance attribute :attr:`ContractsView.confirm` so tests
+replace it.
+
+Choices where the spec is silent:
+
+- Contracts that spend no look (estimates, ``threshold_legacy``) keep their Certify
+  button: certifying re-estimates them, and the confirmation says it spends nothing.
+- A damaged ledger disables every Certify button (``certify`` would refuse anyway) and
+  says so in red, with the core's problem sentence.
+- Presentation mode also hides the calibration labellers of the labeling files, who
+  need not be Potato annotators: they get letters after the study's annotators.
+- The error-vs-coverage curve reads dev labels only
+  (:mod:`app.core.contracts.kinds.coverage_curve`, a few milliseconds on the demos).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.contracts.kinds.coverage_curve import error_coverage_curves
+from app.core.contracts.label_report import LabelReport
+from app.core.contracts.look_cost import certify_message, next_look_cost
+from app.core.contracts.status import ContractStatus
+from app.ui.views.base import View, ViewContext, anonymous_aliases
+from app.ui.views.contracts import plots
+from app.ui.views.contracts.badge import StateBadge
+from app.ui.views.contracts.text import (
+    accepted_line,
+    anonymize,
+    key_numbers,
+    looks_line,
+    projection_line,
+)
+
+Confirm = Callable[[QWidget, str, str], bool]
+
+
+def ask(parent: QWidget, title: str, text: str) -> bool:
+    """The real confirmation: a modal question, No by default."""
+    answer = QMessageBox.question(parent, title, text,
+                                  QMessageBox.StandardButton.Yes
+                                  | QMessageBox.StandardButton.No,
+                                  QMessageBox.StandardButton.No)
+    return answer == QMessageBox.StandardButton.Yes
+
+
+def contract_plot(status: ContractStatus, labels: LabelReport) -> QWidget | None:
+    kind = str(status.spec.kind)
+    result = status.result
+    if kind == "ppi":
+        data = labels.data.get(status.spec.schema)
+        names = list(data.scheme.labels) if data is not None else []
+        return plots.ppi_plot(result, names)
+    if kind == "selective_risk":
+        data = labels.data.get(status.spec.schema)
+        if data is None or not any(data.dev.values()):
+            return None
+        curves = error_coverage_curves(status.spec, data, result.get("rule") or {})
+        error = status.spec.params.get("error")
+        return plots.coverage_plot(curves, result.get("rule") or {},
+                                   None if error is None else float(error))
+    if kind == "distributional":
+        limit = status.spec.params.get("max_distance")
+        return plots.distributional_plot(result, None if limit is None else float(limit))
+    if kind == "budget_first":
+        return plots.budget_plot(result)
+    return None
+
+
+def people_aliases(labels: LabelReport, aliases: Mapping[str, str]) -> dict[str, str]:
+    """``aliases`` extended to the people of the labeling files (calibration labellers
+    need not be Potato annotators), lettered after the study's annotators."""
+    people = {h.annotator for data in labels.data.values()
+              for split in (data.dev, data.cert) for humans in split.values() for h in humans}
+    for status in labels.contracts.values():
+        people.update(status.result.get("per_annotator") or {})
+    everyone = [*aliases, *sorted(people - set(aliases))]
+    return {**anonymous_aliases(tuple(everyone)), **aliases}
+
+
+class ContractCard(QFrame):
+    """One contract: heading with badge and Certify, numbers and notes, and its plot."""
+
+    def __init__(self, status: ContractStatus, labels: LabelReport, context: ViewContext,
+                 can_certify: bool) -> None:
+        super().__init__()
+        self.contract_id = status.spec.id
+        self.setObjectName("contractCard")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setStyleSheet("QFrame#contractCard { background: #FFFFFF; border: 1px solid "
+                           "#D0D0D0; border-radius: 6px; }")
+        scale = context.font_scale
+        title = QLabel(f"<span style='font-size:{round(14 * scale)}px'><b>"
+                       f"{status.spec.id}</b></span> &nbsp; <span style='color:#555'>"
+                       f"{status.spec.kind} · schema {status.spec.schema}</span>")
+        self.badge = StateBadge(status.state, font_scale=scale)
+        self.certify = QPushButton("Certify…")
+        self.certify.setEnabled(can_certify)
+        self.certify.setToolTip(next_look_cost(status).sentence())
+        head = QHBoxLayout()
+        head.addWidget(title, 1)
+        head.addWidget(self.badge)
+        head.addWidget(self.certify)
+
+        names = tuple(context.aliases)
+        label = context.annotator_label
+        self.numbers = QLabel("<br>".join([*key_numbers(status, label), looks_line(status)]))
+        self.numbers.setWordWrap(True)
+        self.numbers.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        text = QVBoxLayout()
+        text.addWidget(self.numbers)
+        projection = projection_line(status)
+        self.projection = QLabel(f"<b>{projection}</b>" if projection else "")
+        self.projection.setVisible(projection is not None)
+        text.addWidget(self.projection)
+        notes = [anonymize(n, names, label) for n in status.notes]
+        self.notes = QLabel("<br>".join(f"• {n}" for n in notes))
+        self.notes.setWordWrap(True)
+        self.notes.setStyleSheet("color: #555;")
+        self.notes.setVisible(bool(notes))
+        text.addWidget(self.notes)
+        text.addStretch(1)
+
+        body = QHBoxLayout()
+        body.addLayout(text, 1)
+        self.plot = contract_plot(status, labels)
+        if self.plot is not None:
+            body.addWidget(self.plot, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(head)
+        layout.addLayout(body)
+
+
+class ContractsView(View):
+    name = "contracts"
+    title = "Contracts"
+
+    certify_requested = Signal(str)
+    """A contract id to certify, or ``""`` for all; emitted only after confirmation."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._context = ViewContext()
+        self.confirm: Confirm = ask
+        self.heading = QLabel()
+        self.heading.setWordWrap(True)
+        self.accepted = QLabel()
+        self.accepted.setWordWrap(True)
+        self.ledger = QLabel()
+        self.ledger.setWordWrap(True)
+        self.certify_all = QPushButton("Certify all…")
+        self.certify_all.clicked.connect(lambda: self._certify(""))
+        top = QHBoxLayout()
+        top.addWidget(self.heading, 1)
+        top.addWidget(self.certify_all)
+        self.cards_box = QWidget()
+        self.cards_box.setObjectName("cardsBox")
+        self.cards_box.setStyleSheet("QWidget#cardsBox { background: #F3F3F3; }")
+        self.cards_layout = QVBoxLayout(self.cards_box)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.cards_box)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.accepted)
+        layout.addWidget(self.ledger)
+        layout.addWidget(scroll, 1)
+        self.cards: dict[str, ContractCard] = {}
+        self.show_context(self._context)
+
+    def show_context(self, context: ViewContext) -> None:
+        self._context = context
+        self.scale_font(context)
+        self._clear_cards()
+        project = context.project
+        labels = project.labels if project is not None else None
+        self.certify_all.setEnabled(False)
+        self.accepted.setText("")
+        self.ledger.setText("")
+        if project is None:
+            self.heading.setText("No project is open.")
+            return
+        if labels is None:
+            self.heading.setText(f"<b>No contracts.</b> {project.labels_absent or ''}")
+            return
+        n = len(labels.contracts)
+        self.heading.setText(f"<b>{n} contract{'s' if n != 1 else ''}</b> on "
+                             f"{len(labels.data)} schema{'s' if len(labels.data) != 1 else ''}")
+        self.accepted.setText(accepted_line(labels.accepted()))
+        ledger_ok = bool(labels.ledger.get("ok", True))
+        if not ledger_ok:
+            self.ledger.setText("<span style='color:#C0392B'><b>The ledger is damaged:</b> "
+                                f"{labels.ledger.get('problem')}. Certifying is refused until "
+                                "the damage is acknowledged (accord label certify "
+                                "--acknowledge-ledger).</span>")
+        self.certify_all.setEnabled(ledger_ok and n > 0)
+        if context.anonymous:
+            context = context.with_(aliases=people_aliases(labels, context.aliases))
+        for ident, status in labels.contracts.items():
+            card = ContractCard(status, labels, context, ledger_ok)
+            card.certify.clicked.connect(lambda _=False, c=ident: self._certify(c))
+            self.cards_layout.addWidget(card)
+            self.cards[ident] = card
+        self.cards_layout.addStretch(1)
+
+    def _clear_cards(self) -> None:
+        while self.cards_layout.count():
+            child = self.cards_layout.takeAt(0)
+            widget = child.widget() if child is not None else None
+            if widget is not None:
+                widget.hide()
+                widget.setParent(None)  # out of the tree now, deleted later
+                widget.deleteLater()
+        self.cards = {}
+
+    def look_cost_text(self, contract: str) -> str:
+        """What certifying ``contract`` (``""``: all) costs, as the confirmation says it."""
+        project = self._context.project
+        labels = project.labels if project is not None else None
+        if labels is None:
+            return ""
+        statuses = [s for i, s in labels.contracts.items() if contract in ("", i)]
+        return certify_message(next_look_cost(s) for s in statuses)
+
+    def _certify(self, contract: str) -> None:
+        text = self.look_cost_text(contract)
+        if not text:
+            return
+        title = f"Certify '{contract}'?" if contract else "Certify every contract?"
+        if self.confirm(self, title, text + "\n\nCertify now?"):
+            self.certify_requested.emit(contract)

@@ -1,0 +1,1 @@
+"""The 3D cuboids view (``view.py``) and its OpenGL canvas (``canvas.py``)."""

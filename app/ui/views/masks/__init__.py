@@ -1,0 +1,1 @@
+"""The masks view: STAPLE consensus, outlines, and sensitivity/specificity bars."""

@@ -1,0 +1,1 @@
+"""The overview: every scheme's headline numbers and the annotator-pair heatmap."""

@@ -1,0 +1,225 @@
+"""The tiers and segments view: an ELAN-like timeline of one item, with its audio.
+
+Draws the selected item of a ``tiers`` or ``segments`` scheme from the report's
+:class:`SetAgreement` through :func:`app.core.agreement.drawing.timeline` (rows,
+rectangles, links and unmatched flags are the core's; this module only lays them out).
+All bars, links and labels are one graphics item
+(:class:`~app.ui.views.tiers.timeline.TimelineItem`), so a long recording stays fluid.
+
+Layout and interaction (choices; the spec is silent):
+
+- one row per (tier, annotator), tiers in the core's order, labelled on the left axis
+  ``tier · annotator`` (just the annotator for a scheme without tiers), the annotator
+  through :meth:`ViewContext.annotator_label` and the bars in their palette colour;
+- the waveform on top, x-linked to the timeline, when the item has audio: a min/max
+  envelope from :func:`app.core.formats.media.read_waveform` (4 000 bins whatever the
+  clip's length, so the GUI thread reads a bounded amount of drawing);
+- zoom (wheel) and pan (drag) on the time axis only; rows stay put; the view can never
+  pan beyond the clip;
+- a one-line key under the plot; the header names the scheme, the item and the counts;
+- a row is never shorter than ``ROW_LINES`` lines of the view's font (so bar labels and
+  the IoU numbers between rows never overlap, whatever ``font_scale``): the plot asks
+  for that height and, when the dock is smaller, the plot scrolls vertically (a scroll
+  area) rather than squeezing the rows; the waveform keeps at most ``WAVE_HEIGHT`` px
+  and every other pixel goes to the rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
+
+from app.core.agreement.drawing import Timeline, timeline
+from app.core.errors import InputError
+from app.core.formats.media import AUDIO_SUFFIXES, Waveform, read_waveform
+from app.ui.palette import annotator_color
+from app.ui.views.base import View, ViewContext, scaled_point_size
+from app.ui.views.set_pick import SetPick, annotator_index, pick_set_item, picked_media
+from app.ui.views.tiers.timeline import TimelineItem
+
+KINDS = ("tiers", "segments")
+WHAT = "tiers or segments"
+WAVE_COLOR = QColor("#5F6B73")
+WAVE_HEIGHT = 110
+ROW_LINES = 2.0
+"""The smallest row, in lines of the font (a bar label plus room for an IoU label)."""
+AXIS_LINES = 3.0
+"""The time axis (tick labels and its title), in lines of the font."""
+AXIS_TEXT = QColor("#202020")
+KEY = ("Bars: segments in each annotator's colour · red outline and hatch: unmatched "
+       "(nobody else marked it) · dashed line with a number: a matched pair and its IoU · "
+       "wheel zooms time, drag pans")
+
+
+class TiersView(View):
+    name = "tiers"
+    title = "Tiers and segments"
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        pg.setConfigOptions(antialias=True)
+        self.header = QLabel()
+        self.header.setTextFormat(Qt.TextFormat.PlainText)
+        self.header.setWordWrap(True)
+        self.key = QLabel(KEY)
+        self.key.setWordWrap(True)
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.setBackground("#FFFFFF")
+        self.graphics_scroll = QScrollArea()
+        self.graphics_scroll.setWidgetResizable(True)
+        self.graphics_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.graphics_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.graphics_scroll.setWidget(self.graphics)
+        self.wave_plot: pg.PlotItem = self.graphics.addPlot(row=0, col=0)
+        self.plot: pg.PlotItem = self.graphics.addPlot(row=1, col=0)
+        self._configure()
+        self.timeline_item: TimelineItem | None = None
+        self.row_labels: list[str] = []
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.header)
+        layout.addWidget(self.message, 1)
+        layout.addWidget(self.graphics_scroll, 1)
+        layout.addWidget(self.key)
+        self.show_context(ViewContext())
+
+    def _configure(self) -> None:
+        wave = self.wave_plot
+        wave.setMaximumHeight(WAVE_HEIGHT)
+        wave.setMouseEnabled(x=True, y=False)
+        wave.hideButtons()
+        wave.setMenuEnabled(False)
+        wave.getAxis("bottom").setStyle(showValues=False)
+        wave.setYRange(-1.0, 1.0, padding=0.05)
+        wave.getAxis("left").setTicks([[(0.0, "audio")]])
+        plot = self.plot
+        plot.setMouseEnabled(x=True, y=False)
+        plot.hideButtons()
+        plot.invertY(True)
+        plot.setLabel("bottom", "time", units="s")
+        plot.setXLink(wave)
+        for p in (wave, plot):
+            p.getViewBox().setDefaultPadding(0.0)
+
+    # ----------------------------------------------------------------- contract
+
+    def show_context(self, context: ViewContext) -> None:
+        pick = pick_set_item(context, KINDS, WHAT)
+        font = QFont(self.font())
+        font.setPointSizeF(scaled_point_size(context))
+        for label in (self.header, self.key, self.message):
+            label.setFont(font)
+        self.plot.clear()
+        self.wave_plot.clear()
+        self.timeline_item = None
+        self.row_labels = []
+        if not pick.ok:
+            self.header.setText(f"Scheme {pick.scheme}" if pick.scheme else "Tiers and segments")
+            self.message.setText(pick.message)
+            self.message.show()
+            self.graphics.hide()
+            self.graphics_scroll.hide()
+            self.key.hide()
+            return
+        assert pick.agreement is not None
+        data = timeline(pick.agreement, pick.item)
+        self.message.hide()
+        self.graphics.show()
+        self.graphics_scroll.show()
+        self.key.show()
+        wave, wave_note = self._waveform(context, pick)
+        self._draw_timeline(context, data, font)
+        end = self._draw_waveform(wave, data)
+        self._set_axes(font, end, len(data.rows))
+        self.header.setText(self._header(pick, data, wave_note))
+
+    # ----------------------------------------------------------------- pieces
+
+    def _draw_timeline(self, context: ViewContext, data: Timeline, font: QFont) -> None:
+        tiers = [tier for tier, _ in data.rows]
+        tier_order = {t: k for k, t in enumerate(dict.fromkeys(tiers))}
+        self.row_labels = [
+            (f"{tier} · " if tier is not None else "") + context.annotator_label(name)
+            for tier, name in data.rows]
+        colors = [annotator_color(annotator_index(context, name)) for _, name in data.rows]
+        texts = [f"{iou:.2f}" for iou in data.link_iou.tolist()]
+        item = TimelineItem(data, colors, [tier_order[t] for t in tiers], texts, font)
+        self.plot.addItem(item)
+        self.timeline_item = item
+
+    def _draw_waveform(self, wave: Waveform | None, data: Timeline) -> float:
+        """Draw the envelope (or say there is none); return the time axis end."""
+        ends = [float(data.rects[:, 2].max())] if len(data.rects) else [1.0]
+        if wave is None or not len(wave.times):
+            self.wave_plot.hide()
+            return max(ends)
+        self.wave_plot.show()
+        times = np.append(wave.times, wave.duration)
+        high = np.append(wave.high, wave.high[-1])
+        low = np.append(wave.low, wave.low[-1])
+        pen = pg.mkPen(WAVE_COLOR, width=1)
+        upper = pg.PlotCurveItem(times, high, pen=pen)
+        lower = pg.PlotCurveItem(times, low, pen=pen)
+        self.wave_plot.addItem(upper)
+        self.wave_plot.addItem(lower)
+        self.wave_plot.addItem(pg.FillBetweenItem(upper, lower, brush=WAVE_COLOR))
+        return max([*ends, wave.duration])
+
+    def _set_axes(self, font: QFont, end: float, n_rows: int) -> None:
+        metrics = QFontMetricsF(font)
+        width = max([metrics.horizontalAdvance(s) for s in [*self.row_labels, "audio"]]) + 16
+        for p in (self.wave_plot, self.plot):
+            axis = p.getAxis("left")
+            axis.setWidth(int(width))
+            axis.setStyle(tickFont=font)
+            axis.setTextPen(AXIS_TEXT)
+            p.getAxis("bottom").setStyle(tickFont=font)
+            p.getAxis("bottom").setTextPen(AXIS_TEXT)
+        self.plot.setLabel("bottom", "time", units="s",
+                           **{"font-size": f"{font.pointSizeF():.1f}pt"})
+        self.plot.getAxis("left").setTicks(
+            [[(row + 0.5, label) for row, label in enumerate(self.row_labels)], []])
+        self.plot.setYRange(0, max(n_rows, 1), padding=0)
+        for p in (self.wave_plot, self.plot):
+            p.setLimits(xMin=0.0, xMax=end, minXRange=min(0.05, end), yMin=None, yMax=None)
+        rows = float(max(n_rows, 1))
+        self.plot.setLimits(yMin=0.0, yMax=rows, minYRange=rows, maxYRange=rows)
+        self.plot.setXRange(0.0, end, padding=0)
+        line = metrics.lineSpacing()
+        plot_height = rows * line * ROW_LINES + line * AXIS_LINES
+        self.plot.setMinimumHeight(plot_height)
+        wave = WAVE_HEIGHT if self.wave_plot.isVisible() else 0
+        self.graphics.setMinimumHeight(int(plot_height + wave + 12))
+
+    @property
+    def row_height(self) -> float:
+        """The height of one row in pixels, as drawn now."""
+        box = self.plot.getViewBox()
+        (_, _), (y0, y1) = box.viewRange()
+        return float(box.height()) / max(float(y1 - y0), 1e-9)
+
+    @staticmethod
+    def _waveform(context: ViewContext, pick: SetPick) -> tuple[Waveform | None, str]:
+        if context.project is None:
+            return None, ""
+        path = picked_media(context, pick, AUDIO_SUFFIXES)
+        if path is None:
+            return None, "no audio"
+        try:
+            wave = read_waveform(path)
+        except InputError as exc:
+            return None, f"audio unreadable: {exc.problem}"
+        return wave, f"audio {wave.duration:.1f} s"
+
+    @staticmethod
+    def _header(pick: SetPick, data: Timeline, wave_note: str) -> str:
+        default = " (first item; pick one in Items)" if pick.by_default else ""
+        return (f"Scheme {pick.scheme} · item {pick.item}{default} · {len(data.rows)} rows, "
+                f"{len(data.rects)} segments, {len(data.links)} matched pairs, "
+                f"{int(data.unmatched.sum())} unmatched · {wave_note}")

@@ -1,0 +1,1 @@
+"""The traces view: one trace's steps × annotators and the machine judge."""
