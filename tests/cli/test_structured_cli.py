@@ -167,7 +167,7 @@ def test_staple_reference_case_end_to_end(tmp_path: Path, capsys: pytest.Capture
     """agreement.md's STAPLE reference, through the reader, the report and --truth."""
     import numpy as np
 
-    from app.core.model import Mask
+    from app.core.objects import Mask
     from tests.reference import reference_vectors
 
     ref = reference_vectors()["staple_two_careful_three_careless"]

@@ -23,7 +23,7 @@ from scipy.spatial.transform import Rotation
 
 from app.core.geometry import cuboid_boxes
 from app.core.geometry.cuboids import cuboid_iou_pairs
-from app.core.model import Cuboid
+from app.core.objects import Cuboid
 
 ORACLE = 1e-9  # the bound against the independent oracle
 SEED = 20261130

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from app.core.contracts.kinds.base import MachineLabel, SchemaData
-from app.core.contracts.kinds.ppi import delivered_labels, machine_labels
+from app.core.contracts.labels.machine_labels import delivered_labels, machine_labels
 from app.core.model import Kind, Scheme
 
 TIERS = ("a", "b", "c")

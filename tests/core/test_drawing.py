@@ -9,7 +9,8 @@ from app.core.agreement.drawing import cuboid_scene, timeline
 from app.core.agreement.sets import per_pair, set_agreement
 from app.core.geometry.cuboids import cuboid_iou_matrix
 from app.core.geometry.intervals import segment_iou_matrix
-from app.core.model import Answer, Cuboid, ObjectSet, Segment
+from app.core.model import Answer
+from app.core.objects import Cuboid, ObjectSet, Segment
 from app.core.progress import run
 
 

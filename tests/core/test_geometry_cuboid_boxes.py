@@ -11,7 +11,7 @@ from app.core.geometry.cuboid_boxes import (
     cuboid_corners,
     wireframe_segments,
 )
-from app.core.model import Cuboid
+from app.core.objects import Cuboid
 from tests.core.cuboid_cases import (
     SEED,
     as_cuboids,

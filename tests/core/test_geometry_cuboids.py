@@ -31,7 +31,7 @@ from app.core.geometry.cuboids import (
     cuboid_iou_matrix,
     cuboid_iou_pairs,
 )
-from app.core.model import Cuboid
+from app.core.objects import Cuboid
 from tests.core.cuboid_cases import (
     ORACLE,
     SEED,

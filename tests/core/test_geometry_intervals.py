@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.core.geometry.intervals import interval_iou_matrix, segment_iou_matrix
-from app.core.model import Segment
+from app.core.objects import Segment
 
 
 def seg(start: float, end: float, tier: str | None = None) -> Segment:

@@ -35,7 +35,7 @@ from app.core.geometry.regions import (
     region_iou_matrix,
     region_iou_pairs,
 )
-from app.core.model import BoxRegion, EllipseRegion, PolygonRegion
+from app.core.objects import BoxRegion, EllipseRegion, PolygonRegion
 
 EXACT = 1e-12  # hand values in floating point
 ORACLE = 1e-9  # the brief's bound against the per-pair oracle

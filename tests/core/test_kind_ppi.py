@@ -18,13 +18,8 @@ import pytest
 
 from app.core.contracts.config.contract_specs import ContractKind, ContractSpec
 from app.core.contracts.kinds.base import HumanLabel, MachineLabel, SchemaData
-from app.core.contracts.kinds.ppi import (
-    HORVITZ_THOMPSON,
-    MIN_LABELS,
-    PPI_PLUS_PLUS,
-    delivered_labels,
-    evaluate_ppi,
-)
+from app.core.contracts.kinds.ppi import HORVITZ_THOMPSON, MIN_LABELS, PPI_PLUS_PLUS, evaluate_ppi
+from app.core.contracts.labels.machine_labels import delivered_labels
 from app.core.contracts.statistics.ppi import (
     horvitz_thompson_difference,
     power_tuned_lambda,

@@ -17,7 +17,8 @@ from app.core.formats.labeling.reader import (
     to_answer,
 )
 from app.core.formats.potato.project import load_study
-from app.core.model import BoxRegion, Kind, ObjectSet, Scheme, Span, Study, TraceJudgement
+from app.core.model import Kind, Scheme, Study, TraceJudgement
+from app.core.objects import BoxRegion, ObjectSet, Span
 from tests.potato_project import label, write_project
 
 TIERS = ("small", "big")

@@ -5,16 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app.core.contracts.labels.losses import family, is_correct, loss
-from app.core.model import (
-    BoxRegion,
-    Cuboid,
-    Kind,
-    ObjectSet,
-    Scheme,
-    Segment,
-    Span,
-    TraceJudgement,
-)
+from app.core.model import Kind, Scheme, TraceJudgement
+from app.core.objects import BoxRegion, Cuboid, ObjectSet, Segment, Span
 
 RADIO = Scheme("s", "radio", Kind.NOMINAL)
 LIKERT = Scheme("q", "likert", Kind.ORDINAL, scale=("1", "2", "3", "4", "5"))

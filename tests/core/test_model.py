@@ -7,13 +7,12 @@ import math
 import numpy as np
 import pytest
 
-from app.core.model import (
+from app.core.model import Kind, kind_for
+from app.core.objects import (
     BoxRegion,
     Cuboid,
-    Kind,
     Mask,
     Segment,
-    kind_for,
     normalized_quaternion,
     quaternion_to_matrix,
 )

@@ -10,7 +10,8 @@ import pytest
 
 from app.core.errors import InputError
 from app.core.formats.potato.project import load_study
-from app.core.model import (
+from app.core.model import TraceJudgement
+from app.core.objects import (
     BoxRegion,
     Cuboid,
     EllipseRegion,
@@ -19,7 +20,6 @@ from app.core.model import (
     Point3D,
     PolygonRegion,
     Segment,
-    TraceJudgement,
 )
 from tests.potato_project import LIKERT, RADIO, label, simple_items, structured, write_project
 

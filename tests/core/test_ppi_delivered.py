@@ -24,7 +24,8 @@ from app.core.contracts.config.contract_specs import ContractKind, ContractSpec
 from app.core.contracts.config.engine_config import Budgets, EngineConfig, Humans, Source, Tier
 from app.core.contracts.engine import evaluate_contracts
 from app.core.contracts.kinds.base import HumanLabel, MachineLabel, SchemaData
-from app.core.contracts.kinds.ppi import delivered_labels, evaluate_ppi
+from app.core.contracts.kinds.ppi import evaluate_ppi
+from app.core.contracts.labels.machine_labels import delivered_labels
 from app.core.contracts.ledger.chain import Ledger
 from app.core.model import Kind, Scheme
 

@@ -19,7 +19,8 @@ from app.core.agreement.regions_chance import (
 from app.core.agreement.result import SchemeResult
 from app.core.agreement.sets import SetAgreement, per_pair, set_agreement
 from app.core.geometry.regions import region_iou_matrix
-from app.core.model import Answer, BoxRegion, ObjectSet
+from app.core.model import Answer
+from app.core.objects import BoxRegion, ObjectSet
 from app.core.progress import run
 
 

@@ -21,7 +21,8 @@ from app.core.agreement.sets import (
     summarize,
 )
 from app.core.geometry.intervals import segment_iou_matrix
-from app.core.model import Answer, ObjectSet, SceneObject, Segment
+from app.core.model import Answer
+from app.core.objects import ObjectSet, SceneObject, Segment
 from app.core.progress import run
 
 
@@ -213,7 +214,7 @@ def test_ties_between_optimal_matchings_prefer_same_labels() -> None:
 def test_label_name_trap_with_cuboids() -> None:
     """Three "car" cuboids each, in different places: the names agree, the boxes do not."""
     from app.core.geometry.cuboids import cuboid_iou_matrix
-    from app.core.model import Cuboid
+    from app.core.objects import Cuboid
 
     a = [Cuboid("car", (x, 0.0, 0.0), (4.5, 1.9, 1.6)) for x in (0.0, 10.0, 20.0)]
     b = [Cuboid("car", (x, 8.0, 0.0), (4.5, 1.9, 1.6)) for x in (0.0, 10.0, 20.0)]

@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 
 from app.core.agreement.drawing import CuboidScene
 from app.core.geometry.cuboid_boxes import boxes_array, wireframe_segments
-from app.core.model import Cuboid
+from app.core.objects import Cuboid
 from app.core.progress import run
 from app.core.project import ProjectData, open_project
 from app.ui.gl_support import context_sharing_enabled, gl_available

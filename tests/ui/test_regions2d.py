@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QGraphicsEllipseItem, QGraphicsPolygonItem, QGraphicsRectItem
 
-from app.core.model import BoxRegion, EllipseRegion, ObjectSet, PolygonRegion
+from app.core.objects import BoxRegion, EllipseRegion, ObjectSet, PolygonRegion
 from app.core.progress import run
 from app.core.project import ProjectData, open_project
 from app.ui.views.base import ViewContext, anonymous_aliases

@@ -18,7 +18,7 @@ from PySide6.QtGui import QColor, QImage
 from pytestqt.qtbot import QtBot
 
 from app.core.agreement.drawing import Timeline
-from app.core.model import ObjectSet, Segment
+from app.core.objects import ObjectSet, Segment
 from app.core.progress import run
 from app.core.project import ProjectData, open_project
 from app.ui.palette import annotator_color

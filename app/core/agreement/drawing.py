@@ -23,7 +23,7 @@ import numpy as np
 
 from app.core.agreement.sets import SetAgreement
 from app.core.geometry.cuboid_boxes import boxes_array, wireframe_segments
-from app.core.model import Cuboid, SceneObject, Segment
+from app.core.objects import Cuboid, SceneObject, Segment
 
 ROW_MARGIN = 0.1
 

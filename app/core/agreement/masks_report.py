@@ -23,7 +23,8 @@ import numpy as np
 from app.core.agreement.coefficient import Coefficient
 from app.core.agreement.result import SchemeResult
 from app.core.agreement.staple import StapleResult, dice, majority_vote, staple
-from app.core.model import Answer, Mask, ObjectSet
+from app.core.model import Answer
+from app.core.objects import Mask, ObjectSet
 from app.core.progress import Job, Progress
 
 MAX_ITERATIONS = 100_000

@@ -40,7 +40,7 @@ from app.core.agreement.matching import match
 from app.core.agreement.result import SchemeResult
 from app.core.agreement.sets import SetAgreement
 from app.core.geometry.regions import region_giou_pairs, region_iou_matrix
-from app.core.model import SceneObject
+from app.core.objects import SceneObject
 
 BASELINE_PAIRS = 2000
 KS_SIGNIFICANCE = 0.05

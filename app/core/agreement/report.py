@@ -40,17 +40,8 @@ from app.core.agreement.units import (
     trace_rows,
 )
 from app.core.errors import InputError
-from app.core.model import (
-    Answer,
-    BoxRegion,
-    EllipseRegion,
-    Kind,
-    Mask,
-    ObjectSet,
-    PolygonRegion,
-    Scheme,
-    Study,
-)
+from app.core.model import Answer, Kind, Scheme, Study
+from app.core.objects import BoxRegion, EllipseRegion, Mask, ObjectSet, PolygonRegion
 from app.core.progress import Job, Progress, scaled
 
 CATEGORICAL_KINDS = frozenset({Kind.NOMINAL, Kind.ORDINAL, Kind.MULTILABEL, Kind.TRACE})

@@ -27,7 +27,8 @@ from itertools import combinations
 import numpy as np
 
 from app.core.agreement.matching import match
-from app.core.model import Answer, ObjectSet, SceneObject
+from app.core.model import Answer
+from app.core.objects import ObjectSet, SceneObject
 from app.core.progress import Job, Progress
 
 Similarity = Callable[[Sequence[SceneObject], Sequence[SceneObject]], np.ndarray]

@@ -41,17 +41,15 @@ from app.core.agreement.sets import (
 from app.core.geometry.cuboids import boxes_array, cuboid_iou_matrices
 from app.core.geometry.intervals import segment_iou_matrix
 from app.core.geometry.regions import clamp_boxes, region_iou_matrix
-from app.core.model import (
+from app.core.model import Kind, Scheme, Study
+from app.core.objects import (
     BoxRegion,
     Cuboid,
     EllipseRegion,
-    Kind,
     ObjectSet,
     PolygonRegion,
     SceneObject,
-    Scheme,
     Segment,
-    Study,
 )
 from app.core.progress import Job
 

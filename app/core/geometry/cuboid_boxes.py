@@ -25,7 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from app.core.geometry.fixed_order import times
-from app.core.model import Cuboid, normalized_quaternion
+from app.core.objects import Cuboid, normalized_quaternion
 
 BOX_COLUMNS = 10
 """Columns of a box row: centre (3), size (3), unit quaternion (4)."""

@@ -77,7 +77,7 @@ from app.core.geometry.cuboid_boxes import (
 from app.core.geometry.cuboid_clip import PLANE_TOLERANCE, clipped_volumes
 from app.core.geometry.cuboid_filters import near_cross_pairs, separated, spheres_apart
 from app.core.geometry.cuboid_prism import aligned, aligned_volumes, prism_volumes, shared_axes
-from app.core.model import Cuboid
+from app.core.objects import Cuboid
 
 __all__ = [
     "BOX_COLUMNS",

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from app.core.model import Segment
+from app.core.objects import Segment
 
 
 def _bounds(start: np.ndarray | Sequence[float],

@@ -47,7 +47,7 @@ import numpy as np
 import shapely
 
 from app.core.geometry.region_shapes import Region, region_vertices, to_geometries
-from app.core.model import BoxRegion
+from app.core.objects import BoxRegion
 
 _HULL_POINTS_PER_CHUNK = 2_000_000
 """Points per batch of convex hulls: bounds memory on large GIoU matrices (~32 MB)."""

@@ -4,12 +4,12 @@ Every region becomes one shapely geometry in normalized image coordinates
 (``agreement.md``, Kinds: regions are compared by 2D IoU, and by the GIoU distance for
 the chance-corrected numbers); :mod:`app.core.geometry.region_overlap` scores them:
 
-- a :class:`~app.core.model.BoxRegion` is the rectangle ``[x, x + w] × [y, y + h]``;
-- a :class:`~app.core.model.PolygonRegion` is its ring of points, repaired with
+- a :class:`~app.core.objects.BoxRegion` is the rectangle ``[x, x + w] × [y, y + h]``;
+- a :class:`~app.core.objects.PolygonRegion` is its ring of points, repaired with
   :func:`shapely.make_valid` when invalid (a self-intersecting bow-tie becomes its two
   triangles); only the polygonal part of the repair is kept, because lines and points
   have no area to overlap; the repaired pieces are snapped to :data:`REPAIR_GRID`;
-- an :class:`~app.core.model.EllipseRegion` is the 64-gon with vertices at the parameter
+- an :class:`~app.core.objects.EllipseRegion` is the 64-gon with vertices at the parameter
   angles ``2πk/64`` (``k = 0..63``, the first on the ``rx`` axis), turned by
   ``angle_deg`` (spec, Precise rules: "ellipses as 64-gons").
 
@@ -43,7 +43,7 @@ from typing import TypeAlias
 import numpy as np
 import shapely
 
-from app.core.model import BoxRegion, EllipseRegion, PolygonRegion
+from app.core.objects import BoxRegion, EllipseRegion, PolygonRegion
 
 Region: TypeAlias = BoxRegion | PolygonRegion | EllipseRegion
 

@@ -60,15 +60,10 @@ import numpy as np
 
 from app.core.contracts.config.contract_specs import DEFAULT_CONFIDENCE, ContractSpec
 from app.core.contracts.kinds.base import KindOutcome, MachineLabel, SchemaData
-from app.core.contracts.kinds.ppi import (
-    GroupEstimate,
-    Labelled,
-    estimate_group,
-    machine_labels,
-    population,
-)
+from app.core.contracts.kinds.ppi import GroupEstimate, Labelled, estimate_group
 from app.core.contracts.labels.families import LABEL_FAMILIES, Family, loss_family
 from app.core.contracts.labels.losses import DEFAULT_TOLERANCE, is_correct
+from app.core.contracts.labels.machine_labels import machine_labels, population
 from app.core.contracts.statistics.binomial import cert_labels_needed, threshold_grid
 from app.core.contracts.statistics.looks import look_level
 

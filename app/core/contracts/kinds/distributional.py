@@ -52,7 +52,7 @@ from typing import Any
 
 from app.core.contracts.config.contract_specs import DEFAULT_CONFIDENCE, ContractSpec
 from app.core.contracts.kinds.base import HumanLabel, KindOutcome, MachineLabel, SchemaData
-from app.core.contracts.kinds.ppi import (
+from app.core.contracts.labels.machine_labels import (
     dev_label_count,
     label_classes,
     machine_labels,

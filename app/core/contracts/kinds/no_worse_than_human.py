@@ -40,8 +40,8 @@ from typing import Any
 
 from app.core.contracts.config.contract_specs import DEFAULT_CONFIDENCE, ContractSpec
 from app.core.contracts.kinds.base import KindOutcome, MachineLabel, SchemaData
-from app.core.contracts.kinds.ppi import dev_label_count, machine_labels
 from app.core.contracts.labels.losses import loss
+from app.core.contracts.labels.machine_labels import dev_label_count, machine_labels
 from app.core.contracts.statistics.annotator_test import (
     MIN_ITEMS_PER_PERSON,
     MIN_PEOPLE,

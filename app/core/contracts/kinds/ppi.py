@@ -17,7 +17,7 @@ Choices where the spec is silent (each with its reason):
   ``threshold_legacy``) first and passes, as ``delivered``, the label the cascade
   delivers under their current rules for every item, a person's label on it ignored
   (dev items get the label the cascade *would* deliver, :func:`~app.core.contracts.
-  acceptance.would_deliver`). The labelled set is then the dev items the cascade would
+  labels.delivery.would_deliver`). The labelled set is then the dev items the cascade would
   label and the unlabelled set every other item it labels: both are drawn from the same
   items (the cascade's choice reads the machine's confidence only), so the estimate is
   valid for the prevalence **among the items the cascade labels**. A dev item the
@@ -26,7 +26,8 @@ Choices where the spec is silent (each with its reason):
   an unlabelled set drawn from the accepted items, and bias the estimate.
 - **Before certification** (no gating contract met, none on the schema, or met rules
   that accept nothing: the cascade delivers nothing), ``delivered`` is ``None`` and the
-  first tier (cheapest first) that has a prediction stands in (:func:`delivered_labels`:
+  first tier (cheapest first) that has a prediction stands in
+(:func:`~app.core.contracts.labels.machine_labels.delivered_labels`:
   what a cascade accepting everything delivers), with a note from the engine saying so.
   PPI is valid with any ``Ŷ`` that does not read the human labels, so this is an honest
   estimate of the corpus prevalence; refusing to estimate until a rule is certified
@@ -72,10 +73,8 @@ Choices where the spec is silent (each with its reason):
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -84,6 +83,12 @@ import numpy.typing as npt
 from app.core.contracts.config.contract_specs import DEFAULT_CONFIDENCE, ContractSpec
 from app.core.contracts.kinds.base import KindOutcome, MachineLabel, SchemaData
 from app.core.contracts.labels.families import Family, loss_family
+from app.core.contracts.labels.machine_labels import (
+    dev_label_count,
+    label_classes,
+    machine_labels,
+    population,
+)
 from app.core.contracts.statistics.ppi import (
     MeanEstimate,
     horvitz_thompson_difference,
@@ -98,78 +103,6 @@ MIN_LABELS = 10
 PPI_PLUS_PLUS = "ppi++"
 HORVITZ_THOMPSON = "horvitz_thompson"
 _PI_TOLERANCE = 1e-9
-
-
-def delivered_labels(data: SchemaData) -> dict[str, tuple[str, MachineLabel]]:
-    """Item → (tier, machine label) of the first tier, cheapest first, that predicts it.
-
-    This is what the cascade delivers when every tier accepts everything; the estimate
-    kinds use it unless the engine passes the labels it actually delivered.
-    """
-    out: dict[str, tuple[str, MachineLabel]] = {}
-    for tier in data.tiers:
-        labels = data.predictions.get(tier, {})
-        if not out:  # the first tier with predictions: every item is new, built in C
-            out = dict(zip(labels, zip(repeat(tier), labels.values(), strict=False),
-                           strict=True))
-            continue
-        new = labels.keys() - out.keys()  # usually none: every tier predicts every item
-        if new:
-            out.update((item, (tier, label)) for item, label in labels.items() if item in new)
-    return out
-
-
-def machine_labels(data: SchemaData, delivered: Mapping[str, MachineLabel] | None = None
-                   ) -> dict[str, MachineLabel]:
-    """Item → the machine label the estimates read (``delivered`` when given).
-
-    Four estimate kinds ask for the same schema's labels in one report: the last answer
-    is kept (keyed by the very :class:`SchemaData` object, which is frozen) and copied.
-    """
-    if delivered is not None:
-        return dict(delivered)
-    if _LAST_MACHINE and _LAST_MACHINE[0][0] is data:
-        return dict(_LAST_MACHINE[0][1])
-    delivered_by = delivered_labels(data)
-    labels = dict(zip(delivered_by, map(operator.itemgetter(1), delivered_by.values()),
-                      strict=True))
-    _LAST_MACHINE[:] = [(data, labels)]
-    return dict(labels)
-
-
-_LAST_MACHINE: list[tuple[SchemaData, dict[str, MachineLabel]]] = []
-
-
-def population(data: SchemaData) -> list[str]:
-    """Every item of the schema, dev items listed by the engine included, sorted.
-
-    ``data.items`` is normally sorted already and holds every dev item; that is checked
-    in C (pairwise ``<``, a subset test) and spares sorting 100,000 ids, four times per
-    ``label status``."""
-    items = data.items
-    if all(map(operator.lt, items, items[1:])) and data.dev.keys() <= set(items):
-        return list(items)
-    return sorted(set(items) | set(data.dev))
-
-
-def dev_label_count(data: SchemaData) -> int:
-    """Number of dev labels (one per person and item)."""
-    return sum(len(labels) for labels in data.dev.values())
-
-
-def label_classes(scheme: Scheme, observed: Sequence[Answer]) -> list[str]:
-    """The scheme's labels (or scale), then any other label seen, sorted."""
-    classes = list(scheme.labels or scheme.scale)
-    known = set(classes)
-    extra: set[str] = set()
-    try:  # 100,000 machine labels are a handful of distinct answers
-        distinct: Sequence[Answer] | set[Answer] = set(observed)
-    except TypeError:  # an unhashable answer: look at every one
-        distinct = observed
-    for answer in distinct:
-        names = answer if isinstance(answer, frozenset) else {answer}
-        extra.update(str(n) for n in names if isinstance(n, str) and n not in known)
-    return classes + sorted(extra)
 
 
 def score(scheme: Scheme, answer: Answer) -> float:

@@ -27,7 +27,8 @@ graded families; categorical losses are 0 or 1, so only equality is correct).
 from __future__ import annotations
 
 from app.core.contracts.labels.families import loss_family
-from app.core.model import Answer, ObjectSet, Scheme, Span, TraceJudgement
+from app.core.model import Answer, Scheme, TraceJudgement
+from app.core.objects import ObjectSet, Span
 
 DEFAULT_TOLERANCE = 0.5
 

@@ -32,7 +32,8 @@ from app.core.errors import InputError
 from app.core.formats.potato.answers import STRUCTURED
 from app.core.formats.potato.config import number_label
 from app.core.formats.potato.place import Place, sys_intern
-from app.core.model import Answer, ObjectSet, Scheme, Span
+from app.core.model import Answer, Scheme
+from app.core.objects import ObjectSet, Span
 
 
 class _LabelPlace(Place):

@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from app.core.formats.potato.place import Place, sys_intern
-from app.core.model import (
+from app.core.model import Scheme
+from app.core.objects import (
     BoxRegion,
     Cuboid,
     EllipseRegion,
@@ -25,7 +26,6 @@ from app.core.model import (
     PolygonRegion,
     Polyline3D,
     SceneObject,
-    Scheme,
     Segment,
     Segment3D,
     normalized_quaternion,

@@ -36,17 +36,8 @@ from app.core.formats.potato.answers import parse_answer
 from app.core.formats.potato.config import PotatoConfig, read_config
 from app.core.formats.potato.datafiles import iter_records
 from app.core.formats.potato.place import Place, sys_intern
-from app.core.model import (
-    Answer,
-    Item,
-    Kind,
-    ObjectSet,
-    SceneObject,
-    Scheme,
-    Span,
-    Study,
-    TraceStep,
-)
+from app.core.model import Answer, Item, Kind, Scheme, Study, TraceStep
+from app.core.objects import ObjectSet, SceneObject, Span
 from app.core.progress import Job, Progress, run
 
 STATE_FILE = "user_state.json"

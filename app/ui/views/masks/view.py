@@ -45,7 +45,7 @@ from PySide6.QtWidgets import (
 
 from app.core.agreement.masks_report import MaskAgreement, MaskRun
 from app.core.geometry.mask_drawing import outline, rgba_overlay
-from app.core.model import Mask, ObjectSet
+from app.core.objects import Mask, ObjectSet
 from app.core.project import ProjectData
 from app.ui.palette import annotator_color, label_color
 from app.ui.views.base import View, ViewContext

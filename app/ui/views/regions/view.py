@@ -42,7 +42,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.model import BoxRegion, EllipseRegion, ObjectSet, PolygonRegion, SceneObject
+from app.core.objects import BoxRegion, EllipseRegion, ObjectSet, PolygonRegion, SceneObject
 from app.core.project import ProjectData
 from app.ui.palette import annotator_color
 from app.ui.views.base import View, ViewContext
