@@ -43,6 +43,7 @@ from typing import Any
 from app import __version__
 from app.core.certificate.curves import dev_curves
 from app.core.certificate.inputs import hash_inputs, ledger_summary, relative_name
+from app.core.contracts.kinds.registry import claim, kind_info
 from app.core.contracts.label_report import LabelReport
 from app.core.contracts.labels.families import loss_family
 from app.core.progress import Job, Progress, scaled
@@ -158,7 +159,7 @@ def _labels_part(labels: LabelReport, project: ProjectData) -> dict[str, Any]:
             "projection": result.get("projection"), "result": result,
             "notes": entry.get("notes", []),
         }
-        if spec.kind == "selective_risk" and spec.schema in labels.data:
+        if kind_info(spec.kind).spends_looks and spec.schema in labels.data:
             contract["dev_curve"] = dev_curves(spec, labels.data[spec.schema],
                                                result.get("rule"))
         contracts[spec.id] = contract
@@ -171,7 +172,7 @@ def _labels_part(labels: LabelReport, project: ProjectData) -> dict[str, Any]:
          "measured_error": c["result"].get("measured_error"),
          "measured_error_reason": c["result"].get("measured_error_reason"),
          "accepted_uncertified": statuses.get(c["schema"], Counter())["accepted_uncertified"]}
-        for ident, c in contracts.items() if c["kind"] == "threshold_legacy"]
+        for ident, c in contracts.items() if kind_info(c["kind"]).certifies is False]
     return {
         "configuration": configuration,
         "contracts": contracts,
@@ -190,42 +191,7 @@ def _labels_part(labels: LabelReport, project: ProjectData) -> dict[str, Any]:
 
 def _certifies(kind: str, state: str) -> bool | None:
     """``True``/``False`` for kinds that certify labels; ``None`` for estimates."""
-    if kind == "selective_risk":
-        return state == "met"
-    if kind == "threshold_legacy":
-        return False
-    return None
+    certifies = kind_info(kind).certifies
+    return state == "met" if certifies else certifies
 
 
-def _pct(value: Any) -> str:
-    return f"{float(value) * 100:g}%"
-
-
-def claim(kind: str, schema: str, params: dict[str, Any]) -> str:
-    """What a contract promises, in one sentence."""
-    if kind == "selective_risk":
-        per = " (each predicted class separately)" if params.get("per_class") else ""
-        return (f"the error among accepted machine labels on '{schema}' is at most "
-                f"{_pct(params['error'])}{per}")
-    if kind == "ppi":
-        by = f" within each value of '{params['by']}'" if params.get("by") else ""
-        width = (f", each interval at most {params['max_width']:g} wide"
-                 if params.get("max_width") is not None else "")
-        return (f"the intervals for the {params.get('estimand', 'prevalence')} of '{schema}'"
-                f"{by} cover the true value{width}")
-    if kind == "no_worse_than_human":
-        return (f"the machine agrees with people on '{schema}' no worse than a person does "
-                f"(margin {params.get('epsilon', 0):g}), beating at least half of them")
-    if kind == "budget_first":
-        budget = (f"{params['human_labels']} human labels" if params.get("human_labels")
-                  else f"{params.get('human_usd')} USD of human labels")
-        return (f"a projection of what {budget} can certify on '{schema}'; it promises "
-                "nothing about the labels")
-    if kind == "distributional":
-        limit = (f" within Jensen–Shannon distance {params['max_distance']:g} of"
-                 if params.get("max_distance") is not None else " compared with")
-        return f"the machine's label distribution on '{schema}' is{limit} the people's"
-    if kind == "threshold_legacy":
-        return (f"machine labels on '{schema}' with confidence at least "
-                f"{float(params['threshold']):g} are accepted without a test (uncertified)")
-    return f"a '{kind}' contract on '{schema}'"

@@ -20,7 +20,6 @@ A damaged ledger stops ``certify`` (:class:`LedgerDamagedError`) until acknowled
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -28,7 +27,8 @@ from typing import Any
 from app.core.contracts.config.contract_specs import ContractSpec
 from app.core.contracts.config.engine_config import EngineConfig
 from app.core.contracts.engine_schedule import Schedule, SelectiveView
-from app.core.contracts.kinds.base import KindOutcome, MachineLabel, SchemaData
+from app.core.contracts.kinds.base import KindContext, KindOutcome, MachineLabel, SchemaData
+from app.core.contracts.kinds.registry import evaluate, kind_info
 from app.core.contracts.labels.schema_data import schema_data
 from app.core.contracts.ledger.chain import Ledger, LedgerDamagedError, data_hash
 from app.core.contracts.scheduler import SCHEDULER_KEY
@@ -37,41 +37,12 @@ from app.core.contracts.status import ContractStatus as ContractStatus  # re-exp
 from app.core.formats.labeling.data import LabelingData
 from app.core.model import Study
 
-Evaluator = Callable[[ContractSpec, SchemaData], KindOutcome]
-Reader = Callable[[ContractSpec, SchemaData, Mapping[str, MachineLabel] | None], KindOutcome]
-
-
-SCHEDULED_ESTIMATES = ("ppi", "distributional", "no_worse_than_human")
-
-
-def _estimators() -> dict[str, Evaluator]:
-    from app.core.contracts.kinds.budget_first import evaluate_budget_first
-    from app.core.contracts.kinds.distributional import evaluate_distributional
-    from app.core.contracts.kinds.no_worse_than_human import evaluate_no_worse_than_human
-    from app.core.contracts.kinds.ppi import evaluate_ppi
-    from app.core.contracts.kinds.threshold_legacy import evaluate_threshold_legacy
-
-    return {"ppi": evaluate_ppi, "distributional": evaluate_distributional,
-            "no_worse_than_human": evaluate_no_worse_than_human,
-            "budget_first": evaluate_budget_first,
-            "threshold_legacy": evaluate_threshold_legacy}
-
-
-def _selective_risk(spec: ContractSpec, data: SchemaData, look: int) -> KindOutcome:
-    from app.core.contracts.kinds.selective_risk import evaluate_selective_risk
-
-    return evaluate_selective_risk(spec, data, look)
-
 
 def schema_inputs(study: Study, labeling: LabelingData, config: EngineConfig
                   ) -> dict[str, SchemaData]:
     """One :class:`SchemaData` per schema that has a contract."""
     return {schema: schema_data(study, labeling, config, schema)
             for schema in dict.fromkeys(c.schema for c in config.contracts)}
-
-
-#: The estimate kinds that read the machine label the cascade would deliver.
-READS_DELIVERED = ("ppi", "distributional", "no_worse_than_human")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +59,7 @@ class Machine:
 
 def _machine(config: EngineConfig, statuses: dict[str, ContractStatus], data: SchemaData
              ) -> Machine:
-    from app.core.contracts.labels.delivery import GATING, would_deliver
+    from app.core.contracts.labels.delivery import would_deliver
 
     labels, reason = would_deliver(config, statuses, data)
     if labels is None:
@@ -96,31 +67,21 @@ def _machine(config: EngineConfig, statuses: dict[str, ContractStatus], data: Sc
                              "cascade tier that has one for the item (as if every tier "
                              "accepted everything)", None)
     rules = [statuses[c.id].accepts for c in config.contracts_for(data.scheme.name)
-             if c.kind in GATING]
+             if kind_info(c.kind).gates]
     return Machine(labels, None, _canonical(rules))
 
 
 def _estimate(spec: ContractSpec, data: SchemaData, config: EngineConfig,
               machine: Machine | None = None) -> KindOutcome:
-    if spec.kind == "budget_first":
-        from app.core.contracts.kinds.budget_first import evaluate_budget_first
-
-        return evaluate_budget_first(spec, data, price_usd=config.budgets.crowd_reward_usd)
-    if machine is None or spec.kind not in READS_DELIVERED:
-        return _estimators()[str(spec.kind)](spec, data)
-    outcome = _readers()[str(spec.kind)](spec, data, machine.labels)
-    if machine.note is not None and outcome.state != "pending":
+    """An estimate (or ``threshold_legacy``'s fixed rule): never a look."""
+    info = kind_info(spec.kind)
+    delivered = machine.labels if machine is not None and info.reads_delivered else None
+    outcome = evaluate(spec, data, KindContext(delivered=delivered,
+                                               price_usd=config.budgets.crowd_reward_usd))
+    if (machine is not None and info.reads_delivered and machine.note is not None
+            and outcome.state != "pending"):
         outcome.notes.append(machine.note)
     return outcome
-
-
-def _readers() -> dict[str, Reader]:
-    from app.core.contracts.kinds.distributional import evaluate_distributional
-    from app.core.contracts.kinds.no_worse_than_human import evaluate_no_worse_than_human
-    from app.core.contracts.kinds.ppi import evaluate_ppi
-
-    return {"ppi": evaluate_ppi, "distributional": evaluate_distributional,
-            "no_worse_than_human": evaluate_no_worse_than_human}
 
 
 def evaluate_contracts(config: EngineConfig, data_by_schema: dict[str, SchemaData],
@@ -146,11 +107,12 @@ def evaluate_contracts(config: EngineConfig, data_by_schema: dict[str, SchemaDat
     out: dict[str, ContractStatus] = {}
     for spec in config.contracts:
         data = data_by_schema[spec.schema]
-        if spec.kind == "selective_risk":
+        info = kind_info(spec.kind)
+        if info.spends_looks:
             test_now = certify and (only is None or only == spec.id)
             out[spec.id] = _selective_status(spec, data, ledger, config, certify=test_now,
                                              retest=retest, plan=plan)
-        elif spec.kind == "threshold_legacy":
+        elif info.gates:
             out[spec.id] = _plain(spec, _estimate(spec, data, config))
     machines: dict[str, Machine] = {}
     for spec in config.contracts:
@@ -158,11 +120,12 @@ def evaluate_contracts(config: EngineConfig, data_by_schema: dict[str, SchemaDat
             continue
         data = data_by_schema[spec.schema]
         machine = None
-        if spec.kind in READS_DELIVERED:
+        info = kind_info(spec.kind)
+        if info.reads_delivered:
             if spec.schema not in machines:
                 machines[spec.schema] = _machine(config, out, data)
             machine = machines[spec.schema]
-        if plan is not None and spec.kind in SCHEDULED_ESTIMATES:
+        if plan is not None and info.scheduled:
             out[spec.id] = plan.estimate(spec, data, ledger,
                                          partial(_estimate, spec, data, config, machine),
                                          machine.key if machine is not None else None)
@@ -191,7 +154,7 @@ def _selective_status(spec: ContractSpec, data: SchemaData, ledger: Ledger,
     looks = ledger.looks(spec.id, spec.renamed_from)
     spent = ledger.level_spent(spec.id, spec.renamed_from)
     latest = ledger.last_look(spec.id, spec.renamed_from)
-    outcome = _selective_risk(spec, data, looks + 1)
+    outcome = evaluate(spec, data, KindContext(look=looks + 1))
     rule = outcome.data.get("rule", outcome.result.get("rule"))
     if not outcome.tested:
         # No test would run (pending, insufficient, infeasible): nothing to spend.

@@ -24,10 +24,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from app.core.contracts.config.contract_specs import DEFAULT_CONFIDENCE
+from app.core.contracts.kinds.registry import kind_info
 from app.core.contracts.statistics.looks import look_level
 from app.core.contracts.status import ContractStatus
-
-SPENDING_KINDS = frozenset({"selective_risk"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +61,7 @@ def next_look_cost(status: ContractStatus) -> LookCost:
     kind = str(status.spec.kind)
     raw = status.spec.params.get("confidence")
     confidence = DEFAULT_CONFIDENCE if raw is None else float(raw)
-    if kind not in SPENDING_KINDS:
+    if not kind_info(kind).spends_looks:
         return LookCost(status.spec.id, kind, None, None, confidence, status.level_spent)
     look = status.looks + 1
     return LookCost(status.spec.id, kind, look, look_level(look, confidence), confidence,

@@ -91,3 +91,20 @@ class KindOutcome:
     def __post_init__(self) -> None:
         if self.state not in STATES:
             raise ValueError(f"state must be one of {STATES}, got {self.state!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class KindContext:
+    """What the engine hands a kind beyond its contract and data, the same for all six.
+
+    ``look`` is the look a test would spend (``selective_risk`` reads it; the others
+    never spend one); ``delivered`` is item → the machine label the cascade delivers
+    under the gating contracts' current rules (``None``: nothing delivered yet, the first
+    tier with a prediction stands in; only the kinds whose
+    :attr:`~app.core.contracts.kinds.registry.KindInfo.reads_delivered` is set read it);
+    ``price_usd`` is one crowd label's price (``budget_first``'s ``human_usd``).
+    """
+
+    look: int = 1
+    delivered: Mapping[str, MachineLabel] | None = None
+    price_usd: float | None = None

@@ -59,7 +59,7 @@ from typing import Any
 import numpy as np
 
 from app.core.contracts.config.contract_specs import DEFAULT_CONFIDENCE, ContractSpec
-from app.core.contracts.kinds.base import KindOutcome, MachineLabel, SchemaData
+from app.core.contracts.kinds.base import KindContext, KindOutcome, MachineLabel, SchemaData
 from app.core.contracts.kinds.ppi import GroupEstimate, Labelled, estimate_group
 from app.core.contracts.labels.families import LABEL_FAMILIES, Family, loss_family
 from app.core.contracts.labels.losses import DEFAULT_TOLERANCE, is_correct
@@ -186,3 +186,17 @@ def evaluate_budget_first(spec: ContractSpec, data: SchemaData,
     notes.append("budget_first projects from the dev labels so far; it promises nothing "
                  "about the labels")
     return KindOutcome("met", result, notes)
+
+
+def evaluate(spec: ContractSpec, data: SchemaData, context: KindContext) -> KindOutcome:
+    """The registry's entry: the projection at the context's label price (the first
+    tier's labels stand in: the projection plans before any rule is met)."""
+    return evaluate_budget_first(spec, data, price_usd=context.price_usd)
+
+
+def claim(schema: str, params: dict[str, Any]) -> str:
+    """What a ``budget_first`` contract promises, in one sentence."""
+    budget = (f"{params['human_labels']} human labels" if params.get("human_labels")
+              else f"{params.get('human_usd')} USD of human labels")
+    return (f"a projection of what {budget} can certify on '{schema}'; it promises "
+            "nothing about the labels")

@@ -51,7 +51,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.core.contracts.config.contract_specs import DEFAULT_CONFIDENCE, ContractSpec
-from app.core.contracts.kinds.base import HumanLabel, KindOutcome, MachineLabel, SchemaData
+from app.core.contracts.kinds.base import (
+    HumanLabel,
+    KindContext,
+    KindOutcome,
+    MachineLabel,
+    SchemaData,
+)
 from app.core.contracts.labels.machine_labels import (
     dev_label_count,
     label_classes,
@@ -190,3 +196,15 @@ def evaluate_distributional(spec: ContractSpec, data: SchemaData,
     notes.append(f"the interval straddles max_distance {max_distance}: more items are "
                  "needed to decide")
     return KindOutcome("insufficient", result, notes)
+
+
+def evaluate(spec: ContractSpec, data: SchemaData, context: KindContext) -> KindOutcome:
+    """The registry's entry: the distances on the delivered labels."""
+    return evaluate_distributional(spec, data, context.delivered)
+
+
+def claim(schema: str, params: dict[str, Any]) -> str:
+    """What a ``distributional`` contract promises, in one sentence."""
+    limit = (f" within Jensen–Shannon distance {params['max_distance']:g} of"
+             if params.get("max_distance") is not None else " compared with")
+    return f"the machine's label distribution on '{schema}' is{limit} the people's"

@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from app.core.contracts.config.contract_specs import DEFAULT_CONFIDENCE, ContractSpec
-from app.core.contracts.kinds.base import KindOutcome, MachineLabel, SchemaData
+from app.core.contracts.kinds.base import KindContext, KindOutcome, MachineLabel, SchemaData
 from app.core.contracts.labels.losses import loss
 from app.core.contracts.labels.machine_labels import dev_label_count, machine_labels
 from app.core.contracts.statistics.annotator_test import (
@@ -127,3 +127,14 @@ def _comparable_items(data: SchemaData, machine: Mapping[str, Answer]) -> dict[s
             if item in machine and len({x.annotator for x in labels}) >= 2:
                 counts[h.annotator] += 1
     return counts
+
+
+def evaluate(spec: ContractSpec, data: SchemaData, context: KindContext) -> KindOutcome:
+    """The registry's entry: the test on the delivered labels (it spends no look)."""
+    return evaluate_no_worse_than_human(spec, data, context.delivered)
+
+
+def claim(schema: str, params: dict[str, Any]) -> str:
+    """What a ``no_worse_than_human`` contract promises, in one sentence."""
+    return (f"the machine agrees with people on '{schema}' no worse than a person does "
+            f"(margin {params.get('epsilon', 0):g}), beating at least half of them")

@@ -81,7 +81,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.core.contracts.config.contract_specs import DEFAULT_CONFIDENCE, ContractSpec
-from app.core.contracts.kinds.base import KindOutcome, MachineLabel, SchemaData
+from app.core.contracts.kinds.base import KindContext, KindOutcome, MachineLabel, SchemaData
 from app.core.contracts.labels.families import Family, loss_family
 from app.core.contracts.labels.machine_labels import (
     dev_label_count,
@@ -358,3 +358,17 @@ def _projection(needed: int, have: int, share: float, dev_fraction: float) -> di
     more = max(0, needed - have)
     requests = math.ceil(more / (dev_fraction * share)) if share > 0 and more else 0
     return {"dev_labels_needed": needed, "more_dev_labels": more, "requests_needed": requests}
+
+
+def evaluate(spec: ContractSpec, data: SchemaData, context: KindContext) -> KindOutcome:
+    """The registry's entry: the estimates on the delivered labels."""
+    return evaluate_ppi(spec, data, context.delivered)
+
+
+def claim(schema: str, params: dict[str, Any]) -> str:
+    """What a ``ppi`` contract promises, in one sentence."""
+    by = f" within each value of '{params['by']}'" if params.get("by") else ""
+    width = (f", each interval at most {params['max_width']:g} wide"
+             if params.get("max_width") is not None else "")
+    return (f"the intervals for the {params.get('estimand', 'prevalence')} of '{schema}'"
+            f"{by} cover the true value{width}")

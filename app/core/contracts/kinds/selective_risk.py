@@ -71,7 +71,7 @@ from app.core.contracts.config.contract_specs import (
     DEFAULT_TOLERANCE,
     ContractSpec,
 )
-from app.core.contracts.kinds.base import KindOutcome, SchemaData
+from app.core.contracts.kinds.base import KindContext, KindOutcome, SchemaData
 from app.core.contracts.kinds.selective_risk_groups import (
     GRID,
     Choice,
@@ -359,3 +359,15 @@ def evaluate_selective_risk(spec: ContractSpec, data: SchemaData, look: int) -> 
     if best is not None:
         result["projection"] = best.to_json()
     return KindOutcome("unmet", result, notes, tested=True, data=tested_data)
+
+
+def evaluate(spec: ContractSpec, data: SchemaData, context: KindContext) -> KindOutcome:
+    """The registry's entry: the test at the context's look."""
+    return evaluate_selective_risk(spec, data, context.look)
+
+
+def claim(schema: str, params: dict[str, Any]) -> str:
+    """What a ``selective_risk`` contract promises, in one sentence."""
+    per = " (each predicted class separately)" if params.get("per_class") else ""
+    return (f"the error among accepted machine labels on '{schema}' is at most "
+            f"{float(params['error']) * 100:g}%{per}")

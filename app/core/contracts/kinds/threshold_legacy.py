@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.contracts.config.contract_specs import ContractSpec
-from app.core.contracts.kinds.base import KindOutcome, MachineLabel, SchemaData
+from app.core.contracts.kinds.base import KindContext, KindOutcome, MachineLabel, SchemaData
 from app.core.contracts.labels.losses import DEFAULT_TOLERANCE, is_correct
 
 
@@ -89,3 +89,14 @@ def evaluate_threshold_legacy(spec: ContractSpec, data: SchemaData) -> KindOutco
     accepts: dict[str, Any] = dict.fromkeys(data.tiers, threshold)
     return KindOutcome("met", result, notes, tested=False, accepts=accepts,
                        data={"threshold": threshold})
+
+
+def evaluate(spec: ContractSpec, data: SchemaData, context: KindContext) -> KindOutcome:
+    """The registry's entry: the fixed threshold (the context is not read)."""
+    return evaluate_threshold_legacy(spec, data)
+
+
+def claim(schema: str, params: dict[str, Any]) -> str:
+    """What a ``threshold_legacy`` contract promises, in one sentence."""
+    return (f"machine labels on '{schema}' with confidence at least "
+            f"{float(params['threshold']):g} are accepted without a test (uncertified)")

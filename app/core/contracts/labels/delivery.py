@@ -26,11 +26,10 @@ from typing import Any
 
 from app.core.contracts.config.engine_config import EngineConfig
 from app.core.contracts.kinds.base import MachineLabel, SchemaData
+from app.core.contracts.kinds.registry import GATING, kind_info
 from app.core.contracts.status import ContractStatus
 from app.core.formats.labeling.data import LabelingData
 from app.core.model import Study
-
-GATING = ("selective_risk", "threshold_legacy")
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +88,7 @@ def _routed_all(config: EngineConfig, statuses: Mapping[str, ContractStatus],
     gates = [statuses[c.id] for c in config.contracts_for(data.scheme.name) if c.kind in GATING]
     if not gates or blocking(config, statuses, data.scheme.name):
         return {}, False
-    certified = any(g.spec.kind == "selective_risk" for g in gates)
+    certified = any(kind_info(g.spec.kind).certifies for g in gates)
     if any(g.accepts is None for g in gates):
         return {}, certified
     rules = [g.accepts for g in gates if g.accepts is not None]

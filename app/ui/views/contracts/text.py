@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from app.core.contracts.kinds.registry import kind_info
 from app.core.contracts.status import ContractStatus
 
 Label = Callable[[str], str]
@@ -38,70 +39,97 @@ def _interval(value: Any) -> str:
 def looks_line(status: ContractStatus) -> str:
     confidence = status.spec.params.get("confidence")
     budget = 1.0 - (0.9 if confidence is None else float(confidence))
-    if str(status.spec.kind) != "selective_risk":
+    if not kind_info(status.spec.kind).spends_looks:
         return "Looks: none (an estimate spends no look)"
     return (f"Looks: {status.looks} · level spent {status.level_spent:.6f} of the error "
             f"budget {budget:g}")
 
 
+def _selective_risk_lines(r: Mapping[str, Any], p: Mapping[str, Any], label: Label
+    ) -> list[str]:
+    lines = [f"Target: error ≤ {p.get('error')} at confidence {p.get('confidence') or 0.9}"]
+    rule = r.get("rule") or {}
+    if rule:
+        lines.append("Rule: " + ", ".join(f"{tier} ≥ {_rule(v)}" for tier, v in rule.items()))
+    cover = r.get("accepted_by_tier") or {}
+    if cover:
+        lines.append("Accepted by tier: " + ", ".join(f"{t} {_pct(v)}"
+                                                      for t, v in cover.items()))
+    tests = r.get("tests") or []
+    if tests:
+        passed = sum(1 for t in tests if t.get("passed"))
+        last = tests[-1]
+        lines.append(f"Tests: {len(tests)} ({passed} passed); last at threshold "
+                     f"{last.get('threshold')}: {last.get('errors')} errors in "
+                     f"{last.get('n')} cert labels, p {float(last.get('p', 0)):.3g}")
+    return lines
+
+
+def _ppi_lines(r: Mapping[str, Any], p: Mapping[str, Any], label: Label
+    ) -> list[str]:
+    d = r.get("details") or {}
+    lines = [f"Estimand: {r.get('estimand')}" + (f" by {r['by']}" if r.get("by") else "")
+             + f" · confidence {r.get('confidence')}"
+             + (f" · max width {r['max_width']}" if r.get("max_width") else "")]
+    details = [d] if "method" in d else list(d.values()) if isinstance(d, Mapping) else []
+    for key, value in zip([""] if "method" in d else list(d), details, strict=False):
+        if isinstance(value, Mapping):
+            lines.append((f"{key}: " if key else "") + f"{value.get('method')}, λ "
+                         f"{_num(value.get('lambda'))}, {value.get('n_labelled')} "
+                         f"labelled, {value.get('n_unlabelled')} unlabelled")
+    return lines
+
+
+def _no_worse_than_human_lines(r: Mapping[str, Any], p: Mapping[str, Any], label: Label
+    ) -> list[str]:
+    lines = [f"Winning rate {_pct(r.get('winning_rate'))} (needs 50%) · machine "
+             f"alignment {_num(r.get('machine_alignment'))} vs people "
+             f"{_num(r.get('human_alignment'))} · ε {r.get('epsilon', p.get('epsilon'))}"]
+    for name, row in (r.get("per_annotator") or {}).items():
+        lines.append(f"vs {label(name)}: advantage {_num(row.get('advantage'))}, p "
+                     f"{float(row.get('p', 1)):.3g}, {row.get('n_items')} items, "
+                     + ("beaten" if row.get("beaten") else "not beaten"))
+    return lines
+
+
+def _budget_first_lines(r: Mapping[str, Any], p: Mapping[str, Any], label: Label
+    ) -> list[str]:
+    return [f"Budget: {r.get('budget_labels')} labels · dev labels so far "
+            f"{r.get('dev_labels')} · interval width now "
+            f"{_num(r.get('interval_width_now'))}"]
+
+
+def _distributional_lines(r: Mapping[str, Any], p: Mapping[str, Any], label: Label
+    ) -> list[str]:
+    lines = [f"Mean JS distance {_num(r.get('mean_js'))} {_interval(r.get('interval'))}"
+             f" · noise ceiling {_num(r.get('noise_ceiling'))}"
+             + (f" · max {p['max_distance']}" if p.get("max_distance") is not None else "")]
+    if r.get("groups_reason"):
+        lines.append(str(r["groups_reason"]))
+    return lines
+
+
+def _threshold_legacy_lines(r: Mapping[str, Any], p: Mapping[str, Any], label: Label
+    ) -> list[str]:
+    return [f"Threshold {r.get('threshold')} (uncertified) · measured error on dev "
+            f"{_pct(r.get('measured_error'))} ({r.get('errors')} of {r.get('n_labels')} "
+            "labels)"]
+
+
+_KEY_NUMBERS = {
+    "selective_risk": _selective_risk_lines,
+    "ppi": _ppi_lines,
+    "no_worse_than_human": _no_worse_than_human_lines,
+    "budget_first": _budget_first_lines,
+    "distributional": _distributional_lines,
+    "threshold_legacy": _threshold_legacy_lines,
+}
+"""Each kind's lines of numbers (``cli.md``'s ``result`` keys), by kind name."""
+
+
 def key_numbers(status: ContractStatus, label: Label) -> list[str]:
-    kind = str(status.spec.kind)
-    r = status.result
-    p = status.spec.params
-    if kind == "selective_risk":
-        lines = [f"Target: error ≤ {p.get('error')} at confidence {p.get('confidence') or 0.9}"]
-        rule = r.get("rule") or {}
-        if rule:
-            lines.append("Rule: " + ", ".join(f"{tier} ≥ {_rule(v)}" for tier, v in rule.items()))
-        cover = r.get("accepted_by_tier") or {}
-        if cover:
-            lines.append("Accepted by tier: " + ", ".join(f"{t} {_pct(v)}"
-                                                          for t, v in cover.items()))
-        tests = r.get("tests") or []
-        if tests:
-            passed = sum(1 for t in tests if t.get("passed"))
-            last = tests[-1]
-            lines.append(f"Tests: {len(tests)} ({passed} passed); last at threshold "
-                         f"{last.get('threshold')}: {last.get('errors')} errors in "
-                         f"{last.get('n')} cert labels, p {float(last.get('p', 0)):.3g}")
-        return lines
-    if kind == "ppi":
-        d = r.get("details") or {}
-        lines = [f"Estimand: {r.get('estimand')}" + (f" by {r['by']}" if r.get("by") else "")
-                 + f" · confidence {r.get('confidence')}"
-                 + (f" · max width {r['max_width']}" if r.get("max_width") else "")]
-        details = [d] if "method" in d else list(d.values()) if isinstance(d, Mapping) else []
-        for key, value in zip([""] if "method" in d else list(d), details, strict=False):
-            if isinstance(value, Mapping):
-                lines.append((f"{key}: " if key else "") + f"{value.get('method')}, λ "
-                             f"{_num(value.get('lambda'))}, {value.get('n_labelled')} "
-                             f"labelled, {value.get('n_unlabelled')} unlabelled")
-        return lines
-    if kind == "no_worse_than_human":
-        lines = [f"Winning rate {_pct(r.get('winning_rate'))} (needs 50%) · machine "
-                 f"alignment {_num(r.get('machine_alignment'))} vs people "
-                 f"{_num(r.get('human_alignment'))} · ε {r.get('epsilon', p.get('epsilon'))}"]
-        for name, row in (r.get("per_annotator") or {}).items():
-            lines.append(f"vs {label(name)}: advantage {_num(row.get('advantage'))}, p "
-                         f"{float(row.get('p', 1)):.3g}, {row.get('n_items')} items, "
-                         + ("beaten" if row.get("beaten") else "not beaten"))
-        return lines
-    if kind == "budget_first":
-        return [f"Budget: {r.get('budget_labels')} labels · dev labels so far "
-                f"{r.get('dev_labels')} · interval width now "
-                f"{_num(r.get('interval_width_now'))}"]
-    if kind == "distributional":
-        lines = [f"Mean JS distance {_num(r.get('mean_js'))} {_interval(r.get('interval'))}"
-                 f" · noise ceiling {_num(r.get('noise_ceiling'))}"
-                 + (f" · max {p['max_distance']}" if p.get("max_distance") is not None else "")]
-        if r.get("groups_reason"):
-            lines.append(str(r["groups_reason"]))
-        return lines
-    if kind == "threshold_legacy":
-        return [f"Threshold {r.get('threshold')} (uncertified) · measured error on dev "
-                f"{_pct(r.get('measured_error'))} ({r.get('errors')} of {r.get('n_labels')} "
-                "labels)"]
-    return []
+    lines = _KEY_NUMBERS.get(str(status.spec.kind))
+    return [] if lines is None else lines(status.result, status.spec.params, label)
 
 
 def _rule(value: Any) -> str:

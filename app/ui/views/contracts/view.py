@@ -71,27 +71,41 @@ def ask(parent: QWidget, title: str, text: str) -> bool:
     return answer == QMessageBox.StandardButton.Yes
 
 
+def _ppi_plot(status: ContractStatus, labels: LabelReport) -> QWidget | None:
+    data = labels.data.get(status.spec.schema)
+    names = list(data.scheme.labels) if data is not None else []
+    return plots.ppi_plot(status.result, names)
+
+
+def _coverage_plot(status: ContractStatus, labels: LabelReport) -> QWidget | None:
+    data = labels.data.get(status.spec.schema)
+    if data is None or not any(data.dev.values()):
+        return None
+    rule = status.result.get("rule") or {}
+    curves = error_coverage_curves(status.spec, data, rule)
+    error = status.spec.params.get("error")
+    return plots.coverage_plot(curves, rule, None if error is None else float(error))
+
+
+def _distributional_plot(status: ContractStatus, labels: LabelReport) -> QWidget | None:
+    limit = status.spec.params.get("max_distance")
+    return plots.distributional_plot(status.result, None if limit is None else float(limit))
+
+
+def _budget_plot(status: ContractStatus, labels: LabelReport) -> QWidget | None:
+    return plots.budget_plot(status.result)
+
+
+_PLOTS: dict[str, Callable[[ContractStatus, LabelReport], QWidget | None]] = {
+    "ppi": _ppi_plot, "selective_risk": _coverage_plot,
+    "distributional": _distributional_plot, "budget_first": _budget_plot,
+}
+"""The kinds that have a plot, and how to draw it (the others have none)."""
+
+
 def contract_plot(status: ContractStatus, labels: LabelReport) -> QWidget | None:
-    kind = str(status.spec.kind)
-    result = status.result
-    if kind == "ppi":
-        data = labels.data.get(status.spec.schema)
-        names = list(data.scheme.labels) if data is not None else []
-        return plots.ppi_plot(result, names)
-    if kind == "selective_risk":
-        data = labels.data.get(status.spec.schema)
-        if data is None or not any(data.dev.values()):
-            return None
-        curves = error_coverage_curves(status.spec, data, result.get("rule") or {})
-        error = status.spec.params.get("error")
-        return plots.coverage_plot(curves, result.get("rule") or {},
-                                   None if error is None else float(error))
-    if kind == "distributional":
-        limit = status.spec.params.get("max_distance")
-        return plots.distributional_plot(result, None if limit is None else float(limit))
-    if kind == "budget_first":
-        return plots.budget_plot(result)
-    return None
+    draw = _PLOTS.get(str(status.spec.kind))
+    return None if draw is None else draw(status, labels)
 
 
 def people_aliases(labels: LabelReport, aliases: Mapping[str, str]) -> dict[str, str]:
