@@ -2,19 +2,15 @@
 
 Small on purpose (architecture rule 6): it owns the one :class:`ViewContext` and hands it
 to every view, starts core jobs on its :class:`~app.ui.workers.WorkerPool`, and
-delegates the rest (menus to :mod:`app.ui.menus`, presentation mode, the watcher, the
-status bar panel).
+delegates the rest (where the views are docked to :mod:`app.ui.dock_layout`, menus to
+:mod:`app.ui.menus`, presentation mode, the watcher, the status bar panel).
 
 Choices where the design is silent:
 
-- Layout: the project tree on the left; overview, items and contracts tabbed at the
-  top right; the detail views (cuboids, tiers, traces, regions, masks) tabbed below
-  them. Picking an item raises the detail view that draws the selected scheme's kind.
-- Presentation mode keeps only that detail view (the tree, the summaries and the
-  other detail tabs are hidden; :mod:`app.ui.presentation` restores the layout).
 - Only views whose module imports are shown (:mod:`app.ui.views.registry`).
 - Opening a project while another open is running cancels the first; a failed open
-  leaves the current project, its views and its watcher untouched.
+  leaves the current project, its views and its watcher untouched; a reopen keeps
+  what it can of the selection (:mod:`app.ui.opening`).
 - A bundled demo (under ``resources/``) is never certified or scheduled: that would
   write a ledger into the installation. Export it first (``accord demo --export``).
 """
@@ -25,14 +21,16 @@ import logging
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QWidget
+from PySide6.QtWidgets import QMainWindow, QWidget
 
 from app.core.progress import Job
+from app.ui.dock_layout import DockLayout
 from app.ui.menus import build_menus
+from app.ui.opening import open_options, reopened_context
 from app.ui.presentation import Presentation
 from app.ui.project_io import dropped_folder, import_core, is_bundled, open_project, show_error
 from app.ui.project_tree import ProjectTree
@@ -47,10 +45,6 @@ if TYPE_CHECKING:
     from app.core.project import ProjectData
 
 log = logging.getLogger(__name__)
-
-TOP_VIEWS = ("overview", "items", "contracts")
-DETAIL_FOR_KIND = {"cuboids": "cuboids", "segments": "tiers", "tiers": "tiers",
-                   "trace": "traces", "regions": "regions", "masks": "masks"}
 
 
 class MainWindow(QMainWindow):
@@ -78,24 +72,25 @@ class MainWindow(QMainWindow):
         self.tree = ProjectTree()
         self.tree.item_picked.connect(self.pick_item)
         self.tree.scheme_picked.connect(self.pick_scheme)
-        self.tree_dock = self._dock("project", "Project", self.tree,
-                                    Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.views: dict[str, View] = {}
+        self.dock_layout = DockLayout(self, self.tree)
+        self.tree_dock = self.dock_layout.tree_dock
+        self.views = self.dock_layout.views  # the same dicts, filled by add_views
         self.views_added = False
-        self.docks: dict[str, QDockWidget] = {}
+        self.docks = self.dock_layout.docks
         self.status = StatusPanel()
         self.status.cancel_requested.connect(self.cancel_work)
         self.statusBar().addPermanentWidget(self.status)
+        docks = self.dock_layout
         self.presentation = Presentation(self, lambda: self.context, self.set_context,
-                                         hidden=self._presentation_hidden,
-                                         arrange=self._presentation_arrange)
+                                         hidden=lambda: docks.presentation_hidden(self.context),
+                                         arrange=lambda: docks.presentation_arrange(self.context))
         self.presentation.changed.connect(self._presentation_message)
         self.watcher = ProjectWatcher(self)
         if watch:
             self.watcher.changed.connect(self._files_changed)
         self._opening: JobWorker | None = None
         self._generation = 0
-        self.menus = build_menus(self)
+        self.menus = build_menus(self, self)
         self._restore_window()
         if views is not None:
             self.add_views(views)
@@ -103,17 +98,6 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self._warm_up)
 
     # ------------------------------------------------------------------ views and context
-
-    def _dock(self, name: str, title: str, widget: QWidget,
-              area: Qt.DockWidgetArea) -> QDockWidget:
-        dock = QDockWidget(title, self)
-        dock.setObjectName(f"dock_{name}")
-        dock.setWidget(widget)
-        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
-                         | QDockWidget.DockWidgetFeature.DockWidgetClosable
-                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
-        self.addDockWidget(area, dock)
-        return dock
 
     def _warm_up(self) -> None:
         """Import the core on the pool (the window keeps painting), then add the views."""
@@ -126,50 +110,23 @@ class MainWindow(QMainWindow):
         if self.views_added:
             return
         self.views_added = True
-        first: dict[Qt.DockWidgetArea, QDockWidget] = {}
-        for name, cls in classes.items():
-            view = cls()
-            view.item_picked.connect(self.pick_item)
-            view.scheme_picked.connect(self.pick_scheme)
-            certify = getattr(view, "certify_requested", None)
-            if certify is not None:
-                certify.connect(self.certify)
-            area = (Qt.DockWidgetArea.RightDockWidgetArea if name in TOP_VIEWS
-                    else Qt.DockWidgetArea.BottomDockWidgetArea)
-            dock = self._dock(name, cls.title or name.title(), view, area)
-            if area in first:
-                self.tabifyDockWidget(first[area], dock)
-            else:
-                first[area] = dock
-            self.views[name] = view
-            self.docks[name] = dock
-        for dock in first.values():
-            dock.raise_()
-        if not classes:
-            placeholder = QLabel("No views are available in this installation.")
-            placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            self.setCentralWidget(placeholder)
+        first = self.dock_layout.add_views(classes, self._wire)
         self.menus.add_view_actions()
         state = self.settings.window_state()
         if state is not None:
             self.restoreState(state)
         else:
-            self._default_sizes(first)
+            self.dock_layout.default_sizes(first)
         if self.context.project is not None:
             self.set_context(self.context)
         self.views_ready.emit()
 
-    def _default_sizes(self, first: dict[Qt.DockWidgetArea, QDockWidget]) -> None:
-        """The first-run layout: a narrow tree; the summaries above the detail views."""
-        right = first.get(Qt.DockWidgetArea.RightDockWidgetArea)
-        bottom = first.get(Qt.DockWidgetArea.BottomDockWidgetArea)
-        width, height = self.width(), self.height()
-        if right is not None:
-            self.resizeDocks([self.tree_dock, right], [width * 22 // 100, width * 78 // 100],
-                             Qt.Orientation.Horizontal)
-        if right is not None and bottom is not None:
-            self.resizeDocks([right, bottom], [height * 55 // 100, height * 45 // 100],
-                             Qt.Orientation.Vertical)
+    def _wire(self, view: View) -> None:
+        view.item_picked.connect(self.pick_item)
+        view.scheme_picked.connect(self.pick_scheme)
+        certify = getattr(view, "certify_requested", None)
+        if certify is not None:
+            certify.connect(self.certify)
 
     def set_context(self, context: ViewContext) -> None:
         """Show ``context`` everywhere (views, tree selection), now."""
@@ -202,56 +159,14 @@ class MainWindow(QMainWindow):
     def pick_item(self, item: str) -> None:
         if item != self.context.item:
             self.set_context(self.context.with_(item=item))
-        self._raise_detail()
+        self.dock_layout.raise_detail(self.context)
 
     def pick_scheme(self, scheme: str) -> None:
         if scheme != self.context.scheme:
             self.set_context(self.context.with_(scheme=scheme))
 
     def raise_view(self, name: str) -> None:
-        dock = self.docks.get(name)
-        if dock is not None:
-            dock.show()
-            dock.raise_()
-
-    def _raise_detail(self, fallback: bool = False) -> None:
-        """Raise the detail view that draws the selected scheme's kind; with ``fallback``
-        (a project just opened) the first scheme that has one if the selected has none."""
-        project, scheme = self.context.project, self.context.scheme
-        if project is None:
-            return
-        schemes = project.report.schemes
-        order = [scheme] if scheme in schemes else []
-        if fallback:
-            order += [name for name in schemes if name != scheme]
-        for name in order:
-            view = self._detail_view(name)
-            if view is not None:
-                self.raise_view(view)
-                return
-
-    def _detail_view(self, scheme: str | None) -> str | None:
-        """The docked detail view that draws ``scheme``'s kind, if there is one."""
-        project = self.context.project
-        result = project.report.schemes.get(scheme or "") if project is not None else None
-        view = DETAIL_FOR_KIND.get(result.kind or "") if result is not None else None
-        return view if view in self.docks else None
-
-    def _presentation_hidden(self) -> list[QWidget]:
-        """What presentation mode hides: the tree, and every view but the detail view
-        of the selected scheme's kind, which then fills the screen (the other detail
-        tabs would only widen it: a tab area is as wide as its widest view); when the
-        scheme has no detail view, the detail views (the summaries show the item)."""
-        detail = self._detail_view(self.context.scheme)
-        keep = {detail} if detail is not None else set(TOP_VIEWS)
-        return [self.tree_dock, *(dock for name, dock in self.docks.items()
-                                  if name not in keep)]
-
-    def _presentation_arrange(self) -> None:
-        if self._detail_view(self.context.scheme) is not None:
-            self._raise_detail()
-        else:
-            self.raise_view("items")
+        self.dock_layout.raise_view(name)
 
     # ------------------------------------------------------------------ opening
 
@@ -264,13 +179,7 @@ class MainWindow(QMainWindow):
         """Open (or reload) ``path`` on the worker pool; the result replaces the project."""
         if self._opening is not None:
             self._opening.cancel()
-        options: dict[str, Any] = {}
-        if certify:
-            options.update(certify=True, contract=contract)
-        elif schedule:
-            options["schedule"] = True
-        if options and is_bundled(path):
-            options = {}
+        options = open_options(path, schedule=schedule, certify=certify, contract=contract)
 
         def job() -> Job[ProjectData]:
             return open_project(path, **options)
@@ -329,13 +238,7 @@ class MainWindow(QMainWindow):
     def _loaded(self, worker: JobWorker, data: ProjectData) -> None:
         if worker is not self._opening:
             return  # superseded by a later open
-        previous = self.context
-        same = previous.project is not None and previous.project.path == data.path
-        item = previous.item if same and previous.item in data.study.items else None
-        scheme = (previous.scheme if same and previous.scheme in data.report.schemes
-                  else next(iter(data.report.schemes), None))
-        context = previous.with_(project=data, item=item, scheme=scheme)
-        self.context = context
+        context = self.context = reopened_context(self.context, data)
         self.status.show_coverage(data)
         self.setWindowTitle(f"Accord — {data.path.name}")
         if not is_bundled(data.path):
@@ -353,7 +256,7 @@ class MainWindow(QMainWindow):
         self._staggered(steps, partial(self._delivered, data))
 
     def _delivered(self, data: ProjectData) -> None:
-        self._raise_detail(fallback=True)
+        self.dock_layout.raise_detail(self.context, fallback=True)
         self.presentation.refresh()
         self.statusBar().showMessage(f"Opened {data.path}", 4000)
         self.project_loaded.emit(data)

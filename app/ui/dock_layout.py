@@ -1,0 +1,136 @@
+"""Where the window's views sit: the project tree, the summaries, the detail views.
+
+Kept out of :mod:`app.ui.main_window` so the window only decides what is shown (the
+one context) and this module only where it is shown.
+
+Choices where the design is silent:
+
+- The project tree on the left; overview, items and contracts (``TOP_VIEWS``) tabbed
+  at the top right; the detail views (cuboids, tiers, traces, regions, masks) tabbed
+  below them. Picking an item raises the detail view that draws the selected scheme's
+  kind (``DETAIL_FOR_KIND``).
+- Presentation mode keeps only that detail view: :meth:`DockLayout.presentation_hidden`
+  names the docks to hide and :mod:`app.ui.presentation` hides them and restores the
+  layout afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QWidget
+
+if TYPE_CHECKING:
+    from app.core.project import ProjectData
+    from app.ui.views.base import View, ViewContext
+
+TOP_VIEWS = ("overview", "items", "contracts")
+DETAIL_FOR_KIND = {"cuboids": "cuboids", "segments": "tiers", "tiers": "tiers",
+                   "trace": "traces", "regions": "regions", "masks": "masks"}
+
+
+class DockLayout:
+    """The docks of one window: the project tree's at once, one per view later."""
+
+    def __init__(self, window: QMainWindow, tree: QWidget) -> None:
+        self._window = window
+        self.tree_dock = self._dock("project", "Project", tree,
+                                    Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.views: dict[str, View] = {}
+        self.docks: dict[str, QDockWidget] = {}
+
+    def _dock(self, name: str, title: str, widget: QWidget,
+              area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self._window)
+        dock.setObjectName(f"dock_{name}")
+        dock.setWidget(widget)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QDockWidget.DockWidgetFeature.DockWidgetClosable
+                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self._window.addDockWidget(area, dock)
+        return dock
+
+    def add_views(self, classes: dict[str, type[View]], wire: Callable[[View], None],
+                  ) -> dict[Qt.DockWidgetArea, QDockWidget]:
+        """Create each view, ``wire`` it (the window connects its signals), dock it tabbed
+        in its area; return the first dock of each area (raised: its tab shows)."""
+        first: dict[Qt.DockWidgetArea, QDockWidget] = {}
+        for name, cls in classes.items():
+            view = cls()
+            wire(view)
+            area = (Qt.DockWidgetArea.RightDockWidgetArea if name in TOP_VIEWS
+                    else Qt.DockWidgetArea.BottomDockWidgetArea)
+            dock = self._dock(name, cls.title or name.title(), view, area)
+            if area in first:
+                self._window.tabifyDockWidget(first[area], dock)
+            else:
+                first[area] = dock
+            self.views[name] = view
+            self.docks[name] = dock
+        for dock in first.values():
+            dock.raise_()
+        if not classes:
+            placeholder = QLabel("No views are available in this installation.")
+            placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            self._window.setCentralWidget(placeholder)
+        return first
+
+    def default_sizes(self, first: dict[Qt.DockWidgetArea, QDockWidget]) -> None:
+        """The first-run layout: a narrow tree; the summaries above the detail views."""
+        window = self._window
+        right = first.get(Qt.DockWidgetArea.RightDockWidgetArea)
+        bottom = first.get(Qt.DockWidgetArea.BottomDockWidgetArea)
+        width, height = window.width(), window.height()
+        if right is not None:
+            window.resizeDocks([self.tree_dock, right], [width * 22 // 100, width * 78 // 100],
+                               Qt.Orientation.Horizontal)
+        if right is not None and bottom is not None:
+            window.resizeDocks([right, bottom], [height * 55 // 100, height * 45 // 100],
+                               Qt.Orientation.Vertical)
+
+    def raise_view(self, name: str) -> None:
+        dock = self.docks.get(name)
+        if dock is not None:
+            dock.show()
+            dock.raise_()
+
+    def detail_view(self, project: ProjectData | None, scheme: str | None) -> str | None:
+        """The docked detail view that draws ``scheme``'s kind, if there is one."""
+        result = project.report.schemes.get(scheme or "") if project is not None else None
+        view = DETAIL_FOR_KIND.get(result.kind or "") if result is not None else None
+        return view if view in self.docks else None
+
+    def raise_detail(self, context: ViewContext, fallback: bool = False) -> None:
+        """Raise the detail view that draws the selected scheme's kind; with ``fallback``
+        (a project just opened) the first scheme that has one if the selected has none."""
+        project, scheme = context.project, context.scheme
+        if project is None:
+            return
+        schemes = project.report.schemes
+        order = [scheme] if scheme in schemes else []
+        if fallback:
+            order += [name for name in schemes if name != scheme]
+        for name in order:
+            view = self.detail_view(project, name)
+            if view is not None:
+                self.raise_view(view)
+                return
+
+    def presentation_hidden(self, context: ViewContext) -> list[QWidget]:
+        """What presentation mode hides: the tree, and every view but the detail view
+        of the selected scheme's kind, which then fills the screen (the other detail
+        tabs would only widen it: a tab area is as wide as its widest view); when the
+        scheme has no detail view, the detail views (the summaries show the item)."""
+        detail = self.detail_view(context.project, context.scheme)
+        keep = {detail} if detail is not None else set(TOP_VIEWS)
+        return [self.tree_dock, *(dock for name, dock in self.docks.items()
+                                  if name not in keep)]
+
+    def presentation_arrange(self, context: ViewContext) -> None:
+        """Raise what presentation mode shows: the detail view, else the items."""
+        if self.detail_view(context.project, context.scheme) is not None:
+            self.raise_detail(context)
+        else:
+            self.raise_view("items")

@@ -1,0 +1,45 @@
+"""The rules of one open: what is asked of the core, and which selection survives it.
+
+Pure functions, kept apart from :meth:`app.ui.main_window.MainWindow.open_path` (which
+runs the open on the worker pool and delivers the result) so the rules read in one place:
+
+- A certify (one contract, or every due one) or a scheduled look (the watcher saw the
+  files change) is passed on to the core, except for a bundled demo (under
+  ``resources/``): that would write a ledger into the installation.
+- Reopening the same project keeps the selected item and scheme where they still exist
+  (else no item, the first scheme); another project starts on its first scheme.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from app.ui.project_io import is_bundled
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from app.core.project import ProjectData
+    from app.ui.views.base import ViewContext
+
+
+def open_options(path: Path, *, schedule: bool, certify: bool,
+                 contract: str | None) -> dict[str, Any]:
+    """The keyword arguments for ``app.core.project.open_project`` (none for a demo)."""
+    options: dict[str, Any] = {}
+    if certify:
+        options.update(certify=True, contract=contract)
+    elif schedule:
+        options["schedule"] = True
+    if options and is_bundled(path):
+        options = {}
+    return options
+
+
+def reopened_context(previous: ViewContext, data: ProjectData) -> ViewContext:
+    """``previous`` showing ``data``, with the selection that survives the open."""
+    same = previous.project is not None and previous.project.path == data.path
+    item = previous.item if same and previous.item in data.study.items else None
+    scheme = (previous.scheme if same and previous.scheme in data.report.schemes
+              else next(iter(data.report.schemes), None))
+    return previous.with_(project=data, item=item, scheme=scheme)
