@@ -2,10 +2,10 @@
 generators.
 
 The folders under ``resources/demo`` are committed so the app can open them offline;
-these tests keep each one identical to what its ``make_*.py`` writes, and check that the
-Potato reader opens them the way the demos promise: the schemes and kinds, the media
-inside the project, and the units (milliseconds in tiers, seconds in audio, unit
-quaternions, masks of the image's size).
+these tests keep each one identical to what its ``scripts/demo_data/make_*.py``
+writes, and check that the Potato reader opens them the way the demos promise: the
+schemes and kinds, the media inside the project, and the units (milliseconds in tiers,
+seconds in audio, unit quaternions, masks of the image's size).
 """
 
 from __future__ import annotations
@@ -24,19 +24,23 @@ from typing import Any
 import numpy as np
 import pytest
 
-from app.core.formats.potato import load_study
-from app.core.model import BoxRegion, Cuboid, Kind, Mask, ObjectSet, Segment, Study
+from app.core.formats.potato.project import load_study
+from app.core.model import Kind, Study
+from app.core.objects import BoxRegion, Cuboid, Mask, ObjectSet, Segment
 
-DEMO_DIR = Path(__file__).resolve().parents[2] / "resources" / "demo"
+ROOT = Path(__file__).resolve().parents[2]
+DEMO_DIR = ROOT / "resources" / "demo"
+GENERATORS_DIR = ROOT / "scripts" / "demo_data"
 
 
 def _load(script: str) -> ModuleType:
-    """Import a generator from its path: ``resources`` is not a package. No bytecode is
-    written, so running the tests leaves no ``__pycache__`` in ``resources``."""
+    """Import a generator from its path: ``scripts/demo_data`` is not a package. No
+    bytecode is written, so running the tests leaves no ``__pycache__`` beside the
+    scripts (nor in ``resources``)."""
     name = f"accord_demo_{script}"
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, DEMO_DIR / f"{script}.py")
+    spec = importlib.util.spec_from_file_location(name, GENERATORS_DIR / f"{script}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses look their module up while being built

@@ -1,7 +1,7 @@
 """The bundled demo study (``resources/demo/support_triage``) and its generator.
 
 The folder is committed so the app can open it offline; these tests keep it identical to
-what ``resources/demo/make_demo.py`` writes, and check that the Potato reader opens it
+what ``scripts/demo_data/make_demo.py`` writes, and check that the Potato reader opens it
 the way the demo promises (four schemes, the #167 repairs, every assigned answer).
 """
 
@@ -16,24 +16,26 @@ from typing import Any
 
 import pytest
 
-from app.core.formats.potato import load_study
+from app.core.formats.potato.project import load_study
 from app.core.model import Kind, Study, TraceJudgement
 
-DEMO_DIR = Path(__file__).resolve().parents[2] / "resources" / "demo"
+ROOT = Path(__file__).resolve().parents[2]
+DEMO_DIR = ROOT / "resources" / "demo"
+GENERATOR = ROOT / "scripts" / "demo_data" / "make_demo.py"
 STUDY_DIR = DEMO_DIR / "support_triage"
 SCHEMES = ("resolution", "helpfulness", "step_reward", "step_correctness")
 
 
 def _load_generator() -> ModuleType:
-    """Import ``make_demo.py`` from its path: ``resources`` is not a package."""
+    """Import ``make_demo.py`` from its path: ``scripts/demo_data`` is not a package."""
     name = "accord_demo_make_demo"
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, DEMO_DIR / "make_demo.py")
+    spec = importlib.util.spec_from_file_location(name, GENERATOR)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses look their module up while being built
-    keep, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # no __pycache__ in resources
+    keep, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # no __pycache__ by the script
     try:
         spec.loader.exec_module(module)
     finally:
@@ -66,7 +68,7 @@ def test_committed_folder_is_what_the_script_generates(tmp_path: Path) -> None:
     generated, committed = _files(out), _files(STUDY_DIR)
     assert sorted(generated) == sorted(committed)
     changed = [name for name in generated if generated[name] != committed[name]]
-    assert not changed, f"regenerate with python resources/demo/make_demo.py: {changed}"
+    assert not changed, f"regenerate with python scripts/demo_data/make_demo.py: {changed}"
 
 
 def test_generating_twice_gives_the_same_bytes(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The labeling-engine demos (``resources/demo/make_labeling_demos.py``).
+"""The labeling-engine demos (``scripts/demo_data/make_labeling_demos.py``).
 
 Why these tests: the demos are meant to show one contract outcome each, for the seed's
 reasons. That only holds while the committed folders are what the script writes, the
@@ -22,22 +22,30 @@ from typing import Any
 import pytest
 from scipy.spatial.distance import jensenshannon
 
-from app.core.contracts.annotator_test import alternative_annotator_test
-from app.core.contracts.config import EngineConfig, load_engine_config
+from app.core.contracts.config.engine_config import EngineConfig, load_engine_config
 from app.core.contracts.label_report import label_report
-from app.core.contracts.losses import loss
-from app.core.contracts.ppi import ppi_prevalence
-from app.core.contracts.stats import (
+from app.core.contracts.labels.losses import loss
+from app.core.contracts.statistics.annotator_test import alternative_annotator_test
+from app.core.contracts.statistics.binomial import (
     binomial_lower_bound,
     binomial_p_value,
-    look_level,
     threshold_grid,
 )
-from app.core.formats.labeling import LabelingData, RequestKind, Split, read_labeling, to_answer
-from app.core.formats.potato import load_study
+from app.core.contracts.statistics.looks import look_level
+from app.core.contracts.statistics.ppi import ppi_prevalence
+from app.core.formats.labeling.reader import (
+    LabelingData,
+    RequestKind,
+    Split,
+    read_labeling,
+    to_answer,
+)
+from app.core.formats.potato.project import load_study
 from app.core.model import Study
 
-DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo"
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "resources" / "demo"
+GENERATORS_DIR = ROOT / "scripts" / "demo_data"
 STUDIES = ("sentiment_reviews", "people_photos", "agent_judge")
 FIRST_LOOK = look_level(1, 0.9)
 
@@ -47,12 +55,12 @@ def generator() -> Iterator[ModuleType]:
     """The generator module, imported the way its ``__main__`` runs (no bytecode)."""
     before = sys.dont_write_bytecode
     sys.dont_write_bytecode = True
-    sys.path.insert(0, str(DEMO))
+    sys.path.insert(0, str(GENERATORS_DIR))
     try:
         import make_labeling_demos
         yield make_labeling_demos
     finally:
-        sys.path.remove(str(DEMO))
+        sys.path.remove(str(GENERATORS_DIR))
         sys.dont_write_bytecode = before
 
 
@@ -84,7 +92,8 @@ def test_regenerating_gives_the_same_bytes(generator: ModuleType, name: str,
     fresh, committed = _files(tmp_path / name), _files(DEMO / name)
     assert sorted(fresh) == sorted(committed)
     different = [f for f in fresh if fresh[f] != committed[f]]
-    assert not different, f"regenerate with make_labeling_demos.py: {different[:5]}"
+    script = "scripts/demo_data/make_labeling_demos.py"
+    assert not different, f"regenerate with python {script}: {different[:5]}"
 
 
 @pytest.mark.parametrize("name", STUDIES)

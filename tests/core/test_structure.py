@@ -133,7 +133,7 @@ def test_the_layer_contracts_break_on_a_forbidden_import(tmp_path: Path) -> None
                       encoding="utf-8")
     shutil.copy(APP.parent / "pyproject.toml", tmp_path / "pyproject.toml")
     tool = Path(sys.executable).parent / "lint-imports"
-    run = subprocess.run([str(tool), "--config", "pyproject.toml", "--no-cache"],
+    run = subprocess.run([str(tool), "--no-logo", "--no-cache", "pyproject.toml"],
                          cwd=tmp_path, capture_output=True, text=True,
                          env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert run.returncode == 1, run.stdout + run.stderr
