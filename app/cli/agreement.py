@@ -18,12 +18,12 @@ from app.core.errors import InputError
 
 if TYPE_CHECKING:
     from app.core.agreement.result import AgreementReport
-    from app.core.agreement.structured import SetOptions
+    from app.core.agreement.sets.structured import SetOptions
     from app.core.progress import Job
 
 DEFAULT_BUDGET = 200_000
-"""The comparison budget's default (``app.core.agreement.sets.DEFAULT_BUDGET``; a test keeps
-the two equal without importing the core here)."""
+"""The comparison budget's default (``app.core.agreement.sets.agreement.DEFAULT_BUDGET``;
+a test keeps the two equal without importing the core here)."""
 
 
 def add_agreement_commands(commands: Any) -> None:
@@ -59,7 +59,7 @@ def _set_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _options(args: argparse.Namespace) -> SetOptions:
-    from app.core.agreement.structured import SetOptions
+    from app.core.agreement.sets.structured import SetOptions
 
     thresholds: dict[str, float] = {}
     for text in args.threshold:

@@ -19,7 +19,7 @@ from pathlib import Path
 from app.core.agreement.item_scores import ItemScores, all_item_scores
 from app.core.agreement.report import agreement_report
 from app.core.agreement.result import AgreementReport
-from app.core.agreement.structured import SetOptions
+from app.core.agreement.sets.structured import SetOptions
 from app.core.contracts.config.engine_config import load_engine_config
 from app.core.contracts.label_report import LabelReport, label_report
 from app.core.formats.potato.project import read_potato

@@ -52,7 +52,7 @@ def main() -> int:
     sys.path.insert(0, str(root))
     import krippendorff
 
-    from app.core.agreement.alpha import alpha_from_reliability
+    from app.core.agreement.categorical.alpha import alpha_from_reliability
 
     data = make_data()
 

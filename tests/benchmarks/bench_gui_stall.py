@@ -198,7 +198,7 @@ def main() -> int:
     # The core is imported here, not at the top: the launch child must not pay for it.
     from bench_lidar_study import BUDGET, generate
 
-    from app.core.agreement.structured import SetOptions
+    from app.core.agreement.sets.structured import SetOptions
     from app.core.project import open_project
 
     options = None if args.default_budget else SetOptions(thresholds={}, budget=BUDGET)

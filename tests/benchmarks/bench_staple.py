@@ -62,7 +62,7 @@ def main() -> int:
     sys.path.insert(0, str(root))
     import SimpleITK as sitk  # noqa: N813 - the package's own usual alias
 
-    from app.core.agreement.staple import StapleResult, staple
+    from app.core.agreement.masks.staple import StapleResult, staple
 
     masks = make_masks()
     images = [sitk.GetImageFromArray(m.astype(np.uint8)) for m in masks]

@@ -154,7 +154,7 @@ def test_truncated_user_state(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 def test_the_cli_budget_default_is_the_core_one() -> None:
     from app.cli import agreement
-    from app.core.agreement.sets import DEFAULT_BUDGET
+    from app.core.agreement.sets.agreement import DEFAULT_BUDGET
 
     assert agreement.DEFAULT_BUDGET == DEFAULT_BUDGET
 

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core.agreement.alpha import (
+from app.core.agreement.categorical.alpha import (
     alpha,
     alpha_from_reliability,
     counts_from_codes,

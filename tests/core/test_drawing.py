@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from app.core.agreement.drawing import cuboid_scene, timeline
-from app.core.agreement.sets import per_pair, set_agreement
+from app.core.agreement.sets.agreement import per_pair, set_agreement
 from app.core.geometry.cuboids import cuboid_iou_matrix
 from app.core.geometry.intervals import segment_iou_matrix
 from app.core.model import Answer

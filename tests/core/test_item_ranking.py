@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from app.core.agreement.categorical.units import CodedUnits
 from app.core.agreement.item_ranking import item_scores, rank_items, scheme_item_scores
-from app.core.agreement.masks_report import MaskAgreement, MaskRun
+from app.core.agreement.masks.report import MaskAgreement, MaskRun
 from app.core.agreement.result import AgreementReport, SchemeResult
-from app.core.agreement.sets import PairOutcome, SetAgreement
-from app.core.agreement.units import CodedUnits
+from app.core.agreement.sets.agreement import PairOutcome, SetAgreement
 from app.core.progress import run
 from app.core.project import open_project
 from app.paths import demo_studies

@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from app.core.agreement.categorical.units import CodedUnits
 from app.core.agreement.item_scores import ItemScores, all_item_scores, item_scores
 from app.core.agreement.result import SchemeResult
-from app.core.agreement.sets import PairOutcome, SetAgreement
-from app.core.agreement.units import CodedUnits
+from app.core.agreement.sets.agreement import PairOutcome, SetAgreement
 from app.core.model import TraceJudgement
 from app.core.progress import run
 from app.core.project import ProjectData, open_project

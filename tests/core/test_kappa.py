@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from statsmodels.stats import inter_rater
 
-from app.core.agreement.alpha import jaccard
+from app.core.agreement.categorical.alpha import jaccard
+from app.core.agreement.categorical.kappa import cohen_kappa, fleiss_kappa, pooled_pair_similarity
 from app.core.agreement.coefficient import Coefficient
-from app.core.agreement.kappa import cohen_kappa, fleiss_kappa, pooled_pair_similarity
 from tests.reference import reference_vectors
 
 WEIGHTS = (None, "linear", "quadratic")

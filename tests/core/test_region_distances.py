@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 from scipy.stats import ks_2samp
 
-from app.core.agreement.region_distances import (
+from app.core.agreement.regions.chance import Localization
+from app.core.agreement.regions.distances import (
     RegionAgreement,
     distance_histograms,
     item_within,
 )
-from app.core.agreement.regions_chance import Localization
 from app.core.agreement.report import agreement_report
-from app.core.agreement.sets import SetAgreement
+from app.core.agreement.sets.agreement import SetAgreement
 from app.core.formats.potato.project import read_potato
 from app.core.progress import run
 

@@ -9,7 +9,7 @@ import pytest
 import shapely
 from scipy.stats import ks_2samp
 
-from app.core.agreement.regions_chance import (
+from app.core.agreement.regions.chance import (
     EVERYONE_FOUND_ALL,
     between_pairs,
     detection_and_classification,
@@ -17,7 +17,7 @@ from app.core.agreement.regions_chance import (
     fill_region_chance,
 )
 from app.core.agreement.result import SchemeResult
-from app.core.agreement.sets import SetAgreement, per_pair, set_agreement
+from app.core.agreement.sets.agreement import SetAgreement, per_pair, set_agreement
 from app.core.geometry.regions import region_iou_matrix
 from app.core.model import Answer
 from app.core.objects import BoxRegion, ObjectSet

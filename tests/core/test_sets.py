@@ -11,8 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core.agreement.matching import match
-from app.core.agreement.sets import (
+from app.core.agreement.sets.agreement import (
     SetAgreement,
     bootstrap_intervals,
     per_pair,
@@ -20,6 +19,7 @@ from app.core.agreement.sets import (
     set_agreement,
     summarize,
 )
+from app.core.agreement.sets.matching import match
 from app.core.geometry.intervals import segment_iou_matrix
 from app.core.model import Answer
 from app.core.objects import ObjectSet, SceneObject, Segment

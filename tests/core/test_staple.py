@@ -18,7 +18,7 @@ import SimpleITK as sitk  # noqa: N813 - the package's own usual alias
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.core.agreement.staple import (
+from app.core.agreement.masks.staple import (
     BOTH_EMPTY,
     EVERYTHING_MARKED,
     NOTHING_MARKED,

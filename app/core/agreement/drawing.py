@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.core.agreement.sets import SetAgreement
+from app.core.agreement.sets.agreement import SetAgreement
 from app.core.geometry.cuboid_boxes import boxes_array, wireframe_segments
 from app.core.objects import Cuboid, SceneObject, Segment
 

@@ -29,7 +29,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from app.core.agreement.item_scores import item_scores as per_item_scores
-from app.core.agreement.masks_report import MaskAgreement
+from app.core.agreement.masks.report import MaskAgreement
 from app.core.agreement.result import AgreementReport, SchemeResult
 
 

@@ -40,10 +40,10 @@ from operator import attrgetter
 
 import numpy as np
 
-from app.core.agreement.alpha import counts_from_codes
+from app.core.agreement.categorical.alpha import counts_from_codes
+from app.core.agreement.categorical.units import CodedUnits
 from app.core.agreement.result import AgreementReport, SchemeResult
-from app.core.agreement.sets import SetAgreement
-from app.core.agreement.units import CodedUnits
+from app.core.agreement.sets.agreement import SetAgreement
 
 
 @dataclass(frozen=True, slots=True)

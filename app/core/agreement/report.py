@@ -24,21 +24,21 @@ since both are chance-corrected and read on one scale.
 from __future__ import annotations
 
 from app import __version__
-from app.core.agreement.alpha import alpha, counts_from_codes
-from app.core.agreement.categorical import metric_for, score_units
-from app.core.agreement.coefficient import Coefficient
-from app.core.agreement.masks_report import fill_mask_metrics, mask_agreement
-from app.core.agreement.region_distances import RegionAgreement
-from app.core.agreement.regions_chance import fill_region_chance
-from app.core.agreement.result import AgreementReport, SchemeResult
-from app.core.agreement.structured import SET_KINDS, SetOptions, score_set_scheme
-from app.core.agreement.units import (
+from app.core.agreement.categorical.alpha import alpha, counts_from_codes
+from app.core.agreement.categorical.schemes import metric_for, score_units
+from app.core.agreement.categorical.units import (
     CodedUnits,
     categorical_rows,
     code_rows,
     restrict,
     trace_rows,
 )
+from app.core.agreement.coefficient import Coefficient
+from app.core.agreement.masks.report import fill_mask_metrics, mask_agreement
+from app.core.agreement.regions.chance import fill_region_chance
+from app.core.agreement.regions.distances import RegionAgreement
+from app.core.agreement.result import AgreementReport, SchemeResult
+from app.core.agreement.sets.structured import SET_KINDS, SetOptions, score_set_scheme
 from app.core.errors import InputError
 from app.core.model import Answer, Kind, Scheme, Study
 from app.core.objects import BoxRegion, EllipseRegion, Mask, ObjectSet, PolygonRegion

@@ -22,7 +22,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.core.agreement.sets import SetAgreement
+from app.core.agreement.sets.agreement import SetAgreement
 from app.core.formats.media import item_media
 from app.ui.views.base import ViewContext
 

@@ -11,7 +11,7 @@
 | traces     | share of the steps both labelled that they labelled differently |
 
 The structured losses call the agreement report's own matching and item score
-(:func:`app.core.agreement.sets.score_pair` with the scheme kind's similarity and
+(:func:`app.core.agreement.sets.agreement.score_pair` with the scheme kind's similarity and
 default threshold), so a machine is scored against a person exactly as two people are
 scored against each other. A trace loss with no step labelled by both sides is
 undefined (``None``): there is nothing to compare.
@@ -49,7 +49,7 @@ def loss(scheme: Scheme, machine: Answer, human: Answer) -> float | None:
     if fam in ("ordinal", "numeric"):
         return _scale_loss(scheme, machine, human, numeric=fam == "numeric")
     if fam == "multilabel":
-        from app.core.agreement.alpha import jaccard
+        from app.core.agreement.categorical.alpha import jaccard
 
         assert isinstance(machine, frozenset) and isinstance(human, frozenset)
         return 1.0 - jaccard(machine, human)
@@ -94,8 +94,8 @@ def _trace_loss(machine: TraceJudgement, human: TraceJudgement) -> float | None:
 
 
 def _set_loss(scheme: Scheme, machine: Answer, human: Answer) -> float:
-    from app.core.agreement.sets import score_pair
-    from app.core.agreement.structured import DEFAULT_THRESHOLDS, selector_and_similarity
+    from app.core.agreement.sets.agreement import score_pair
+    from app.core.agreement.sets.structured import DEFAULT_THRESHOLDS, selector_and_similarity
 
     assert scheme.kind is not None and isinstance(machine, ObjectSet) \
         and isinstance(human, ObjectSet)

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.agreement.drawing import CuboidScene, cuboid_scene
-from app.core.agreement.sets import SetAgreement
+from app.core.agreement.sets.agreement import SetAgreement
 from app.core.errors import InputError
 from app.core.formats.media import POINT_CLOUD_SUFFIXES, read_point_cloud
 from app.ui.gl_support import gl_available, unavailable_sentence

@@ -3,7 +3,7 @@ boundary to trust (per-annotator sensitivity and specificity).
 
 For the selected item of a ``masks`` scheme (``NAME`` for a masks-only scheme,
 ``NAME#masks`` beside a regions one): the picture, the STAPLE consensus of each label
-as a translucent fill in the label's colour (:class:`~app.core.agreement.masks_report.
+as a translucent fill in the label's colour (:class:`~app.core.agreement.masks.report.
 MaskRun` ``consensus``), and each annotator's mask as an outline in their colour, each
 toggled from the legend. Beside it a table of per-annotator sensitivity (low:
 under-segments) and specificity (low: over-segments): the scheme's values exactly as
@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.agreement.masks_report import MaskAgreement, MaskRun
+from app.core.agreement.masks.report import MaskAgreement, MaskRun
 from app.core.geometry.mask_drawing import outline, rgba_overlay
 from app.core.objects import Mask, ObjectSet
 from app.core.project import ProjectData

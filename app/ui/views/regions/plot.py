@@ -4,7 +4,7 @@ Two step histograms on shared bins over ``d = (1 − GIoU) / 2`` in [0, 1] (dens
 samples of different sizes read on one scale), a dashed line at each mean, the selected
 item's own within-item distances as ticks under the axis, and beneath the plot σ and KS
 from the scheme's metrics (or the sentence saying why they are undefined). Binning is
-done in the core (:func:`~app.core.agreement.region_distances.distance_histograms`).
+done in the core (:func:`~app.core.agreement.regions.distances.distance_histograms`).
 
 Colours: within-item in the palette's first label colour (blue), between-item (chance)
 in grey, so "people on the same picture" reads as the figure and chance as the ground.
@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from app.core.agreement.region_distances import (
+from app.core.agreement.regions.distances import (
     RegionAgreement,
     distance_histograms,
     item_within,

@@ -9,7 +9,7 @@ with σ and KS from the scheme's metrics and the selected item's own within-item
 distances marked under the histogram.
 
 Nothing is computed here beyond placing shapes: the samples and their histograms come
-from the report (:class:`~app.core.agreement.region_distances.RegionAgreement`).
+from the report (:class:`~app.core.agreement.regions.distances.RegionAgreement`).
 
 Choices where the spec is silent:
 

@@ -11,7 +11,7 @@ One table ties each set kind to the objects it compares and its IoU:
 
 Thresholds can be changed per scheme (``--threshold NAME=VALUE``) and are always stated
 in the report. None of these numbers is chance-corrected, and the report says so;
-regions add the chance-corrected questions of :mod:`app.core.agreement.regions_chance`.
+regions add the chance-corrected questions of :mod:`app.core.agreement.regions.chance`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 
 from app.core.agreement.coefficient import Coefficient
 from app.core.agreement.result import SchemeResult, pair_key
-from app.core.agreement.sets import (
+from app.core.agreement.sets.agreement import (
     BOOTSTRAP_RESAMPLES,
     DEFAULT_BUDGET,
     INTERVAL_LEVEL,

@@ -1,6 +1,6 @@
 """The within- and between-item distance samples of a regions scheme, kept for the views.
 
-:func:`~app.core.agreement.regions_chance.fill_region_chance` computes σ and KS from two
+:func:`~app.core.agreement.regions.chance.fill_region_chance` computes σ and KS from two
 samples of localization distances ``d = (1 − GIoU) / 2``: matched pairs on the same item
 (within) and object pairs from different items (between, the chance baseline). The
 report used to keep only the two numbers; the regions view draws the two distributions,
@@ -8,7 +8,7 @@ and recomputing them on the GUI thread costs ~0.2 s on the small street demo (GI
 2,000 pairs), so the samples are kept in the result.
 
 Why a subclass: ``SchemeResult.details`` of a regions scheme is the
-:class:`~app.core.agreement.sets.SetAgreement` every set view reads;
+:class:`~app.core.agreement.sets.agreement.SetAgreement` every set view reads;
 :class:`RegionAgreement` *is* one (the same fields, shared, not copied) with the
 localization samples beside them, so no existing reader changes and no JSON key moves
 (``details`` is never serialized).
@@ -25,8 +25,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from app.core.agreement.regions_chance import Localization
-from app.core.agreement.sets import SetAgreement
+from app.core.agreement.regions.chance import Localization
+from app.core.agreement.sets.agreement import SetAgreement
 
 DISTANCE_BINS = 20
 

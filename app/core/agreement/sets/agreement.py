@@ -1,7 +1,7 @@
 """Agreement on sets of objects: cuboids, segments, tiers, regions (``agreement.md``).
 
 For every scored item and every pair of its annotators the two sets are matched
-(:mod:`app.core.agreement.matching`) and scored:
+(:mod:`app.core.agreement.sets.matching`) and scored:
 
     item score = Σ_matched s · (½ where the labels differ) / (matched + unmatched A + unmatched B)
 
@@ -26,7 +26,7 @@ from itertools import combinations
 
 import numpy as np
 
-from app.core.agreement.matching import match
+from app.core.agreement.sets.matching import match
 from app.core.model import Answer
 from app.core.objects import ObjectSet, SceneObject
 from app.core.progress import Job, Progress

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.core.agreement.alpha import pairable
+from app.core.agreement.categorical.alpha import pairable
 from app.core.agreement.coefficient import Coefficient
 
 NO_SHARED_UNITS = "the two annotators labelled no unit in common"

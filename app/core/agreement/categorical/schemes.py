@@ -22,7 +22,7 @@ from itertools import combinations
 
 import numpy as np
 
-from app.core.agreement.alpha import (
+from app.core.agreement.categorical.alpha import (
     Metric,
     alpha,
     counts_from_codes,
@@ -31,10 +31,10 @@ from app.core.agreement.alpha import (
     ordinal_metric,
     set_metric,
 )
+from app.core.agreement.categorical.kappa import cohen_kappa, fleiss_kappa, pooled_pair_similarity
+from app.core.agreement.categorical.units import CodedUnits
 from app.core.agreement.coefficient import Coefficient
-from app.core.agreement.kappa import cohen_kappa, fleiss_kappa, pooled_pair_similarity
 from app.core.agreement.result import SchemeResult, pair_key
-from app.core.agreement.units import CodedUnits
 from app.core.model import Kind
 
 NO_PAIRS = "no unit was labelled by two or more annotators, so there is no pair to compare"

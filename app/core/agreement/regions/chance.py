@@ -34,11 +34,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import ks_2samp
 
-from app.core.agreement.alpha import alpha, counts_from_codes, nominal_metric
+from app.core.agreement.categorical.alpha import alpha, counts_from_codes, nominal_metric
 from app.core.agreement.coefficient import Coefficient
-from app.core.agreement.matching import match
 from app.core.agreement.result import SchemeResult
-from app.core.agreement.sets import SetAgreement
+from app.core.agreement.sets.agreement import SetAgreement
+from app.core.agreement.sets.matching import match
 from app.core.geometry.regions import region_giou_pairs, region_iou_matrix
 from app.core.objects import SceneObject
 

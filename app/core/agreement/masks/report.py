@@ -21,8 +21,8 @@ from itertools import combinations
 import numpy as np
 
 from app.core.agreement.coefficient import Coefficient
+from app.core.agreement.masks.staple import StapleResult, dice, majority_vote, staple
 from app.core.agreement.result import SchemeResult
-from app.core.agreement.staple import StapleResult, dice, majority_vote, staple
 from app.core.model import Answer
 from app.core.objects import Mask, ObjectSet
 from app.core.progress import Job, Progress
