@@ -19,6 +19,7 @@ from typing import Any
 from app.core.contracts.config.engine_config import EngineConfig, load_engine_config
 from app.core.contracts.engine import ContractStatus, evaluate_contracts, schema_inputs
 from app.core.contracts.kinds.base import SchemaData
+from app.core.contracts.kinds.registry import kind_info
 from app.core.contracts.labels.delivery import (
     blocking,
     delivered,
@@ -64,7 +65,7 @@ class LabelReport:
         for ident, status in self.contracts.items():
             entry = status.to_json()
             blocked = blocking(self.config, self.contracts, status.spec.schema)
-            if blocked and status.spec.kind in ("selective_risk", "threshold_legacy"):
+            if blocked and kind_info(status.spec.kind).gates:
                 entry["notes"].append("machine labels on this schema are not accepted until "
                                       f"every gating contract is met: {', '.join(blocked)}")
             contracts[ident] = entry

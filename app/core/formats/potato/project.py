@@ -11,7 +11,13 @@ Choices where Potato is silent:
 
 - Annotators are the folders of ``output_annotation_dir`` (sorted, dot-folders skipped)
   that hold ``user_state.json`` (Potato 2.x) or ``annotated_instances.jsonl`` (1.x); the
-  name is ``user_id`` from the file, else the folder name.
+  name is ``user_id`` from the file, else the folder name. Potato 2.12's own folders
+  there are not annotators: ``labeling_engine/`` (the engine's export) and ``pocket/``.
+- A project whose labelling engine keeps its state in ``<task_dir>/engine.sqlite`` is
+  valid with no annotator folder at all: labels given through Potato's CLI or SDK live
+  only in that database (``contracts.md``, "Agreeing with Potato 2.12.1"). Without that
+  database, no annotator folder is still an error: an annotation project with nobody's
+  answers is almost always the wrong folder.
 - Answers to ids that are not items of the data files (survey pages, removed items) and
   to schemes not in the config are ignored and counted in ``Study.notes``.
 - Media paths that are URLs are left alone; local paths must stay inside the project
@@ -41,6 +47,9 @@ from app.core.objects import ObjectSet, SceneObject, Span
 from app.core.progress import Job, Progress, run
 
 STATE_FILE = "user_state.json"
+ENGINE_DATABASE = "engine.sqlite"
+NOT_ANNOTATORS = frozenset({"labeling_engine", "pocket"})
+"""Folders Potato 2.12 writes beside the annotators' in ``output_annotation_dir``."""
 LEGACY_FILE = "annotated_instances.jsonl"
 URL_PREFIXES = ("http://", "https://", "data:", "s3://", "gs://")
 
@@ -221,14 +230,17 @@ def _compact(value: Any) -> str:
 
 def _annotator_folders(config: PotatoConfig) -> list[Path]:
     out_dir = config.output_dir
+    engine_only = (config.task_dir / ENGINE_DATABASE).is_file()
     if not out_dir.is_dir():
+        if engine_only:
+            return []
         raise InputError(f"annotation folder {out_dir} not found; expected one folder per "
                          "annotator with user_state.json", file=config.path,
                          key="output_annotation_dir")
     folders = [p for p in sorted(out_dir.iterdir())
-               if p.is_dir() and not p.name.startswith(".")
+               if p.is_dir() and not p.name.startswith(".") and p.name not in NOT_ANNOTATORS
                and ((p / STATE_FILE).is_file() or (p / LEGACY_FILE).is_file())]
-    if not folders:
+    if not folders and not engine_only:
         raise InputError("no annotator folders found: expected <annotator>/user_state.json "
                          "(or annotated_instances.jsonl) inside it", file=out_dir)
     return folders
