@@ -65,6 +65,7 @@ class LabelReport:
         for ident, status in self.contracts.items():
             entry = status.to_json()
             blocked = blocking(self.config, self.contracts, status.spec.schema)
+            entry["notes"].extend(w for c, w in self.config.warnings if c == ident)
             if blocked and kind_info(status.spec.kind).gates:
                 entry["notes"].append("machine labels on this schema are not accepted until "
                                       f"every gating contract is met: {', '.join(blocked)}")
@@ -103,6 +104,10 @@ def _label_report(project: Path, *, certify: bool, retest: bool, only: str | Non
     if config is None:
         raise InputError("no labeling engine is configured: expected labeling/engine.yaml or "
                          "a labeling_engine: block in config.yaml", file=project)
+    if not config.enabled:
+        raise InputError("the labeling_engine block is not enabled, so Potato 2.12 does "
+                         "nothing with it; expected enabled: true", file=config.source,
+                         key="labeling_engine.enabled")
     if only is not None and config.contract(only) is None:
         raise InputError(f"no contract '{only}'; the configuration has: "
                          f"{', '.join(c.id for c in config.contracts)}", key="--contract")

@@ -66,6 +66,8 @@ class ContractKind(StrEnum):
 
 DEFAULT_CONFIDENCE = 0.9
 DEFAULT_TOLERANCE = 0.5
+DEFAULT_EPSILON = 0.1
+"""no_worse_than_human's margin when the contract gives none (Potato 2.12.1's default)."""
 COMMON_KEYS = ("id", "kind", "schema", "renamed_from")
 
 
@@ -133,21 +135,41 @@ def _ppi(c: _Context) -> dict[str, Any]:
     by = s.text("by")
     if by is not None and c.has_field is not None and not c.has_field(by):
         raise s.error(f"no item has a field '{by}'; expected a field of the data files", "by")
-    return {
+    params = {
         "estimand": estimand,
         "by": by,
         "confidence": _confidence(c),
         "max_width": s.number("max_width", None, low=0, high=float("inf"), low_open=True,
                               high_open=True, what="an interval width"),
     }
+    _potato_extras(s, params, {"tier": lambda: s.text("tier")})
+    return params
 
 
 def _no_worse_than_human(c: _Context) -> dict[str, Any]:
-    return {
-        "epsilon": c.section.number("epsilon", None, low=0, high=1, high_open=True,
-                                    what="a margin"),
+    s = c.section
+    params = {
+        "epsilon": s.number("epsilon", DEFAULT_EPSILON, low=0, high=1, high_open=True,
+                            what="a margin"),
         "confidence": _confidence(c),
     }
+    _potato_extras(s, params, {
+        "tolerance": lambda: s.number("tolerance", None, low=0, high=1,
+                                      what="a loss tolerance"),
+        "metric": lambda: s.choice("metric", ("accuracy", "neg_rmse")),
+        "min_items_per_annotator": lambda: s.integer("min_items_per_annotator", None,
+                                                     minimum=1, what="a number of items"),
+    })
+    return params
+
+
+def _potato_extras(section: Section, params: dict[str, Any],
+                   readers: dict[str, Callable[[], Any]]) -> None:
+    """Potato 2.12.1's extra keys of a kind, in ``params`` only when written (so a
+    configuration without them reads exactly as before)."""
+    for key, read in readers.items():
+        if section.has(key):
+            params[key] = read()
 
 
 def _budget_first(c: _Context) -> dict[str, Any]:
@@ -158,12 +180,21 @@ def _budget_first(c: _Context) -> dict[str, Any]:
                           "human_usd")
         raise s.error("missing key 'human_labels' or 'human_usd'; expected the budget as a "
                       "number of human labels or in US dollars")
-    return {
+    params = {
         "human_labels": s.integer("human_labels", None, minimum=1,
                                   what="a number of labels"),
         "human_usd": s.number("human_usd", None, low=0, high=float("inf"), low_open=True,
                               high_open=True, what="an amount in US dollars"),
     }
+    _potato_extras(s, params, {
+        "error": lambda: s.number("error", None, low=0, high=1, low_open=True,
+                                  high_open=True, what="an error rate"),
+        "reward_per_label_usd": lambda: s.number(
+            "reward_per_label_usd", None, low=0, high=float("inf"), low_open=True,
+            high_open=True, what="a reward in US dollars"),
+        "confidence": lambda: _confidence(c),
+    })
+    return params
 
 
 def _distributional(c: _Context) -> dict[str, Any]:
@@ -180,8 +211,12 @@ def _distributional(c: _Context) -> dict[str, Any]:
 
 
 def _threshold_legacy(c: _Context) -> dict[str, Any]:
-    return {"threshold": c.section.number("threshold", None, low=0, high=1,
-                                          what="a confidence threshold")}
+    s = c.section
+    params = {"threshold": s.number("threshold", None, low=0, high=1,
+                                    what="a confidence threshold")}
+    _potato_extras(s, params, {"per_class": lambda: s.boolean("per_class", False),
+                               "confidence": lambda: _confidence(c)})
+    return params
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,29 +229,34 @@ class _Rule:
 RULES: dict[ContractKind, _Rule] = {
     ContractKind.SELECTIVE_RISK: _Rule(("error", "confidence", "per_class", "tolerance"),
                                        ("error",), _selective_risk),
-    ContractKind.PPI: _Rule(("estimand", "by", "confidence", "max_width"), (), _ppi),
-    ContractKind.NO_WORSE_THAN_HUMAN: _Rule(("epsilon", "confidence"), ("epsilon",),
-                                            _no_worse_than_human),
-    ContractKind.BUDGET_FIRST: _Rule(("human_labels", "human_usd"), (), _budget_first),
+    ContractKind.PPI: _Rule(("estimand", "by", "confidence", "max_width", "tier"), (), _ppi),
+    ContractKind.NO_WORSE_THAN_HUMAN: _Rule(
+        ("epsilon", "confidence", "tolerance", "metric", "min_items_per_annotator"), (),
+        _no_worse_than_human),
+    ContractKind.BUDGET_FIRST: _Rule(
+        ("human_labels", "human_usd", "error", "reward_per_label_usd", "confidence"), (),
+        _budget_first),
     ContractKind.DISTRIBUTIONAL: _Rule(("max_distance", "groups_by", "confidence"), (),
                                        _distributional),
-    ContractKind.THRESHOLD_LEGACY: _Rule(("threshold",), ("threshold",), _threshold_legacy),
+    ContractKind.THRESHOLD_LEGACY: _Rule(("threshold", "per_class", "confidence"),
+                                         ("threshold",), _threshold_legacy),
 }
 
 
 def read_contract(section: Section, schemes: Mapping[str, Scheme],
                   has_field: HasField | None = None) -> ContractSpec:
-    """Check and read one contract mapping."""
-    ident = section.required_text("id")
+    """Check and read one contract mapping; without ``id`` it is ``<kind>:<schema>``, as
+    Potato names it."""
     kind_name = section.required_text("kind")
     if kind_name not in RULES:
         raise section.error(f"unknown contract kind '{kind_name}'; expected one of "
                             f"{', '.join(RULES)}", "kind")
     kind = ContractKind(kind_name)
     rule = RULES[kind]
-    section.check_keys(COMMON_KEYS + rule.keys, ("id", "kind", "schema", *rule.required),
+    section.check_keys(COMMON_KEYS + rule.keys, ("kind", "schema", *rule.required),
                        what=f"a {kind} contract")
     schema = section.required_text("schema")
+    ident = section.text("id") or f"{kind_name}:{schema}"
     scheme = schemes.get(schema)
     if scheme is None:
         known = ", ".join(schemes) or "none"

@@ -14,18 +14,27 @@ Choices where the spec is silent:
   as :mod:`app.core.formats.potato.config` decides); ``labeling/`` is in it. Both
   ``labeling/engine.yaml`` and a ``labeling_engine:`` key in ``config.yaml`` present is an
   error naming both; neither present means the project has no engine (``None``).
-- Top-level keys: ``cascade`` (required, at least one tier), ``contracts`` (required, at
-  least one: a configuration that claims nothing would accept every machine label),
-  ``humans`` and ``budgets`` (optional, defaults below). A key written twice in the same
-  mapping is an error (YAML would keep the last one silently).
-- A tier is ``{name, source}`` and nothing else; names are unique non-empty texts.
-- ``humans``: ``dev_fraction`` in (0, 1) (both splits must exist), ``overlap`` in [0, 1],
-  ``overlap_k`` and ``distribution_k`` integers of at least 2. A ``no_worse_than_human``
-  contract needs ``overlap`` above 0 and ``overlap_k`` of at least 3; a
-  ``distributional`` contract needs ``distribution_k`` of at least 3 (its items need 3
-  people). These are configuration errors, since no number of labels could fix them.
-- ``budgets``: ``human_labels`` an integer ≥ 0 or absent (no cap), ``crowd_reward_usd``
-  a positive amount or absent; a ``budget_first`` contract with ``human_usd`` needs it.
+- The keys are Potato 2.12.1's (``contracts.md``, "Agreeing with Potato 2.12.1", point
+  3): ``enabled``, ``schemas``, ``sources``, ``cascade``, ``contracts``, ``humans``,
+  ``crowd``, ``budgets``, ``runtime``, ``features``, ``redaction``, ``distill``; the
+  machines are read by :mod:`~app.core.contracts.config.cascade` (Potato's sources and a
+  cascade of their ids, or Accord's older ``[{name, source}]``), the settings by
+  :mod:`~app.core.contracts.config.settings`. A key written twice in the same mapping is
+  an error (YAML would keep the last one silently).
+- ``enabled``: Potato ignores a ``labeling_engine:`` block without ``enabled: true``;
+  so does Accord, and says so (:attr:`EngineConfig.enabled` is ``False`` and
+  ``label status`` stops with that sentence). ``labeling/engine.yaml`` is Accord's own
+  file: writing it is the intent, so there ``enabled`` defaults to true.
+- ``contracts``: at least one (a configuration that claims nothing would accept every
+  machine label, or none; Potato would run it, Accord says there is nothing to certify).
+- Potato accepts settings that make a contract unable ever to decide (a
+  ``distributional`` contract with ``humans.distribution_k`` below 3, a
+  ``no_worse_than_human`` one with no overlap); they are not errors here either, but
+  each becomes a sentence in :attr:`EngineConfig.warnings`, shown with that contract.
+  ``overlap_k`` below 3 with a ``no_worse_than_human`` contract is an error, as in
+  Potato.
+- ``budgets.crowd_reward_usd`` (Accord's) or the contract's ``reward_per_label_usd``
+  (Potato's) prices a ``budget_first`` contract given in ``human_usd``; one is needed.
 - Without a study the schemes are read from ``config.yaml`` (what the study would hold)
   and ``ppi``'s ``by`` field is not checked against the items.
 """
@@ -33,16 +42,24 @@ Choices where the spec is silent:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from enum import StrEnum
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.core.contracts.config.cascade import Source, SourceSpec, Tier, read_cascade, read_sources
 from app.core.contracts.config.contract_specs import (
     ContractKind,
     ContractSpec,
     HasField,
     check_ids,
     read_contract,
+)
+from app.core.contracts.config.settings import (
+    Budgets,
+    Humans,
+    ServerSettings,
+    read_budgets,
+    read_humans,
+    read_server_settings,
 )
 from app.core.contracts.config.values import Section
 from app.core.contracts.labels.families import Family, loss_family
@@ -61,6 +78,7 @@ __all__ = [
     "Family",
     "Humans",
     "Source",
+    "SourceSpec",
     "Tier",
     "load_engine_config",
     "loss_family",
@@ -69,38 +87,8 @@ __all__ = [
 
 ENGINE_FILE = Path("labeling") / "engine.yaml"
 BLOCK_KEY = "labeling_engine"
-TOP_KEYS = ("cascade", "humans", "budgets", "contracts")
-HUMAN_KEYS = ("dev_fraction", "overlap", "overlap_k", "distribution_k")
-BUDGET_KEYS = ("human_labels", "crowd_reward_usd")
-
-
-class Source(StrEnum):
-    """Where a tier's predictions and confidences come from."""
-
-    DECISION_MODEL = "decision_model"
-    LOGPROB = "logprob"
-    K_SAMPLE = "k_sample"
-    VERBALIZED = "verbalized"
-
-
-@dataclass(frozen=True, slots=True)
-class Tier:
-    name: str
-    source: Source
-
-
-@dataclass(frozen=True, slots=True)
-class Humans:
-    dev_fraction: float = 0.5
-    overlap: float = 0.2
-    overlap_k: int = 3
-    distribution_k: int = 5
-
-
-@dataclass(frozen=True, slots=True)
-class Budgets:
-    human_labels: int | None = None
-    crowd_reward_usd: float | None = None
+TOP_KEYS = ("enabled", "schemas", "sources", "cascade", "contracts", "humans", "crowd",
+            "budgets", "runtime", "features", "redaction", "distill")
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +100,11 @@ class EngineConfig:
     budgets: Budgets
     contracts: tuple[ContractSpec, ...]
     source: Path
+    enabled: bool = True
+    sources: tuple[SourceSpec, ...] = ()
+    server: ServerSettings = field(default_factory=ServerSettings)
+    warnings: tuple[tuple[str, str], ...] = ()
+    """(contract id, sentence): settings that keep a contract from ever deciding."""
 
     @property
     def tier_names(self) -> tuple[str, ...]:
@@ -139,10 +132,12 @@ def load_engine_config(project: Path, study: Study | None = None) -> EngineConfi
             f"the engine is configured twice: in {engine_path} and in the '{BLOCK_KEY}' "
             f"block of {config_path} (line {config_raw.line_of(BLOCK_KEY)}); expected one "
             "of them", file=engine_path)
+    enabled_by_default = True
     if engine_path.is_file():
         raw, dups = read_yaml_lines(engine_path)
         section = _top(raw, engine_path, "", dups)
     elif has_block:
+        enabled_by_default = False
         assert isinstance(config_raw, LineMap)
         block = config_raw[BLOCK_KEY]
         if not isinstance(block, LineMap):
@@ -154,7 +149,8 @@ def load_engine_config(project: Path, study: Study | None = None) -> EngineConfi
         return None
     schemes = study.schemes if study is not None else \
         {s.name: s for s in read_config(project).schemes}
-    return parse_engine_config(section, schemes, _field_check(study))
+    return parse_engine_config(section, schemes, _field_check(study),
+                               enabled_by_default=enabled_by_default)
 
 
 def _top(raw: object, path: Path, name: str, dups: list[Duplicate]) -> Section:
@@ -183,91 +179,56 @@ def _field_check(study: Study | None) -> HasField | None:
 
 
 def parse_engine_config(top: Section, schemes: Mapping[str, Scheme],
-                        has_field: HasField | None = None) -> EngineConfig:
+                        has_field: HasField | None = None, *,
+                        enabled_by_default: bool = True) -> EngineConfig:
     """Check one configuration mapping (the file's top level, or the block)."""
-    top.check_keys(TOP_KEYS, ("cascade", "contracts"), what="the engine configuration")
-    cascade = _cascade(top)
-    humans = _humans(top.section("humans"))
-    budgets = _budgets(top.section("budgets"))
+    top.check_keys(TOP_KEYS, ("contracts",), what="the engine configuration")
+    enabled = top.boolean("enabled", enabled_by_default)
+    sources = read_sources(top)
+    cascade = read_cascade(top, sources)
+    humans = read_humans(top.section("humans"))
+    budgets = read_budgets(top.section("budgets"))
+    server = read_server_settings(top)
+    for name in server.schemas or ():
+        if name not in schemes:
+            raise top.error(f"'{name}' is not an annotation scheme of this project", "schemas")
     entries = top.sections("contracts")
     if not entries:
         raise top.error("expected at least one contract", "contracts")
     read = [(s, read_contract(s, schemes, has_field)) for s in entries]
     check_ids(read)
+    warnings: list[tuple[str, str]] = []
     for section, spec in read:
-        _check_against_settings(top, section, spec, humans, budgets)
-    return EngineConfig(cascade, humans, budgets, tuple(spec for _, spec in read), top.file)
-
-
-def _cascade(top: Section) -> tuple[Tier, ...]:
-    tiers = top.sections("cascade")
-    if not tiers:
-        raise top.error("expected at least one tier {name, source}, cheapest first", "cascade")
-    out: list[Tier] = []
-    seen: dict[str, int] = {}
-    for section in tiers:
-        section.check_keys(("name", "source"), ("name", "source"), what="a cascade tier")
-        name = section.required_text("name")
-        source = section.choice("source", tuple(Source))
-        assert source is not None  # required above
-        if name in seen:
-            raise section.error(f"tier '{name}' appears twice (first at line {seen[name]}); "
-                                "expected unique tier names", "name")
-        seen[name] = section.data.line_of("name")
-        out.append(Tier(name, Source(source)))
-    return tuple(out)
-
-
-def _humans(section: Section | None) -> Humans:
-    if section is None:
-        return Humans()
-    section.check_keys(HUMAN_KEYS, what="humans")
-    d = Humans()
-    dev = section.number("dev_fraction", d.dev_fraction, low=0, high=1, low_open=True,
-                         high_open=True, what="a share")
-    overlap = section.number("overlap", d.overlap, low=0, high=1, what="a share")
-    overlap_k = section.integer("overlap_k", d.overlap_k, minimum=2, what="a number of people")
-    dist_k = section.integer("distribution_k", d.distribution_k, minimum=2,
-                             what="a number of people")
-    assert dev is not None and overlap is not None
-    assert overlap_k is not None and dist_k is not None
-    return Humans(dev, overlap, overlap_k, dist_k)
-
-
-def _budgets(section: Section | None) -> Budgets:
-    if section is None:
-        return Budgets()
-    section.check_keys(BUDGET_KEYS, what="budgets")
-    return Budgets(
-        section.integer("human_labels", None, minimum=0, what="a number of labels"),
-        section.number("crowd_reward_usd", None, low=0, high=float("inf"), low_open=True,
-                       high_open=True, what="a reward in US dollars"))
+        warnings.extend(_check_against_settings(top, section, spec, humans, budgets))
+    return EngineConfig(cascade, humans, budgets, tuple(spec for _, spec in read), top.file,
+                        enabled, sources, server, tuple(warnings))
 
 
 def _check_against_settings(top: Section, section: Section, spec: ContractSpec,
-                            humans: Humans, budgets: Budgets) -> None:
-    """Contracts that the humans or budgets settings make impossible to evaluate."""
+                            humans: Humans, budgets: Budgets) -> list[tuple[str, str]]:
+    """Contracts the settings make impossible: an error where Potato refuses too, else a
+    warning sentence for the contract."""
     humans_section = top.section("humans")
     where = f"contract '{spec.id}' (line {spec.line})"
-
-    def at_humans(key: str, problem: str) -> InputError:
-        if humans_section is not None and humans_section.has(key):
-            return humans_section.error(f"{problem}, for {where}", key)
-        return section.error(f"{problem} (humans.{key} is {getattr(humans, key)} by default)",
-                             "kind")
-
-    if spec.kind is ContractKind.NO_WORSE_THAN_HUMAN:
-        if humans.overlap_k < 3:
-            raise at_humans("overlap_k", "no_worse_than_human needs humans.overlap_k of at "
-                            "least 3 people per overlap item")
-        if humans.overlap <= 0:
-            raise at_humans("overlap", "no_worse_than_human needs humans.overlap above 0 "
-                            "(items labelled by several people)")
-    if spec.kind is ContractKind.DISTRIBUTIONAL and humans.distribution_k < 3:
-        raise at_humans("distribution_k", "distributional needs humans.distribution_k of at "
-                        "least 3 people per item")
+    if spec.kind is ContractKind.NO_WORSE_THAN_HUMAN and humans.overlap_k < 3:
+        problem = ("no_worse_than_human needs humans.overlap_k of at least 3 people per "
+                   "overlap item")
+        if humans_section is not None and humans_section.has("overlap_k"):
+            raise humans_section.error(f"{problem}, for {where}", "overlap_k")
+        raise section.error(f"{problem} (humans.overlap_k is {humans.overlap_k} by default)",
+                            "kind")
     if spec.kind is ContractKind.BUDGET_FIRST and spec.params["human_usd"] is not None \
-            and budgets.crowd_reward_usd is None:
-        raise section.error("human_usd is priced at budgets.crowd_reward_usd, which is not "
-                            "set; expected budgets.crowd_reward_usd or human_labels",
-                            "human_usd")
+            and budgets.crowd_reward_usd is None \
+            and spec.params.get("reward_per_label_usd") is None:
+        raise section.error("human_usd needs a price per label: the contract's "
+                            "reward_per_label_usd (or budgets.crowd_reward_usd); expected one "
+                            "of them, or human_labels", "human_usd")
+    out: list[tuple[str, str]] = []
+    if spec.kind is ContractKind.NO_WORSE_THAN_HUMAN and humans.overlap <= 0:
+        out.append((spec.id, "humans.overlap is 0: no item is drawn for several people, so "
+                             "the alternative annotator test can only use items people "
+                             "labelled together by other means"))
+    if spec.kind is ContractKind.DISTRIBUTIONAL and humans.distribution_k < 3:
+        out.append((spec.id, f"humans.distribution_k is {humans.distribution_k}: the "
+                             "distributional contract needs items with at least 3 people"))
+    return out
