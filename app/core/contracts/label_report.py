@@ -12,6 +12,7 @@ while costing about a fifth of ``label status`` on a 100,000-item study.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,18 @@ from app.core.contracts.labels.families import loss_family
 from app.core.contracts.ledger.chain import Ledger
 from app.core.errors import InputError
 from app.core.formats.labeling.data import LabelingData
-from app.core.formats.labeling.reader import read_labeling
+from app.core.formats.labeling.reader import (
+    PREDICTIONS_FILE,
+    REQUESTS_FILE,
+    labeling_dir,
+    read_labeling,
+)
+from app.core.formats.potato.engine_store import (
+    EngineStore,
+    engine_database,
+    for_study,
+    read_engine_store,
+)
 from app.core.formats.potato.project import gc_paused, load_study
 from app.core.model import Study
 
@@ -45,6 +57,8 @@ class LabelReport:
     contracts: dict[str, ContractStatus]
     ledger: dict[str, Any]
     notes: list[str] = field(default_factory=list)
+    potato: EngineStore | None = None
+    """Potato's engine database, when the labels came from one."""
 
     def accepted(self) -> dict[str, dict[str, dict[str, int]]]:
         out: dict[str, dict[str, dict[str, int]]] = {}
@@ -54,6 +68,9 @@ class LabelReport:
             for d in delivered(self.config, self.contracts, data, humans).values():
                 counts[d.tier] = counts.get(d.tier, 0) + 1
             out[schema] = {"by_source": counts}
+            if self.potato is not None:
+                resolved: Mapping[str, int] = self.potato.records.resolved.get(schema, {})
+                out[schema]["resolved"] = dict(sorted(resolved.items()))
         return out
 
     def unsupported_schemas(self) -> list[str]:
@@ -66,12 +83,18 @@ class LabelReport:
             entry = status.to_json()
             blocked = blocking(self.config, self.contracts, status.spec.schema)
             entry["notes"].extend(w for c, w in self.config.warnings if c == ident)
+            if self.potato is not None:
+                record = self.potato.records.contracts.get(ident)
+                entry["potato"] = None if record is None else record.to_json()
             if blocked and kind_info(status.spec.kind).gates:
                 entry["notes"].append("machine labels on this schema are not accepted until "
                                       f"every gating contract is met: {', '.join(blocked)}")
             contracts[ident] = entry
-        return {"contracts": contracts, "accepted": self.accepted(),
-                "unsupported_schemas": self.unsupported_schemas(), "ledger": self.ledger}
+        out = {"contracts": contracts, "accepted": self.accepted(),
+               "unsupported_schemas": self.unsupported_schemas(), "ledger": self.ledger}
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
 
     def export(self) -> list[dict[str, Any]]:
         return export_rows(self.study, self.config, self.labeling, self.contracts, self.data)
@@ -111,7 +134,7 @@ def _label_report(project: Path, *, certify: bool, retest: bool, only: str | Non
     if only is not None and config.contract(only) is None:
         raise InputError(f"no contract '{only}'; the configuration has: "
                          f"{', '.join(c.id for c in config.contracts)}", key="--contract")
-    labeling = read_labeling(project, study, config.tier_names)
+    labeling, store, notes = _labeling(project, study, config)
     ledger = Ledger.open(project)
     if acknowledge_ledger and not ledger.ok:
         ledger.acknowledge_damage(ledger.damage)
@@ -119,4 +142,21 @@ def _label_report(project: Path, *, certify: bool, retest: bool, only: str | Non
     data = schema_inputs(study, labeling, config)
     statuses = evaluate_contracts(config, data, ledger, certify=certify, retest=retest,
                                   only=only, schedule=schedule, labeling=labeling)
-    return LabelReport(study, config, labeling, data, statuses, ledger.report)
+    return LabelReport(study, config, labeling, data, statuses, ledger.report, notes, store)
+
+
+def _labeling(project: Path, study: Study, config: EngineConfig
+              ) -> tuple[LabelingData, EngineStore | None, list[str]]:
+    """The labels from Potato's ``engine.sqlite`` when the project has one, else from
+    Accord's ``labeling/*.jsonl``; both at once is an error naming both."""
+    database = engine_database(study.root)
+    if database is None:
+        return read_labeling(project, study, config.tier_names), None, []
+    own = [f for f in (labeling_dir(project) / PREDICTIONS_FILE,
+                       labeling_dir(project) / REQUESTS_FILE) if f.is_file()]
+    if own:
+        raise InputError(f"the labels are kept twice: in {database} (Potato's engine) and in "
+                         f"{own[0]}; expected one store", file=own[0])
+    store = read_engine_store(database, config.tier_names)
+    labeling, notes = for_study(store, study.items.keys(), study.schemes.keys())
+    return labeling, store, notes

@@ -1,0 +1,90 @@
+"""What Potato 2.12.1 recorded about its contracts, resolved labels and certificates.
+
+These are Potato's own conclusions, read from ``engine.sqlite`` as stored, for the
+audit beside Accord's recomputation (``contracts.md``, "Agreeing with Potato 2.12.1",
+point 5) and the ``potato`` record of ``cli.md``:
+
+- per contract id, the latest ``contract_version`` row (state, result, cascade hash,
+  when) and the looks used: ``MAX(looks)`` over all the id's rows, across cascades, as
+  Potato counts them (``store/dao.py``);
+- per schema, the resolved labels counted by ``origin:status`` (``auto:accepted``...);
+- the latest certificate row (its content hash and time).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class ContractRecord:
+    """Potato's latest stored evaluation of one contract id."""
+
+    contract_id: str
+    kind: str
+    state: str
+    looks: int
+    """Looks used: the maximum over every stored version of this id."""
+    result: dict[str, Any] = field(hash=False)
+    cascade_hash: str
+    recorded_at: float
+    version_id: int
+    versions: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"state": self.state, "looks": self.looks, "result": self.result}
+
+
+@dataclass(frozen=True)
+class EngineRecords:
+    contracts: dict[str, ContractRecord] = field(default_factory=dict)
+    resolved: dict[str, Counter[str]] = field(default_factory=dict)
+    """schema → ``origin:status`` → count of resolved labels."""
+    certificate: dict[str, Any] | None = None
+    """The latest certificate row: ``id``, ``content_sha256``, ``created_at``."""
+
+
+def read_records(db: sqlite3.Connection, shown: Path) -> EngineRecords:
+    contracts: dict[str, ContractRecord] = {}
+    looks: Counter[str] = Counter()
+    versions: Counter[str] = Counter()
+    for ident, cid, kind, cascade, n, status, result, created in db.execute(
+            "SELECT id, contract_id, kind, cascade_hash, looks, status, result_json,"
+            " created_at FROM contract_version ORDER BY id"):
+        cid = str(cid)
+        looks[cid] = max(looks[cid], int(n or 0))
+        versions[cid] += 1
+        contracts[cid] = ContractRecord(cid, str(kind), str(status), 0, _object(result),
+                                        str(cascade), float(created), int(ident), 0)
+    contracts = {cid: ContractRecord(r.contract_id, r.kind, r.state, looks[cid], r.result,
+                                     r.cascade_hash, r.recorded_at, r.version_id,
+                                     versions[cid])
+                 for cid, r in contracts.items()}
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+    resolved: dict[str, Counter[str]] = {}
+    if "resolved_label" in tables:
+        for schema, origin, status, n in db.execute(
+                "SELECT schema_name, origin, status, COUNT(*) FROM resolved_label"
+                " GROUP BY schema_name, origin, status"):
+            resolved.setdefault(str(schema), Counter())[f"{origin}:{status}"] = int(n)
+    certificate = None
+    if "certificate" in tables:
+        row = db.execute("SELECT id, content_sha256, created_at FROM certificate"
+                         " ORDER BY id DESC LIMIT 1").fetchone()
+        if row is not None:
+            certificate = {"id": int(row[0]), "content_sha256": str(row[1]),
+                           "created_at": float(row[2])}
+    return EngineRecords(contracts, resolved, certificate)
+
+
+def _object(text: Any) -> dict[str, Any]:
+    try:
+        value = json.loads(text) if text else {}
+    except (TypeError, ValueError):
+        return {"unreadable": str(text)}
+    return value if isinstance(value, dict) else {"value": value}

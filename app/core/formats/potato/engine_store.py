@@ -1,0 +1,303 @@
+"""Potato 2.12.1's labelling engine database, ``<task_dir>/engine.sqlite``, read safely.
+
+A real Potato project keeps every piece of the engine's state in this SQLite file
+(``potato-engine.md`` §1): predictions per source version, the human requests with their
+split, inclusion probability and label, the stored contract results and looks, the
+resolved labels and the certificates. This module reads it into Accord's model
+(:class:`~app.core.formats.labeling.data.LabelingData`) and Potato's own records
+(:mod:`app.core.formats.potato.engine_records`), one query per table.
+
+**Never touching the user's file.** Opening a WAL database, even read-only, creates
+``-shm`` (and may create ``-wal``) files beside it. So the database and its WAL are
+copied into a private temporary folder and only the copy is opened; the folder is
+removed afterwards, and nothing is ever created beside the user's files. If the files
+change while they are copied (Potato's server writing), the copy is retried and, when
+they keep changing, the read stops with one sentence; a hot rollback journal
+(``engine.sqlite-journal``: a write in progress) stops it too.
+
+Choices where Potato is silent on what an outside reader should do:
+
+- **Tiers** are the cascade's source ids; a source with several versions (a changed
+  prompt or model is a new version) contributes the predictions of the version created
+  last that has predictions on the schema. A prediction whose status is not ``ok``
+  (abstain, error) or whose value is null is no prediction, as Potato's router treats it.
+- **Confidence** is ``raw_conf`` (0 when null), what Potato's contracts read; ``conf_json``
+  (the label distribution) becomes ``probs``.
+- **Requests.** Purposes ``calibration`` and ``certification`` are calibration requests
+  (blind, random); ``verify`` is a verification request; every other purpose
+  (distribution, audit, resolve, adjudicate, gold, organic) is counted in
+  :attr:`EngineStore.other_requests` and not read as a calibration label. ``split`` dev
+  or cert as stored (``none``: no split); ``pi`` is ``inclusion_prob`` as stored.
+  Status ``done`` is an answered request (its ``label_json``, answered at
+  ``completed_at``), ``open``/``assigned`` unanswered, ``cancelled`` left out.
+  The annotator is ``user_id``, else ``assigned_user``. Potato overwrites an edited
+  label in place, so each request has one version.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import tempfile
+from collections import Counter
+from collections.abc import Collection, Iterator
+from contextlib import closing, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.core.errors import InputError
+from app.core.formats.labeling.data import (
+    LabelingData,
+    LabelVersion,
+    Prediction,
+    Request,
+    RequestKind,
+    Split,
+)
+from app.core.formats.potato.engine_records import EngineRecords, read_records
+
+DATABASE = "engine.sqlite"
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "engine_item": ("item_id", "meta_json"),
+    "source_version": ("version_id", "source_id", "kind", "created_at"),
+    "prediction": ("id", "item_id", "schema_name", "source_version_id", "value_json",
+                   "status", "raw_conf", "conf_json"),
+    "human_request": ("id", "item_id", "schema_name", "purpose", "inclusion_prob", "split",
+                      "status", "label_json", "user_id", "assigned_user", "completed_at"),
+    "contract_version": ("id", "contract_id", "kind", "cascade_hash", "looks", "status",
+                         "result_json", "created_at"),
+}
+"""The tables and columns Accord reads; any of them missing is a database of another
+Potato version."""
+
+CALIBRATION_PURPOSES = frozenset({"calibration", "certification"})
+VERIFICATION_PURPOSES = frozenset({"verify"})
+_COPY_TRIES = 3
+
+
+@dataclass(frozen=True)
+class EngineStore:
+    """What ``engine.sqlite`` holds, in Accord's model and as Potato recorded it."""
+
+    path: Path
+    labeling: LabelingData
+    records: EngineRecords
+    item_pi: dict[str, dict[str, float]] = field(default_factory=dict)
+    """item → schema → the item's inclusion probability (``engine_item.meta_json``)."""
+    item_fields: dict[str, dict[str, str]] = field(default_factory=dict)
+    """item → the fields Potato copied for ppi's ``by``."""
+    other_requests: Counter[str] = field(default_factory=Counter)
+    """Requests of purposes that are not calibration or verification, by purpose."""
+
+
+def engine_database(task_dir: Path) -> Path | None:
+    path = task_dir / DATABASE
+    return path if path.is_file() else None
+
+
+def read_engine_store(database: Path, tiers: tuple[str, ...]) -> EngineStore:
+    """Read ``database`` (a Potato 2.12 ``engine.sqlite``) from a private copy."""
+    with _private_copy(database) as copy, closing(_connect(copy, database)) as db:
+        _check_tables(db, database)
+        try:
+            predictions = _predictions(db, tiers)
+            requests, others = _requests(db)
+            item_pi, item_fields = _items(db, database)
+            records = read_records(db, database)
+        except sqlite3.DatabaseError as error:
+            raise _unreadable(database, error) from None
+    return EngineStore(database, LabelingData(predictions, requests), records, item_pi,
+                       item_fields, others)
+
+
+@contextmanager
+def _private_copy(database: Path) -> Iterator[Path]:
+    journal = database.with_name(database.name + "-journal")
+    if journal.exists():
+        raise InputError("a write is in progress (engine.sqlite-journal is present): Potato "
+                         "is changing the database; expected a database at rest (wait, or "
+                         "stop Potato's server, and try again)", file=database)
+    wal = database.with_name(database.name + "-wal")
+    with tempfile.TemporaryDirectory(prefix="accord-engine-") as folder:
+        copy = Path(folder) / DATABASE
+        for _ in range(_COPY_TRIES):
+            before = _stamp(database, wal)
+            shutil.copyfile(database, copy)
+            copy_wal = copy.with_name(copy.name + "-wal")
+            if wal.is_file():
+                shutil.copyfile(wal, copy_wal)
+            elif copy_wal.exists():
+                copy_wal.unlink()
+            if _stamp(database, wal) == before:
+                break
+        else:
+            raise InputError("the database kept changing while Accord copied it (Potato's "
+                             "server is writing); expected a database at rest (try again, or "
+                             "stop the server)", file=database)
+        yield copy
+
+
+def _stamp(*paths: Path) -> tuple[tuple[int, int] | None, ...]:
+    out: list[tuple[int, int] | None] = []
+    for path in paths:
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            out.append(None)
+            continue
+        out.append((st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
+def _connect(copy: Path, shown: Path) -> sqlite3.Connection:
+    try:
+        db = sqlite3.connect(copy)
+        db.execute("PRAGMA query_only = ON")
+        check = db.execute("PRAGMA quick_check").fetchone()
+    except sqlite3.DatabaseError as error:
+        raise _unreadable(shown, error) from None
+    if check is None or check[0] != "ok":
+        db.close()
+        raise InputError(f"the database is damaged ({check[0] if check else 'no answer'}); "
+                         "expected an intact SQLite database", file=shown)
+    return db
+
+
+def _unreadable(shown: Path, error: sqlite3.DatabaseError) -> InputError:
+    return InputError(f"not a readable SQLite database ({error}); expected Potato 2.12's "
+                      "engine database", file=shown)
+
+
+def _check_tables(db: sqlite3.Connection, shown: Path) -> None:
+    try:
+        present = {row[0] for row in db.execute(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+        for table, columns in COLUMNS.items():
+            if table not in present:
+                raise InputError(f"no table '{table}': this is not a Potato 2.12 engine "
+                                 f"database (another Potato version?); expected the tables "
+                                 f"{', '.join(COLUMNS)}", file=shown, key=table)
+            have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            missing = [c for c in columns if c not in have]
+            if missing:
+                raise InputError(f"table '{table}' has no column {', '.join(missing)}; "
+                                 "expected Potato 2.12's engine database", file=shown,
+                                 key=table)
+    except sqlite3.DatabaseError as error:
+        raise _unreadable(shown, error) from None
+
+
+def _predictions(db: sqlite3.Connection, tiers: tuple[str, ...]) -> list[Prediction]:
+    wanted = set(tiers)
+    rows = db.execute(
+        "SELECT p.item_id, p.schema_name, v.source_id, v.version_id, p.value_json, p.status,"
+        " p.raw_conf, p.conf_json, p.id FROM prediction p"
+        " JOIN source_version v ON v.version_id = p.source_version_id"
+        " ORDER BY v.source_id, p.schema_name, v.created_at, v.version_id, p.id").fetchall()
+    latest: dict[tuple[str, str], str] = {}  # (source, schema) -> the last version seen
+    for _item, schema, source, version, *_ in rows:
+        latest[(source, schema)] = version
+    current: dict[tuple[str, str, str], tuple[Any, ...]] = {}
+    for row in rows:
+        item, schema, source, version = row[0], row[1], row[2], row[3]
+        if source in wanted and latest[(source, schema)] == version:
+            current[(item, schema, source)] = row  # ordered by id: the last one stays
+    out: list[Prediction] = []
+    order = {t: i for i, t in enumerate(tiers)}
+    for (item, schema, source), row in sorted(current.items(),
+                                              key=lambda kv: (kv[0][1], kv[0][0],
+                                                              order[kv[0][2]])):
+        value = _json(row[4])
+        if row[5] != "ok" or value is None:
+            continue
+        probs = _probs(_json(row[7]))
+        out.append(Prediction(str(item), str(schema), str(source), value,
+                              float(row[6] or 0.0), probs))
+    return out
+
+
+def _probs(raw: Any) -> dict[str, float] | None:
+    if not isinstance(raw, dict) or not raw:
+        return None
+    try:
+        return {str(k): float(v) for k, v in raw.items()}
+    except (TypeError, ValueError):
+        return None
+
+
+def _requests(db: sqlite3.Connection) -> tuple[tuple[Request, ...], Counter[str]]:
+    out: list[Request] = []
+    others: Counter[str] = Counter()
+    for (ident, item, schema, purpose, pi, split, status, label, user, assigned,
+         done_at) in db.execute(
+            "SELECT id, item_id, schema_name, purpose, inclusion_prob, split, status,"
+            " label_json, user_id, assigned_user, completed_at FROM human_request"
+            " ORDER BY id"):
+        if purpose in CALIBRATION_PURPOSES:
+            kind = RequestKind.CALIBRATION
+        elif purpose in VERIFICATION_PURPOSES:
+            kind = RequestKind.VERIFICATION
+        else:
+            others[str(purpose)] += 1
+            continue
+        if status == "cancelled":
+            continue
+        value = _json(label) if status == "done" else None
+        history = (LabelVersion(value, int(ident), done_at),) if status == "done" \
+            and value is not None else ()
+        annotator = user or assigned
+        out.append(Request(f"potato-{ident}", str(item), str(schema), kind,
+                           None if pi is None else float(pi),
+                           Split(split) if split in ("dev", "cert") else None,
+                           None if annotator is None else str(annotator), history,
+                           int(ident)))
+    return tuple(out), others
+
+
+def _items(db: sqlite3.Connection, shown: Path
+           ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, str]]]:
+    item_pi: dict[str, dict[str, float]] = {}
+    fields: dict[str, dict[str, str]] = {}
+    for item, meta_json in db.execute("SELECT item_id, meta_json FROM engine_item"):
+        meta = _json(meta_json)
+        if not isinstance(meta, dict):
+            continue
+        pi = meta.get("pi")
+        if isinstance(pi, dict):
+            item_pi[str(item)] = {str(k): float(v) for k, v in pi.items()
+                                  if isinstance(v, int | float) and not isinstance(v, bool)}
+        values = meta.get("fields")
+        if isinstance(values, dict):
+            fields[str(item)] = {str(k): str(v) for k, v in values.items()}
+    return item_pi, fields
+
+
+def _json(text: Any) -> Any:
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return text
+
+
+def for_study(store: EngineStore, items: Collection[str], schemes: Collection[str]
+              ) -> tuple[LabelingData, list[str]]:
+    """The store's labels restricted to the study's items and schemes, and a note for
+    what was left out (an item removed from the data files keeps its rows in Potato)."""
+    data = store.labeling
+    predictions = [p for p in data.predictions if p.item in items and p.schema in schemes]
+    requests = tuple(r for r in data.requests if r.item in items and r.schema in schemes)
+    notes = []
+    dropped = (len(data.predictions) - len(predictions), len(data.requests) - len(requests))
+    if any(dropped):
+        notes.append(f"engine.sqlite: {dropped[0]} predictions and {dropped[1]} requests are "
+                     "on items or schemes that are not in the project's data files or config, "
+                     "and were left out")
+    if store.other_requests:
+        counts = ", ".join(f"{n} {purpose}" for purpose, n in sorted(store.other_requests.items()))
+        notes.append(f"engine.sqlite: requests of other purposes are not calibration labels "
+                     f"and were not read as such ({counts})")
+    return LabelingData(predictions, requests, data.annotators), notes
