@@ -1,0 +1,512 @@
+"""Small annotation projects written by the real Potato 2.12.1 server (run on purpose).
+
+    .venv/bin/python -m tests.potato_real.annotation_projects [NAME ...]
+
+For each project below this starts ``potato start config.yaml -p PORT`` on 127.0.0.1
+(ports 8771-8779), logs in three annotators with Potato's own simulator client
+(:class:`potato.simulator.SimulatedUser`), posts every answer through ``/updateinstance``
+in the shape Potato's browser widgets send (read from the installed package's
+``static/*.js`` and ``server_utils/schemas/*.py``; the ``<n>: <n>`` slider is the
+simulator's own ``RandomStrategy``), asks ``/admin/iaa`` for Potato's agreement report,
+stops the server and copies what it wrote into ``tests/data/potato_server/<name>/``:
+
+- ``config.yaml``, ``data/``, media;
+- ``annotation_output/<annotator>/user_state.json`` exactly as the server wrote it;
+- ``expected/iaa.json``: the JSON body of ``/admin/iaa``.
+
+The normal test suite never starts a server; it reads the committed files. Answers are
+seeded: the same run writes the same answers (the server adds its own timestamps).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "tests" / "data" / "potato_server"
+POTATO = Path(sys.executable).with_name("potato")
+HOST = "127.0.0.1"
+ADMIN_KEY = "accord-fixture-admin-key"
+ANNOTATORS = ("alice", "bob", "carol")
+START_TIMEOUT = 90.0
+STOP_TIMEOUT = 15.0
+
+Payload = dict[str, str]
+Answerer = Callable[[str, int, random.Random], Payload]
+
+
+@dataclass(frozen=True)
+class Project:
+    name: str
+    port: int
+    seed: int
+    schemes: list[dict[str, Any]]
+    items: list[dict[str, Any]]
+    answer: Answerer
+    media: Callable[[Path], None] | None = None
+
+
+def base_config(schemes: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "annotation_task_name": "Accord fixture (written by Potato 2.12.1)",
+        "task_dir": ".",
+        "data_files": ["data/items.jsonl"],
+        "item_properties": {"id_key": "id", "text_key": "text"},
+        "output_annotation_dir": "annotation_output/",
+        "user_config": {"allow_all_users": True, "users": []},
+        "require_password": False,
+        "assignment_strategy": "fixed_order",
+        "max_annotations_per_item": len(ANNOTATORS),
+        "num_annotators_per_item": len(ANNOTATORS),
+        "admin_api_key": ADMIN_KEY,
+        "annotation_schemes": schemes,
+    }
+
+
+def _rng(seed: int, user: str, item: str) -> random.Random:
+    return random.Random(f"{seed}/{user}/{item}")
+
+
+def _truth(seed: int, item: str) -> random.Random:
+    return random.Random(f"{seed}/truth/{item}")
+
+
+# --------------------------------------------------------------------------- categorical
+
+CAT_SCHEMES: list[dict[str, Any]] = [
+    {"annotation_type": "radio", "name": "sentiment", "description": "Sentiment",
+     "labels": ["positive", "negative", "neutral"]},
+    {"annotation_type": "select", "name": "topic", "description": "Topic",
+     "labels": ["sports", "politics", "tech", "food"]},
+    {"annotation_type": "multiselect", "name": "aspects", "description": "Aspects",
+     "labels": ["price", "service", "quality", "speed"]},
+    {"annotation_type": "likert", "name": "quality", "description": "Quality", "size": 5,
+     "min_label": "bad", "max_label": "good"},
+    {"annotation_type": "slider", "name": "confidence", "description": "Confidence",
+     "min_value": 0, "max_value": 10, "starting_value": 5},
+    {"annotation_type": "slider", "name": "intensity", "description": "Intensity",
+     "min_value": 1, "max_value": 7, "starting_value": 4},
+]
+
+
+def _pick(truth: str, options: list[str], rng: random.Random, keep: float) -> str:
+    return truth if rng.random() < keep else rng.choice(options)
+
+
+def answer_categorical(user: str, k: int, rng: random.Random) -> Payload:
+    item = f"c{k:02d}"
+    t = _truth(11, item)
+    sentiment = _pick(t.choice(["positive", "negative", "neutral"]),
+                      ["positive", "negative", "neutral"], rng, 0.7)
+    topic = _pick(t.choice(["sports", "politics", "tech", "food"]),
+                  ["sports", "politics", "tech", "food"], rng, 0.75)
+    aspects = {a for a in ["price", "service", "quality", "speed"] if t.random() < 0.5}
+    aspects ^= {a for a in ["price", "service", "quality", "speed"] if rng.random() < 0.2}
+    quality = min(5, max(1, t.randint(1, 5) + rng.choice([-1, 0, 0, 1])))
+    confidence = min(10, max(0, t.randint(0, 10) + rng.choice([-2, -1, 0, 0, 1, 2])))
+    payload: Payload = {
+        # radio and multiselect: the option name as key and value (annotation.js)
+        f"sentiment:::{sentiment}": sentiment,
+        # select: the dropdown's label is "select-one", its value the option
+        "topic:::select-one": topic,
+        # likert: the point as key and value
+        f"quality:::{quality}": str(quality),
+        # slider from the browser: label "slider", the value as a string
+        "confidence:::slider": str(confidence),
+    }
+    for a in sorted(aspects):
+        payload[f"aspects:::{a}"] = a
+    # slider from Potato's simulator: RandomStrategy posts "<schema>:<n>": "<n>"
+    from potato.simulator.annotation_strategies import RandomStrategy
+    random.seed(f"11/{user}/{item}")
+    payload.update(RandomStrategy().generate_annotation(
+        {"instance_id": item, "text": ""}, CAT_SCHEMES[5], None, None))
+    return payload
+
+
+# --------------------------------------------------------------------------- spatial
+
+SPATIAL_SCHEMES: list[dict[str, Any]] = [
+    {"annotation_type": "spatial_annotation", "name": "objects", "description": "3D objects",
+     "source_field": "point_cloud",
+     "tools": ["cuboid_3d", "point_3d", "polyline_3d", "segment_3d"],
+     "labels": [{"name": "car"}, {"name": "pole"}, {"name": "lane"}, {"name": "ground"}]},
+]
+
+
+def _quat_yaw(yaw: float) -> list[float]:
+    import math
+    return [0.0, 0.0, math.sin(yaw / 2), math.cos(yaw / 2)]
+
+
+def answer_spatial(user: str, k: int, rng: random.Random) -> Payload:
+    item = f"s{k:02d}"
+    t = _truth(22, item)
+    objects: list[dict[str, Any]] = []
+    for n in range(t.randint(0, 3)):
+        if rng.random() < 0.15:
+            continue
+        cx, cy = t.uniform(-20, 20), t.uniform(-20, 20)
+        yaw = t.uniform(-3, 3)
+        objects.append({"type": "cuboid_3d", "label": "car" if n else t.choice(["car", "pole"]),
+                        "color": "#FF6B6B", "coordinates": {
+                            "center": [round(cx + rng.gauss(0, 0.3), 3),
+                                       round(cy + rng.gauss(0, 0.3), 3), 0.8],
+                            "size": [round(4.2 + rng.gauss(0, 0.2), 3),
+                                     round(1.8 + rng.gauss(0, 0.1), 3), 1.6],
+                            "rotation": [round(v, 6) for v in
+                                         _quat_yaw(yaw + rng.gauss(0, 0.1))]}})
+    if t.random() < 0.8:
+        px, py = t.uniform(-10, 10), t.uniform(-10, 10)
+        objects.append({"type": "point_3d", "label": "pole", "color": "#4ECDC4",
+                        "coordinates": [round(px + rng.gauss(0, 0.4), 3),
+                                        round(py + rng.gauss(0, 0.4), 3), 2.0]})
+    if t.random() < 0.7:
+        y0 = t.uniform(-5, 5)
+        objects.append({"type": "polyline_3d", "label": "lane", "color": "#FFEAA7",
+                        "coordinates": [[float(x), round(y0 + rng.gauss(0, 0.25), 3), 0.0]
+                                        for x in range(0, 10, 2)]})
+    if t.random() < 0.7:
+        start = t.randint(0, 200)
+        lo = start + rng.randint(-10, 10)
+        objects.append({"type": "segment_3d", "label": "ground", "color": "#96CEB4",
+                        "indices": list(range(max(0, lo), lo + 50 + rng.randint(-10, 10)))})
+    return {"objects:::_data": json.dumps(objects)}
+
+
+# --------------------------------------------------------------------------- time
+
+TIME_SCHEMES: list[dict[str, Any]] = [
+    {"annotation_type": "audio_annotation", "name": "speech", "description": "Speech",
+     "source_field": "audio", "mode": "label",
+     "labels": [{"name": "speech", "color": "#45B7D1"}, {"name": "music", "color": "#DDA0DD"}]},
+    {"annotation_type": "video_annotation", "name": "actions", "description": "Actions",
+     "source_field": "video", "mode": "segment",
+     "labels": [{"name": "walk", "color": "#45B7D1"}, {"name": "run", "color": "#DDA0DD"}]},
+    {"annotation_type": "temporal_grounding", "name": "grounding", "description": "Ground",
+     "video_key": "video", "events_key": "events"},
+    {"annotation_type": "tiered_annotation", "name": "turns", "description": "Turns",
+     "source_field": "audio", "media_type": "audio",
+     "tiers": [{"name": "speaker", "tier_type": "independent",
+                "labels": [{"name": "host", "color": "#4ECDC4"},
+                           {"name": "guest", "color": "#FF6B6B"}]},
+               {"name": "events", "tier_type": "independent",
+                "labels": [{"name": "laughter", "color": "#FFEAA7"},
+                           {"name": "host", "color": "#95A5A6"}]}]},
+]
+
+
+def _spans(t: random.Random, rng: random.Random, n: int, length: float, jitter: float
+           ) -> list[tuple[float, float]]:
+    out = []
+    for _ in range(n):
+        a = t.uniform(0, length - 3)
+        b = a + t.uniform(0.5, 3)
+        if rng.random() < 0.1:
+            continue
+        a2 = max(0.0, round(a + rng.gauss(0, jitter), 3))
+        out.append((a2, max(a2, round(b + rng.gauss(0, jitter), 3))))
+    return out
+
+
+def answer_time(user: str, k: int, rng: random.Random) -> Payload:
+    item = f"t{k:02d}"
+    t = _truth(33, item)
+    n = t.randint(0, 3)
+    labels = [t.choice(["speech", "music"]) for _ in range(4)]
+    audio = {"segments": [{"id": f"segment_{i}", "start_time": a, "end_time": b,
+                           "label": labels[i] if rng.random() < 0.85 else "speech",
+                           "annotations": {}}
+                          for i, (a, b) in enumerate(_spans(t, rng, n, 20.0, 0.3))]}
+    m = t.randint(1, 2)
+    video = {"video_metadata": {"fps": 30, "duration": 20},
+             "segments": [{"id": f"segment_{i}", "startTime": a, "endTime": b,
+                           "startFrame": int(a * 30), "endFrame": int(b * 30),
+                           "label": "walk" if i % 2 == 0 else "run", "color": "#45B7D1",
+                           "annotations": {}}
+                          for i, (a, b) in enumerate(_spans(t, rng, m, 20.0, 0.4))],
+             "frame_annotations": {}, "keyframes": [], "tracking": {}, "tracks": {}}
+    events: dict[str, dict[str, float]] = {}
+    for i in range(2):
+        a = t.uniform(0, 15)
+        if rng.random() < 0.1:
+            continue
+        start = round(a + rng.gauss(0, 0.3), 2)
+        event: dict[str, float] = {"start": start}
+        if not (i == 1 and rng.random() < 0.3):  # an event marked without an end
+            event["end"] = round(start + t.uniform(1, 4) + rng.gauss(0, 0.3), 2)
+        events[str(i)] = event
+    tiers: dict[str, list[dict[str, Any]]] = {"speaker": [], "events": []}
+    cursor = 0.0
+    for i in range(t.randint(2, 4)):
+        length = t.uniform(1.0, 4.0)
+        a, b = cursor, cursor + length
+        cursor = b
+        # milliseconds as tiered-annotation.js makes them: seconds * 1000
+        tiers["speaker"].append({
+            "id": f"ann_{i}", "tier": "speaker",
+            "start_time": max(0.0, round(a + rng.gauss(0, 0.15), 3)) * 1000,
+            "end_time": round(b + rng.gauss(0, 0.15), 3) * 1000,
+            "label": "host" if i % 2 == 0 else "guest", "color": "#4ECDC4",
+            "parent_id": None, "value": ""})
+    if t.random() < 0.6:
+        a = t.uniform(0, cursor)
+        tiers["events"].append({"id": "ann_e", "tier": "events",
+                                "start_time": round(a, 2) * 1000,
+                                "end_time": round(a + 1.0 + rng.gauss(0, 0.1), 2) * 1000,
+                                "label": "laughter" if rng.random() < 0.8 else "host",
+                                "color": "#FFEAA7", "parent_id": None, "value": ""})
+    times = sorted({round(s[key]) for segs in tiers.values() for s in segs
+                    for key in ("start_time", "end_time")})
+    tiered = {"annotations": tiers,
+              "time_slots": {f"ts{i + 1}": v for i, v in enumerate(times)}}
+    return {"speech:::_data": json.dumps(audio), "actions:::_data": json.dumps(video),
+            "grounding:::grounding": json.dumps({"events": events}),
+            "turns:::_data": json.dumps(tiered)}
+
+
+# --------------------------------------------------------------------------- images
+
+IMAGE_W, IMAGE_H = 320, 180
+IMAGE_SCHEMES: list[dict[str, Any]] = [
+    {"annotation_type": "image_annotation", "name": "shapes", "description": "Shapes",
+     "source_field": "image",
+     "tools": ["bbox", "polygon", "ellipse", "landmark", "keypoint_set", "polyline",
+               "freeform"],
+     "labels": [{"name": "car", "color": "#FF6B6B"}, {"name": "sign", "color": "#FFEAA7"},
+                {"name": "person", "color": "#4ECDC4"}]},
+    {"annotation_type": "image_annotation", "name": "paint", "description": "Road",
+     "source_field": "image", "tools": ["brush", "eraser"],
+     "labels": [{"name": "road", "color": "#45B7D1"}]},
+]
+
+
+def _j(rng: random.Random, s: float) -> float:
+    return rng.gauss(0, s)
+
+
+def answer_images(user: str, k: int, rng: random.Random) -> Payload:
+    item = f"m{k:02d}"
+    t = _truth(44, item)
+    shapes: list[dict[str, Any]] = []
+    x, y = t.uniform(0.05, 0.6), t.uniform(0.05, 0.6)
+    if rng.random() < 0.9:
+        shapes.append({"type": "bbox", "label": "car", "color": "#FF6B6B", "coordinates": {
+            "x": x + _j(rng, 0.01), "y": y + _j(rng, 0.01),
+            "width": 0.25 + _j(rng, 0.01), "height": 0.3 + _j(rng, 0.01)}})
+    px, py = t.uniform(0.1, 0.6), t.uniform(0.1, 0.6)
+    shapes.append({"type": "polygon", "label": "sign", "color": "#FFEAA7", "coordinates": [
+        {"x": px + _j(rng, 0.01), "y": py + _j(rng, 0.01)},
+        {"x": px + 0.2 + _j(rng, 0.01), "y": py + _j(rng, 0.01)},
+        {"x": px + 0.1 + _j(rng, 0.01), "y": py + 0.25 + _j(rng, 0.01)}]})
+    ex, ey, angle = t.uniform(0.3, 0.7), t.uniform(0.3, 0.7), t.uniform(0, 90)
+    shapes.append({"type": "ellipse", "label": "sign", "color": "#FFEAA7", "coordinates": {
+        "cx": ex + _j(rng, 0.005), "cy": ey + _j(rng, 0.005), "rx": 0.12 + _j(rng, 0.005),
+        "ry": 0.05 + _j(rng, 0.005), "angle": angle + _j(rng, 8)}})
+    lx, ly = t.uniform(0.1, 0.9), t.uniform(0.1, 0.9)
+    shapes.append({"type": "landmark", "label": "person", "color": "#4ECDC4",
+                   "coordinates": {"x": lx + _j(rng, 0.01), "y": ly + _j(rng, 0.01)}})
+    kx, ky = t.uniform(0.2, 0.6), t.uniform(0.2, 0.5)
+    shapes.append({"type": "keypoint_set", "label": "person", "color": "#4ECDC4",
+                   "skeleton": "coco17", "coordinates": [
+                       {"x": kx + 0.02 * i + _j(rng, 0.004), "y": ky + 0.03 * i + _j(rng, 0.004),
+                        "v": 0 if (i == 4 and rng.random() < 0.3) else 2}
+                       for i in range(5)]})
+    sx, sy = t.uniform(0.1, 0.5), t.uniform(0.1, 0.5)
+    shapes.append({"type": "polyline", "label": "car", "color": "#FF6B6B", "closed": False,
+                   "coordinates": [{"x": sx + 0.1 * i, "y": sy + 0.02 * i * i + _j(rng, 0.004)}
+                                   for i in range(4)]})
+    fx, fy = t.uniform(20, 200), t.uniform(20, 100)
+    path = [["M", fx, fy]] + [["Q", fx + 10 * i, fy + 3 * i, fx + 10 * i + 5,
+                               fy + 3 * i + _j(rng, 1.0)] for i in range(1, 5)]
+    shapes.append({"type": "freeform", "label": "car", "color": "#FF6B6B", "coordinates": {
+        "path": path, "left": (fx - 2) / IMAGE_W, "top": (fy - 2) / IMAGE_H,
+        "scaleX": 1.0, "scaleY": 1.0, "pathOffset": {"x": fx + 22.5, "y": fy + 6.0},
+        "angle": 0}})
+    # a mask as the brush writes it: row-major runs starting with background
+    bottom = IMAGE_H - rng.randint(0, 8)
+    rows = [r for r in range(IMAGE_H) if 120 <= r < bottom]
+    mask = [[False] * IMAGE_W for _ in range(IMAGE_H)]
+    left = rng.randint(0, 12)
+    for r in rows:
+        for c in range(left, IMAGE_W - rng.randint(0, 3)):
+            mask[r][c] = True
+    return {"shapes:::_data": json.dumps(shapes),
+            "paint:::_data": json.dumps([{"type": "mask", "label": "road", "color": "#45B7D1",
+                                          "rle": {"counts": _rle(mask),
+                                                  "size": [IMAGE_H, IMAGE_W]}}])}
+
+
+def _rle(mask: list[list[bool]]) -> list[int]:
+    flat = [v for row in mask for v in row]
+    counts, current, run = [], False, 0
+    for v in flat:
+        if v == current:
+            run += 1
+        else:
+            counts.append(run)
+            current, run = v, 1
+    counts.append(run)
+    return counts
+
+
+def _png(path: Path, width: int, height: int) -> None:
+    rows = []
+    for y in range(height):
+        rows.append(b"\x00" + b"".join(bytes((x * 255 // width, y * 255 // height, 96))
+                                       for x in range(width)))
+    raw = b"".join(rows)
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + tag + data
+                + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF))
+
+    path.write_bytes(b"\x89PNG\r\n\x1a\n"
+                     + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+                     + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+
+
+def image_media(folder: Path) -> None:
+    (folder / "images").mkdir(exist_ok=True)
+    for k in range(12):
+        _png(folder / "images" / f"m{k:02d}.png", IMAGE_W, IMAGE_H)
+
+
+# --------------------------------------------------------------------------- projects
+
+PROJECTS = {p.name: p for p in [
+    Project("categorical", 8771, 11, CAT_SCHEMES,
+            [{"id": f"c{k:02d}", "text": f"Review number {k}."} for k in range(15)],
+            answer_categorical),
+    Project("spatial", 8772, 22, SPATIAL_SCHEMES,
+            [{"id": f"s{k:02d}", "text": f"sweep {k}", "point_cloud": f"clouds/s{k:02d}.pcd"}
+             for k in range(12)], answer_spatial),
+    Project("timed", 8773, 33, TIME_SCHEMES,
+            [{"id": f"t{k:02d}", "text": f"clip {k}", "audio": f"audio/t{k:02d}.wav",
+              "video": f"video/t{k:02d}.mp4",
+              "events": [{"prompt": "someone enters"}, {"prompt": "someone laughs"}]}
+             for k in range(12)], answer_time),
+    Project("images", 8774, 44, IMAGE_SCHEMES,
+            [{"id": f"m{k:02d}", "text": f"picture {k}", "image": f"images/m{k:02d}.png"}
+             for k in range(12)], answer_images, image_media),
+]}
+
+
+# --------------------------------------------------------------------------- running
+
+
+def _wait_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+    import requests
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"potato exited ({proc.returncode}); see {log}:\n"
+                               + log.read_text()[-3000:])
+        try:
+            requests.get(url + "/", timeout=2)
+            return
+        except requests.RequestException:
+            time.sleep(0.5)
+    raise RuntimeError(f"potato did not answer on {url} within {START_TIMEOUT}s")
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is not None:
+        return
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(STOP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(STOP_TIMEOUT)
+
+
+def build(project: Project) -> Path:
+    import requests
+    from potato.simulator import SimulatedUser, UserConfig
+
+    assert 8771 <= project.port <= 8779
+    work = Path(tempfile.mkdtemp(prefix=f"accord-potato-{project.name}-"))
+    (work / "data").mkdir()
+    config = base_config(project.schemes)
+    (work / "config.yaml").write_text(
+        f"# Written by tests/potato_real/annotation_projects.py for the real Potato 2.12.1 "
+        f"server (seed {project.seed}).\n" + yaml.safe_dump(config, sort_keys=False))
+    (work / "data" / "items.jsonl").write_text(
+        "".join(json.dumps(item) + "\n" for item in project.items))
+    if project.media:
+        project.media(work)
+    url = f"http://{HOST}:{project.port}"
+    log = work / "server.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen([str(POTATO), "start", "config.yaml", "-p", str(project.port)],
+                                cwd=work, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    try:
+        _wait_up(url, proc, log)
+        for user in ANNOTATORS:
+            sim = SimulatedUser(UserConfig(user_id=user), url)
+            if not sim.login():
+                raise RuntimeError(f"{user} could not log in: {sim.result.errors}")
+            for _ in project.items:
+                instance = sim.get_current_instance()
+                if not instance or not instance.get("instance_id"):
+                    raise RuntimeError(f"{user}: no instance ({sim.result.errors})")
+                iid = str(instance["instance_id"])
+                k = int(iid[1:])
+                payload = project.answer(user, k, _rng(project.seed, user, iid))
+                if not sim.submit_annotation(iid, payload, 1.0):
+                    raise RuntimeError(f"{user} {iid}: {sim.result.errors}")
+                sim.navigate_next()
+        response = requests.get(url + "/admin/iaa", headers={"X-API-Key": ADMIN_KEY},
+                                timeout=120)
+        response.raise_for_status()
+        report = response.json()
+    finally:
+        _stop(proc)
+    target = OUT / project.name
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
+    shutil.copy2(work / "config.yaml", target / "config.yaml")
+    shutil.copytree(work / "data", target / "data")
+    for media in ("images",):
+        if (work / media).exists():
+            shutil.copytree(work / media, target / media)
+    for user in ANNOTATORS:
+        source = work / "annotation_output" / user / "user_state.json"
+        (target / "annotation_output" / user).mkdir(parents=True)
+        shutil.copy2(source, target / "annotation_output" / user / "user_state.json")
+    (target / "expected").mkdir()
+    (target / "expected" / "iaa.json").write_text(
+        json.dumps(report, indent=1, sort_keys=True) + "\n")
+    shutil.rmtree(work, ignore_errors=True)
+    return target
+
+
+def main(argv: list[str]) -> int:
+    names = argv or list(PROJECTS)
+    for name in names:
+        path = build(PROJECTS[name])
+        print(f"{name}: {path.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
