@@ -11,9 +11,13 @@ Choices where the spec is silent:
 - Roles: ``config`` (the Potato configuration), ``data`` (each data file, in the
   configuration's order), ``annotations`` (the file the reader takes from each
   annotator folder: ``user_state.json``, else ``annotated_instances.jsonl``),
-  ``engine`` (``labeling/engine.yaml``), ``labeling`` (``predictions.jsonl``,
-  ``requests.jsonl``, ``annotators.jsonl``), ``ledger`` (``labeling/ledger.jsonl`` and
-  ``.accord/ledger-head``). A labeling file that does not exist is simply not listed (the
+  ``engine`` (``labeling/engine.yaml``), ``potato_engine`` (Potato's ``engine.sqlite``
+  and its ``-wal`` as they are on disk: a checkpoint moves bytes between the two, so a
+  certificate of a live project shows them changed even when no row did),
+  ``labeling`` (``predictions.jsonl``, ``requests.jsonl``, ``annotators.jsonl``),
+  ``ledger`` (``labeling/ledger.jsonl`` or, in a Potato project, ``.accord/ledger.jsonl``,
+  and ``.accord/ledger-head``). Potato's ``labeling_engine/`` and ``pocket/`` folders
+  are not annotators. A labeling file that does not exist is simply not listed (the
   readers treat it as empty); creating it later shows as a new input.
 - Media files (images, audio, point clouds) are not hashed: agreement and contracts read
   the annotations, not the pixels, and hashing gigabytes of media would make a
@@ -30,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.contracts.config.engine_config import ENGINE_FILE
-from app.core.contracts.ledger.format import GENESIS, HEAD_FILE, LEDGER_FILE, line_hash
+from app.core.contracts.ledger.format import GENESIS, HEAD_FILE, ledger_file, line_hash
 from app.core.formats.labeling.reader import (
     ANNOTATORS_FILE,
     PREDICTIONS_FILE,
@@ -38,7 +42,12 @@ from app.core.formats.labeling.reader import (
     labeling_dir,
 )
 from app.core.formats.potato.config import read_config
-from app.core.formats.potato.project import LEGACY_FILE, STATE_FILE
+from app.core.formats.potato.project import (
+    ENGINE_DATABASE,
+    LEGACY_FILE,
+    NOT_ANNOTATORS,
+    STATE_FILE,
+)
 from app.core.progress import Job, Progress
 
 CHUNK = 1 << 20
@@ -74,7 +83,8 @@ def input_files(project: Path) -> list[InputFile]:
     files.extend(InputFile("data", p) for p in config.data_files)
     if config.output_dir.is_dir():
         for folder in sorted(config.output_dir.iterdir()):
-            if not folder.is_dir() or folder.name.startswith("."):
+            if not folder.is_dir() or folder.name.startswith(".") \
+                    or folder.name in NOT_ANNOTATORS:
                 continue
             for name in (STATE_FILE, LEGACY_FILE):
                 if (folder / name).is_file():
@@ -83,13 +93,16 @@ def input_files(project: Path) -> list[InputFile]:
     engine = root / ENGINE_FILE
     if engine.is_file():
         files.append(InputFile("engine", engine))
+    for name in (ENGINE_DATABASE, ENGINE_DATABASE + "-wal"):
+        if (config.task_dir / name).is_file():  # Potato's engine state, hashed as it is
+            files.append(InputFile("potato_engine", config.task_dir / name))
     labeling = labeling_dir(project)
     for name in (PREDICTIONS_FILE, REQUESTS_FILE, ANNOTATORS_FILE):
         if (labeling / name).is_file():
             files.append(InputFile("labeling", labeling / name))
-    for ledger_file in (root / LEDGER_FILE, root / HEAD_FILE):
-        if ledger_file.is_file():
-            files.append(InputFile("ledger", ledger_file))
+    for path in (root / ledger_file(root), root / HEAD_FILE):
+        if path.is_file():
+            files.append(InputFile("ledger", path))
     return files
 
 
@@ -122,7 +135,7 @@ def ledger_summary(project: Path) -> dict[str, object]:
     ``head_file`` is the text of ``.accord/ledger-head`` (``"<lines> <hash>"``) or ``None``.
     """
     root = project_root(project)
-    ledger = root / LEDGER_FILE
+    ledger = root / ledger_file(root)
     raw = ledger.read_bytes() if ledger.is_file() else b""
     lines = [line for line in raw.split(b"\n") if line.strip()]
     head_path = root / HEAD_FILE

@@ -59,6 +59,7 @@ from app.core.contracts.ledger.format import (
     _unattributed,
     canonical_json,
     data_hash,
+    ledger_file,
     line_hash,
 )
 from app.core.contracts.ledger.verify import _locked, _read_state, _State, _verify
@@ -133,7 +134,7 @@ class Ledger:
 
     @property
     def path(self) -> Path:
-        return self.project / LEDGER_FILE
+        return self.project / ledger_file(self.project)
 
     @property
     def head_path(self) -> Path:
@@ -387,7 +388,7 @@ class Ledger:
             data += line + b"\n"
             previous = line_hash(line)
         head_text = f"{number} {previous}\n"
-        write_atomically(self.project / LEDGER_FILE, bytes(data))
+        write_atomically(self.path, bytes(data))
         write_atomically(self.project / HEAD_FILE, head_text.encode("ascii"))
         self._state = _verify(bytes(data), head_text)
         return written

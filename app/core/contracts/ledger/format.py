@@ -43,10 +43,23 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 LEDGER_FILE = Path("labeling") / "ledger.jsonl"
+POTATO_LEDGER_FILE = Path(".accord") / "ledger.jsonl"
+"""The ledger of a Potato engine project: ``.accord/`` is the only place Accord writes
+there (``contracts.md``, "Agreeing with Potato 2.12.1", point 6)."""
 HEAD_FILE = Path(".accord") / "ledger-head"
 LOCK_FILE = Path(".accord") / "ledger.lock"
 GENESIS = hashlib.sha256(b"accord-ledger-v1").hexdigest()
 """The ``prev`` of line 1: SHA-256 of the ASCII string ``accord-ledger-v1``."""
+
+
+def ledger_file(project: Path) -> Path:
+    """Where ``project``'s ledger is, relative to it: ``labeling/ledger.jsonl`` in Accord's
+    own projects (and wherever one already exists), ``.accord/ledger.jsonl`` in a Potato
+    project whose engine keeps its state in ``engine.sqlite``."""
+    if (project / LEDGER_FILE).exists() or not (project / "engine.sqlite").is_file():
+        return LEDGER_FILE
+    return POTATO_LEDGER_FILE
+
 
 RENAMED = "renamed"
 ACKNOWLEDGED_DAMAGE = "acknowledged_damage"

@@ -57,6 +57,7 @@ from app.core.contracts.ledger.format import (
     _is_hash,
     _MalformedError,
     _parse_entry,
+    ledger_file,
     line_hash,
 )
 from app.core.errors import InputError
@@ -202,7 +203,7 @@ def _verify(raw: bytes, head_text: str | None) -> _State:
 
 
 def _read_state(project: Path) -> _State:
-    ledger, head = project / LEDGER_FILE, project / HEAD_FILE
+    ledger, head = project / ledger_file(project), project / HEAD_FILE
     try:
         raw = ledger.read_bytes()
     except FileNotFoundError:
