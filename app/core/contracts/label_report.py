@@ -12,11 +12,13 @@ while costing about a fifth of ``label status`` on a 100,000-item study.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.core.contracts.config.contract_specs import DEFAULT_CONFIDENCE
 from app.core.contracts.config.engine_config import EngineConfig, load_engine_config
 from app.core.contracts.engine import ContractStatus, evaluate_contracts, schema_inputs
 from app.core.contracts.kinds.base import SchemaData
@@ -30,6 +32,7 @@ from app.core.contracts.labels.delivery import (
 )
 from app.core.contracts.labels.families import loss_family
 from app.core.contracts.ledger.chain import Ledger
+from app.core.contracts.statistics.looks import look_level
 from app.core.errors import InputError
 from app.core.formats.labeling.data import LabelingData
 from app.core.formats.labeling.reader import (
@@ -135,14 +138,32 @@ def _label_report(project: Path, *, certify: bool, retest: bool, only: str | Non
         raise InputError(f"no contract '{only}'; the configuration has: "
                          f"{', '.join(c.id for c in config.contracts)}", key="--contract")
     labeling, store, notes = _labeling(project, study, config)
-    ledger = Ledger.open(project)
+    prior = _potato_looks(config, store)
+    ledger = Ledger.open(project, prior)
     if acknowledge_ledger and not ledger.ok:
         ledger.acknowledge_damage(ledger.damage)
-        ledger = Ledger.open(project)
+        ledger = Ledger.open(project, prior)
     data = schema_inputs(study, labeling, config)
     statuses = evaluate_contracts(config, data, ledger, certify=certify, retest=retest,
                                   only=only, schedule=schedule, labeling=labeling)
     return LabelReport(study, config, labeling, data, statuses, ledger.report, notes, store)
+
+
+def _potato_looks(config: EngineConfig, store: EngineStore | None
+                  ) -> dict[str, tuple[int, float]]:
+    """The looks Potato's engine already spent, per contract of the configuration, and
+    their levels (Potato's series, ``potato-engine.md`` §4, at the contract's confidence)."""
+    if store is None:
+        return {}
+    out: dict[str, tuple[int, float]] = {}
+    for spec in config.contracts:
+        record = store.records.contracts.get(spec.id)
+        if record is None or record.looks < 1:
+            continue
+        confidence = float(spec.params.get("confidence") or DEFAULT_CONFIDENCE)
+        spent = math.fsum(look_level(k, confidence) for k in range(1, record.looks + 1))
+        out[spec.id] = (record.looks, spent)
+    return out
 
 
 def _labeling(project: Path, study: Study, config: EngineConfig

@@ -30,7 +30,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -108,13 +108,19 @@ class Ledger:
     can never overwrite another process's look.
     """
 
-    def __init__(self, project: Path, state: _State) -> None:
+    def __init__(self, project: Path, state: _State,
+                 prior: Mapping[str, tuple[int, float]] | None = None) -> None:
         """Use :meth:`open`; this wraps an already verified state."""
         self.project = project
         self._state = state
+        self.prior: Mapping[str, tuple[int, float]] = dict(prior or {})
+        """contract id → (looks, level) spent before this ledger: by Potato's own engine
+        in a Potato project. The next look continues after them; they are never given
+        back (``contracts.md``, "Agreeing with Potato 2.12.1", point 6)."""
 
     @classmethod
-    def open(cls, project: Path) -> Ledger:
+    def open(cls, project: Path, prior: Mapping[str, tuple[int, float]] | None = None
+             ) -> Ledger:
         """Read and verify ``<project>/labeling/ledger.jsonl`` and its head; never write.
 
         Damage is reported in :attr:`damage`, not raised: ``status`` must still show it.
@@ -128,7 +134,7 @@ class Ledger:
             # The first writer started while we read without a lock: read again.
             with _locked(project, exclusive=False):
                 state = _read_state(project)
-        return cls(project, state)
+        return cls(project, state, prior)
 
     # ------------------------------------------------------------------- the view
 
@@ -213,11 +219,13 @@ class Ledger:
         """
         charges = self._charges(self.ids(contract_id, renamed_from))
         recorded = max([len(charges), *(charge.look for charge in charges)])
-        return recorded + self.unattributed
+        return max(recorded + self.unattributed, self.prior.get(contract_id, (0, 0.0))[0])
 
     def level_spent(self, contract_id: str, renamed_from: str | None = None) -> float:
-        """Sum of the levels of the recorded looks (lost lines' levels are unknown)."""
-        return math.fsum(c.level for c in self._charges(self.ids(contract_id, renamed_from)))
+        """Sum of the levels of the recorded looks (lost lines' levels are unknown), and of
+        the looks spent before the ledger (:attr:`prior`)."""
+        own = [c.level for c in self._charges(self.ids(contract_id, renamed_from))]
+        return math.fsum([*own, self.prior.get(contract_id, (0, 0.0))[1]])
 
     def _latest(self, ids: set[str]) -> tuple[Look | None, bool]:
         """The contract's latest look, whether it is intact; ``(None, False)`` if none."""
