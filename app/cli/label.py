@@ -90,11 +90,20 @@ def _print(report: LabelReport, *, as_json: bool) -> None:
     for ident, entry in data["contracts"].items():
         print(f"{ident:<24} {entry['kind']:<20} {entry['schema']:<16} {entry['state']:<12} "
               f"looks {entry['looks']}  level spent {entry['level_spent']:.4f}")
+        if "potato" in entry:
+            record = entry["potato"]
+            print("  Potato recorded: " + ("nothing (never evaluated)" if record is None else
+                                           f"{record['state']} at look {record['looks']}"))
         for note in entry["notes"]:
             print(f"  note: {note}")
     for schema, accepted in data["accepted"].items():
         by = ", ".join(f"{k} {v}" for k, v in accepted["by_source"].items()) or "none"
         print(f"accepted on {schema}: {by}")
+        if "resolved" in accepted:
+            resolved = ", ".join(f"{k} {v}" for k, v in accepted["resolved"].items())
+            print(f"  Potato's resolved labels on {schema}: {resolved or 'none'}")
+    for note in data.get("notes", []):
+        print(f"note: {note}")
     if data["unsupported_schemas"]:
         print("unsupported schemas: " + ", ".join(data["unsupported_schemas"]))
 

@@ -1,0 +1,100 @@
+"""Real Potato 2.12.1 engine projects (``tests/data/potato_engine``, written by Potato
+itself through ``tests/potato_real/engine_projects.py``) open in Accord as they are.
+
+What must hold on every one of them (issue 13, parts 2 and 5; ``contracts.md``,
+"Agreeing with Potato 2.12.1"): ``label status`` reads it with no ``labeling/`` folder
+and, for ``labels_only_in_db``, no ``user_state.json`` at all; nothing is created or
+changed in the project (no ``-shm``/``-wal`` beside ``engine.sqlite``); what Accord reads
+from ``engine.sqlite`` is what Potato's own ``potato label status --json`` counted; and
+Potato's record of every contract (state, looks spent) is carried through as stored.
+Accord's own recomputation with Potato's statistics, and the audit comparing the two,
+are not here yet.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.cli.main import main
+from app.core.contracts.label_report import label_report
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "potato_engine"
+PROJECTS = sorted(p.name for p in DATA.iterdir() if (p / "engine.sqlite").is_file()) \
+    if DATA.is_dir() else []
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _potato_status(name: str) -> dict[str, Any]:
+    status: dict[str, Any] = json.loads((DATA / name / "expected" / "status.json").read_text())
+    return status
+
+
+@pytest.fixture(params=PROJECTS)
+def project(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    """A copy of one committed project (the committed one is checked separately)."""
+    copy = tmp_path / request.param
+    shutil.copytree(DATA / request.param, copy)
+    return copy
+
+
+def test_there_are_real_projects() -> None:
+    assert {"sentiment_static", "cascade_fixture", "labels_only_in_db"} <= set(PROJECTS)
+
+
+@pytest.mark.parametrize("name", PROJECTS)
+def test_status_writes_nothing_into_the_committed_project(name: str, capsys: Any) -> None:
+    before = _snapshot(DATA / name)
+    assert main(["label", "status", str(DATA / name), "--json"]) == 0
+    assert _snapshot(DATA / name) == before
+    json.loads(capsys.readouterr().out)
+
+
+def test_labels_only_in_the_database(project: Path) -> None:
+    if project.name != "labels_only_in_db":
+        pytest.skip("only this project has no user_state.json")
+    assert not list(project.rglob("user_state.json"))
+    report = label_report(project)
+    assert report.study.annotators == ()
+    assert report.potato is not None and report.potato.labeling.calibration_labels("sentiment")
+
+
+def test_what_accord_reads_is_what_potato_counted(project: Path) -> None:
+    report = label_report(project)
+    potato = _potato_status(project.name)
+    store = report.potato
+    assert store is not None
+    assert len(report.study.items) == potato["items"]
+    calibration = sum(1 for r in store.labeling.requests if r.calibration and r.answered)
+    assert calibration == potato["requests"]["calibration"].get("done", 0)
+    for schema, scheme in potato["schemes"].items():
+        for tier, counts in scheme["sources"].items():
+            mine = store.labeling.predictions_for(schema, tier)
+            assert len(mine) == counts["ok"], (schema, tier)
+
+
+def test_potato_s_record_of_each_contract_is_carried_through(project: Path) -> None:
+    data = label_report(project).to_json()
+    potato = _potato_status(project.name)
+    for scheme in potato["schemes"].values():
+        for ident, recorded in scheme["contracts"].items():
+            mine = data["contracts"][ident]["potato"]
+            assert mine is not None, ident
+            assert (mine["state"], mine["looks"]) == (recorded["status"],
+                                                      recorded["looks_spent"]), ident
+
+
+def test_accord_s_looks_start_after_potato_s(project: Path) -> None:
+    report = label_report(project)
+    for ident, status in report.contracts.items():
+        record = report.potato.records.contracts.get(ident) if report.potato else None
+        if record is not None and str(status.spec.kind) == "selective_risk":
+            assert status.looks >= record.looks, ident
