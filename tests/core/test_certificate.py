@@ -229,3 +229,13 @@ def test_attachment_reader_refuses_what_it_cannot_read() -> None:
                 b"<< /Filter /LZWDecode /Length 1 >>\nstream\nA\nendstream"])
     with pytest.raises(InputError, match="LZWDecode"):
         attachments(lzw)
+
+
+def test_the_certificate_names_the_study_not_the_folder(tmp_path: Path) -> None:
+    from app.core.certificate.build import study_name
+
+    config = tmp_path / "config.yaml"
+    config.write_text("annotation_task_name: '  Review sentiment, wave 2 '\n")
+    assert study_name(tmp_path) == "Review sentiment, wave 2"
+    config.write_text("task_dir: .\n")
+    assert study_name(tmp_path) == tmp_path.name

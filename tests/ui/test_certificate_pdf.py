@@ -61,7 +61,9 @@ def test_pdf_reads_back_with_text_metadata_and_attachment(qapp: Any, project: Pa
     assert size == pdf.stat().st_size
     reader = pypdf.PdfReader(pdf)
     assert reader.metadata is not None
-    assert reader.metadata.title == "Accord certificate — proj"
+    # The study's name (annotation_task_name "test"), not its folder "proj" (issue 13).
+    assert reader.metadata.title == "Accord certificate — test"
+    assert cert["project"]["folder"] == "proj"
     assert reader.metadata.creator == f"Accord {__version__}"
     assert str(reader.metadata["/CreationDate"]) == "D:20261130120000Z"
     (attached,) = reader.attachments[ATTACHMENT_NAME]

@@ -38,6 +38,7 @@ import hashlib
 import json
 from collections import Counter
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from app import __version__
@@ -46,6 +47,8 @@ from app.core.certificate.inputs import hash_inputs, ledger_summary, relative_na
 from app.core.contracts.kinds.registry import claim, kind_info
 from app.core.contracts.label_report import LabelReport
 from app.core.contracts.labels.families import loss_family
+from app.core.formats.potato.config import find_config
+from app.core.formats.yaml_lines import read_yaml_lines
 from app.core.progress import Job, Progress, scaled
 from app.core.project import ProjectData
 
@@ -102,7 +105,8 @@ def build_certificate(project: ProjectData, *, generated_at: str) -> Job[dict[st
         "accord_version": __version__,
         "generated_at": generated_at,
         "project": {
-            "name": project.path.resolve().name,
+            "name": study_name(project.path),
+            "folder": project.path.resolve().name,
             "n_items": len(study.items),
             "n_annotators": len(study.annotators),
             "annotators": list(study.annotators),
@@ -187,6 +191,17 @@ def _labels_part(labels: LabelReport, project: ProjectData) -> dict[str, Any]:
         "ledger": {**ledger_summary(project.path), "ok": bool(status["ledger"].get("ok", True)),
                    "problem": status["ledger"].get("problem")},
     }
+
+
+def study_name(project: Path) -> str:
+    """The study's own name, Potato's ``annotation_task_name``; the folder's when the
+    configuration gives none (a certificate names what was studied, not where the files
+    happen to be)."""
+    raw, _ = read_yaml_lines(find_config(project))
+    name = raw.get("annotation_task_name") if isinstance(raw, dict) else None
+    if isinstance(name, str) and name.strip():
+        return name.strip()
+    return project.resolve().name
 
 
 def _certifies(kind: str, state: str) -> bool | None:
