@@ -78,6 +78,8 @@ STATE_COLORS: dict[str, QColor] = {
     "met": QColor("#2E8B57"),
     "unmet": QColor("#C0392B"),
     "infeasible": QColor("#7B4FA0"),
+    "violated": QColor("#8E1B10"),  # Potato 2.12's: clearly worse, or a breached audit
+    "stale": QColor("#5D6D7E"),     # Potato 2.12's: recorded under another cascade
 }
 
 # Sequential ramp stops (value in [0, 1] -> colour), light at 0, dark at 1.

@@ -171,3 +171,21 @@ def test_distributional_plot_draws_bars_and_ceilings(qtbot) -> None:  # type: ig
     ticks = widget.getPlotItem().getAxis("bottom")._tickLevels[0]
     assert [t[1] for t in ticks] == ["all (n=30)", "young (n=12)"]
     assert contract_plots.distributional_plot({"mean_js": None}, None) is None
+
+
+def test_a_potato_project_shows_potato_s_record_beside_accord_s(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """On a project Potato 2.12.1 wrote, each card carries Potato's stored state and looks
+    (tests/data/potato_engine/cascade_fixture/expected/status.json says which)."""
+    folder = Path(__file__).resolve().parents[1] / "data" / "potato_engine" / "cascade_fixture"
+    project = run(open_project(folder))
+    view = ContractsView()
+    qtbot.addWidget(view)
+    view.show_context(ViewContext(project=project))
+    badges = {ident: card.potato_badge for ident, card in view.cards.items()}
+    assert all(b is not None for b in badges.values())
+    assert badges["sentiment_prevalence"].text() == "Potato: met · look 2"  # type: ignore[union-attr]
+    assert badges["sentiment_vs_people"].text() == "Potato: violated · look 1"  # type: ignore[union-attr]
+    assert badges["sentiment_vs_people"].state() == "violated"  # type: ignore[union-attr]
+    demo = run(open_project(DEMOS / "sentiment_reviews"))
+    view.show_context(ViewContext(project=demo))
+    assert all(card.potato_badge is None for card in view.cards.values())

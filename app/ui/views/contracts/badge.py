@@ -7,6 +7,9 @@ whichever reads on it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
@@ -36,3 +39,18 @@ class StateBadge(QLabel):
 
     def state(self) -> str:
         return str(self.property("state"))
+
+
+def potato_badge(record: Mapping[str, Any] | None, font_scale: float = 1.0) -> StateBadge:
+    """What Potato's own engine recorded for a contract: "Potato: met · look 1", on the
+    state's colour (or "Potato: never evaluated" in grey)."""
+    if record is None:
+        badge = StateBadge("pending", font_scale=font_scale)
+        badge.setText("Potato: never evaluated")
+    else:
+        badge = StateBadge(str(record.get("state")), font_scale=font_scale)
+        badge.setText(f"Potato: {record.get('state')} · look {record.get('looks')}")
+    badge.setToolTip("The state and looks Potato 2.12's engine stored for this contract "
+                     "in engine.sqlite (its latest contract_version row). Accord's own "
+                     "recomputation is the badge beside it.")
+    return badge

@@ -50,7 +50,7 @@ from app.core.contracts.look_cost import certify_message, next_look_cost
 from app.core.contracts.status import ContractStatus
 from app.ui.views.base import View, ViewContext, anonymous_aliases
 from app.ui.views.contracts import plots
-from app.ui.views.contracts.badge import StateBadge
+from app.ui.views.contracts.badge import StateBadge, potato_badge
 from app.ui.views.contracts.text import (
     accepted_line,
     anonymize,
@@ -140,6 +140,12 @@ class ContractCard(QFrame):
         self.certify.setToolTip(next_look_cost(status).sentence())
         head = QHBoxLayout()
         head.addWidget(title, 1)
+        self.potato_badge: StateBadge | None = None
+        if labels.potato is not None:
+            record = labels.potato.records.contracts.get(status.spec.id)
+            self.potato_badge = potato_badge(None if record is None else record.to_json(),
+                                             scale)
+            head.addWidget(self.potato_badge)
         head.addWidget(self.badge)
         head.addWidget(self.certify)
 
