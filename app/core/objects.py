@@ -78,6 +78,47 @@ class EllipseRegion:
     rx: float
     ry: float
     angle_deg: float = 0.0
+    image_width: float | None = None
+    """The image's size in pixels when known: Potato normalizes ``cx, rx`` by the width
+    and ``cy, ry`` by the height, so the ellipse is built in pixels
+    ``(cx·W, cy·H, rx·W, ry·H, angle)`` and only then compared (``agreement.md``)."""
+    image_height: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Landmark:
+    """One marked point on an image, normalized."""
+
+    label: str
+    x: float
+    y: float
+
+
+@dataclass(frozen=True, slots=True)
+class KeypointSet:
+    """An ordered set of keypoints ``(x, y, visibility)``, normalized; 0 = not marked."""
+
+    label: str
+    points: tuple[tuple[float, float, float], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OpenPath:
+    """A polyline or freeform stroke (no interior), normalized points.
+
+    A freeform stroke is stored by Potato as a fabric path in pixels around a normalized
+    anchor; ``anchor`` and ``offsets`` keep that form so that, with the image size known,
+    the points are ``anchor + offset / (W, H)``. Without it the points are Potato's own
+    reading (the offsets added unscaled, as its ``/admin/iaa`` does).
+    """
+
+    label: str
+    points: tuple[tuple[float, float], ...]
+    kind: str = "polyline"
+    anchor: tuple[float, float] | None = None
+    offsets: tuple[tuple[float, float], ...] = ()
+    image_width: float | None = None
+    image_height: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,7 +290,7 @@ class Segment:
 
 SceneObject: TypeAlias = (
     Span | BoxRegion | PolygonRegion | EllipseRegion | Mask | Cuboid | Point3D | Polyline3D
-    | Segment3D | Segment
+    | Segment3D | Segment | Landmark | KeypointSet | OpenPath
 )
 
 

@@ -15,6 +15,7 @@ from app.core.objects import (
     BoxRegion,
     Cuboid,
     EllipseRegion,
+    Landmark,
     Mask,
     ObjectSet,
     Point3D,
@@ -91,7 +92,8 @@ def test_image_shapes_and_mask(tmp_path: Path) -> None:
     scheme = {"annotation_type": "image_annotation", "name": "objects", "labels": ["car"]}
     answer = _one(tmp_path, scheme, [structured("objects", shapes, under_data=True)])
     assert isinstance(answer, ObjectSet)
-    box, polygon, ellipse, mask = answer.objects
+    box, polygon, ellipse, mask, landmark = answer.objects  # landmarks are read (Potato 2.12)
+    assert landmark == Landmark("eye", 0.5, 0.5)
     assert box == BoxRegion("car", 0.1, 0.2, 0.3, 0.4)
     assert polygon == PolygonRegion("road", ((0.0, 0.0), (1.0, 0.0), (1.0, 1.0)))
     assert ellipse == EllipseRegion("sign", 0.5, 0.5, 0.1, 0.2, 30.0)

@@ -110,7 +110,8 @@ def _scheme_results(study: Study, scheme: Scheme, options: SetOptions
         sets = yield from score_set_scheme(study, scheme, result, options)
         result.details = sets
         if scheme.kind is Kind.REGIONS:
-            loc = fill_region_chance(result, sets, options.threshold_for(scheme), options.seed)
+            loc = fill_region_chance(result, sets.regions_only or sets,
+                                     options.threshold_for(scheme), options.seed)
             result.details = RegionAgreement.of(sets, loc)
         return results
     _score_categorical(study, scheme, result)
@@ -135,6 +136,12 @@ def _score_categorical(study: Study, scheme: Scheme, result: SchemeResult) -> No
         return
     units = coded_units(study, scheme)
     score_units(units, scheme.kind, result)
+    if scheme.annotation_type == "select":
+        result.notes.append("the answer is the chosen value; Potato 2.12.1's /admin/iaa reads "
+                            "the stored name 'select-one' for every answer and reports 1.0")
+    if scheme.annotation_type == "slider":
+        result.notes.append("slider positions are ordinal here (ordinal α); Potato 2.12.1's "
+                            "/admin/iaa reports interval α for sliders")
     result.details = units
     if scheme.kind is Kind.TRACE:
         result.notes.append("steps are units: each step of each trace is compared on its own")

@@ -68,6 +68,11 @@ def _ellipse_vertices(e: EllipseRegion) -> np.ndarray:
     ly = abs(e.ry) * np.sin(t)
     theta = math.radians(e.angle_deg)
     c, s = math.cos(theta), math.sin(theta)
+    w, h = e.image_width, e.image_height
+    if w and h:  # built in pixels, then back to normalized (IoU is affine-invariant)
+        lx, ly = lx * w, abs(e.ry) * h * np.sin(t)
+        return np.column_stack(((e.cx * w + lx * c - ly * s) / w,
+                                (e.cy * h + lx * s + ly * c) / h))
     return np.column_stack((e.cx + lx * c - ly * s, e.cy + lx * s + ly * c))
 
 

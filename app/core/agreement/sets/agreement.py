@@ -80,6 +80,9 @@ class SetAgreement:
     items_scored: list[str] = field(default_factory=list)
     items_over_budget: list[str] = field(default_factory=list)
     comparisons: int = 0
+    regions_only: SetAgreement | None = None
+    """For an image scheme holding landmarks, keypoints or paths: the same scoring over
+    its boxes, polygons and ellipses alone (the chance-corrected numbers use it)."""
 
 
 def score_pair(item: str, a: str, b: str, objects_a: Sequence[SceneObject],

@@ -4,10 +4,18 @@ One table ties each set kind to the objects it compares and its IoU:
 
 | kind     | objects                          | similarity                        | threshold |
 |----------|----------------------------------|-----------------------------------|-----------|
-| cuboids  | ``Cuboid`` (points, polylines kept, not scored) | exact 3D IoU        | 0.25 |
+| cuboids  | ``Cuboid`` (+ 3D points, polylines, segments) | exact 3D IoU (+ *)  | 0.25 |
 | segments | ``Segment``                      | temporal IoU                      | 0.5 |
 | tiers    | ``Segment`` with a tier          | temporal IoU, 0 across tiers      | 0.5 |
-| regions  | boxes, polygons, ellipses        | 2D IoU (boxes clamped to [0, 1])  | 0.5 |
+| regions  | boxes, polygons, ellipses (+ landmarks, keypoints, open paths) | 2D IoU (+ *) | 0.5 |
+
+(*) Potato 2.12.1's similarity for objects without a volume or an area
+(:mod:`~app.core.geometry.point_objects`); boxes are clamped to [0, 1].
+
+Objects of different families (a box and a landmark, a cuboid and a 3D point) never
+match. Ellipses and freeform strokes are given the item's image size (the image file's
+header, else a mask's size) before comparing: ``agreement.md``, "Ellipses are measured as
+drawn".
 
 Thresholds can be changed per scheme (``--threshold NAME=VALUE``) and are always stated
 in the report. None of these numbers is chance-corrected, and the report says so;
@@ -16,8 +24,8 @@ regions add the chance-corrected questions of :mod:`app.core.agreement.regions.c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -40,16 +48,25 @@ from app.core.agreement.sets.agreement import (
 )
 from app.core.geometry.cuboids import boxes_array, cuboid_iou_matrices
 from app.core.geometry.intervals import segment_iou_matrix
+from app.core.geometry.point_objects import POINT_TYPES, similarity_matrix
 from app.core.geometry.regions import clamp_boxes, region_iou_matrix
-from app.core.model import Kind, Scheme, Study
+from app.core.image_size import image_size
+from app.core.model import Answer, Kind, Scheme, Study
 from app.core.objects import (
     BoxRegion,
     Cuboid,
     EllipseRegion,
+    KeypointSet,
+    Landmark,
+    Mask,
     ObjectSet,
+    OpenPath,
+    Point3D,
     PolygonRegion,
+    Polyline3D,
     SceneObject,
     Segment,
+    Segment3D,
 )
 from app.core.progress import Job
 
@@ -77,8 +94,13 @@ class SetOptions:
         return self.thresholds.get(scheme.name, DEFAULT_THRESHOLDS[scheme.kind])
 
 
+REGION_TYPES = (BoxRegion, PolygonRegion, EllipseRegion)
+IMAGE_POINT_TYPES = (Landmark, KeypointSet, OpenPath)
+SPATIAL_POINT_TYPES = (Point3D, Polyline3D, Segment3D)
+
+
 def _cuboids(answer: ObjectSet) -> tuple[SceneObject, ...]:
-    return answer.of_type(Cuboid)
+    return answer.of_type(Cuboid, *SPATIAL_POINT_TYPES)
 
 
 def _segments(answer: ObjectSet) -> tuple[SceneObject, ...]:
@@ -92,10 +114,31 @@ class _ClampedRegions:
         self.clamped = 0
 
     def __call__(self, answer: ObjectSet) -> tuple[SceneObject, ...]:
-        regions = answer.of_type(BoxRegion, PolygonRegion, EllipseRegion)
+        regions = answer.of_type(*REGION_TYPES)
         fixed, n = clamp_boxes(regions)  # type: ignore[arg-type]
         self.clamped += n
-        return tuple(fixed)
+        return (*fixed, *answer.of_type(*IMAGE_POINT_TYPES))
+
+
+def _mixed(a: Sequence[SceneObject], b: Sequence[SceneObject], family: tuple[type, ...],
+           block: np.ndarray | None) -> np.ndarray:
+    """Similarity of two mixed sets: ``block`` for the ``family`` pairs (given in the
+    order they appear), Potato's similarity for the point objects, 0 across families."""
+    out = np.zeros((len(a), len(b)))
+    ia = [i for i, o in enumerate(a) if isinstance(o, family)]
+    ib = [j for j, o in enumerate(b) if isinstance(o, family)]
+    if block is not None and ia and ib:
+        out[np.ix_(ia, ib)] = block
+    pa = [i for i, o in enumerate(a) if isinstance(o, POINT_TYPES)]
+    pb = [j for j, o in enumerate(b) if isinstance(o, POINT_TYPES)]
+    if pa and pb:
+        out[np.ix_(pa, pb)] = similarity_matrix([a[i] for i in pa],  # type: ignore[misc]
+                                                [b[j] for j in pb])  # type: ignore[misc]
+    return out
+
+
+def _only(objects: Sequence[SceneObject], family: tuple[type, ...]) -> list[SceneObject]:
+    return [o for o in objects if isinstance(o, family)]
 
 
 def _cuboid_similarities(pairs: Sequence[ObjectsPair]) -> list[np.ndarray]:
@@ -108,7 +151,13 @@ def _cuboid_similarities(pairs: Sequence[ObjectsPair]) -> list[np.ndarray]:
             arrays[key] = boxes_array(objects)  # type: ignore[arg-type]
         return arrays[key]
 
-    return cuboid_iou_matrices([(rows(a), rows(b)) for a, b in pairs])
+    cuboid_pairs = [(_only(a, (Cuboid,)), _only(b, (Cuboid,))) for a, b in pairs]
+    if all(len(x) == len(a) and len(y) == len(b)
+           for (x, y), (a, b) in zip(cuboid_pairs, pairs, strict=True)):
+        return cuboid_iou_matrices([(rows(a), rows(b)) for a, b in pairs])
+    blocks = cuboid_iou_matrices([(boxes_array(x), boxes_array(y))  # type: ignore[arg-type]
+                                  for x, y in cuboid_pairs])
+    return [_mixed(a, b, (Cuboid,), block) for (a, b), block in zip(pairs, blocks, strict=True)]
 
 
 def _segment_similarity(a: Sequence[SceneObject], b: Sequence[SceneObject]) -> np.ndarray:
@@ -120,7 +169,11 @@ def _tier_similarity(a: Sequence[SceneObject], b: Sequence[SceneObject]) -> np.n
 
 
 def _region_similarity(a: Sequence[SceneObject], b: Sequence[SceneObject]) -> np.ndarray:
-    return region_iou_matrix(a, b)  # type: ignore[arg-type]
+    ra, rb = _only(a, REGION_TYPES), _only(b, REGION_TYPES)
+    if len(ra) == len(a) and len(rb) == len(b):
+        return region_iou_matrix(a, b)  # type: ignore[arg-type]
+    block = region_iou_matrix(ra, rb) if ra and rb else None  # type: ignore[arg-type]
+    return _mixed(a, b, REGION_TYPES, block)
 
 
 def selector_and_similarity(kind: Kind) -> tuple[Selector, BatchSimilarity]:
@@ -141,15 +194,91 @@ def score_set_scheme(study: Study, scheme: Scheme, result: SchemeResult,
     assert scheme.kind is not None
     threshold = options.threshold_for(scheme)
     select, similarity = selector_and_similarity(scheme.kind)
-    agreement = yield from set_agreement(study.answers_for(scheme.name), select, similarity,
-                                         threshold, options.budget)
+    answers = study.answers_for(scheme.name)
+    if scheme.kind is Kind.REGIONS:
+        answers = with_image_sizes(study, answers)
+    agreement = yield from set_agreement(answers, select, similarity, threshold,
+                                         options.budget)
+    if scheme.kind is Kind.REGIONS and _holds(answers, IMAGE_POINT_TYPES):
+        # the chance-corrected questions are defined for areas (GIoU): regions only
+        agreement.regions_only = yield from set_agreement(
+            answers, _RegionsOnly(), per_pair(_region_similarity), threshold, options.budget)
+        result.notes.append(
+            "landmarks, keypoint sets and open paths are matched by Potato 2.12.1's "
+            "similarity (1 - d/0.05, OKS, boundary F1) in the set metrics; the "
+            "chance-corrected detection, classification and localization numbers use the "
+            "boxes, polygons and ellipses only")
     result.extra["threshold"] = threshold
     fill_set_metrics(result, agreement, options)
+    result.notes.extend(potato_notes(scheme, agreement))
     if isinstance(select, _ClampedRegions) and select.clamped:
         result.extra["n_boxes_clamped"] = select.clamped
         result.notes.append(f"{select.clamped} boxes reached outside the image and were "
                             "clamped to [0, 1].")
     return agreement
+
+
+class _RegionsOnly(_ClampedRegions):
+    def __call__(self, answer: ObjectSet) -> tuple[SceneObject, ...]:
+        fixed, _ = clamp_boxes(answer.of_type(*REGION_TYPES))  # type: ignore[arg-type]
+        return tuple(fixed)
+
+
+def _holds(answers: Mapping[str, Mapping[str, Answer]], types: tuple[type, ...]) -> bool:
+    return any(isinstance(a, ObjectSet) and a.of_type(*types)
+               for by in answers.values() for a in by.values())
+
+
+def item_image_size(study: Study, item: str, by: Mapping[str, Answer]
+                    ) -> tuple[int, int] | None:
+    """The item's image size: its image file's header, else the size of a mask on it."""
+    record = study.items.get(item)
+    if record is not None:
+        for path in record.media.values():
+            size = image_size(path)
+            if size is not None:
+                return size
+    for answer in by.values():
+        if isinstance(answer, ObjectSet):
+            for mask in answer.of_type(Mask):
+                assert isinstance(mask, Mask)
+                return (mask.width, mask.height)
+    return None
+
+
+def with_image_sizes(study: Study, answers: Mapping[str, Mapping[str, Answer]]
+                     ) -> dict[str, dict[str, Answer]]:
+    """The answers with each item's image size on its ellipses and open paths."""
+    out: dict[str, dict[str, Answer]] = {}
+    for item, by in answers.items():
+        needs = any(isinstance(a, ObjectSet) and a.of_type(EllipseRegion, OpenPath)
+                    for a in by.values())
+        size = item_image_size(study, item, by) if needs else None
+        if size is None:
+            out[item] = dict(by)
+            continue
+        w, h = size
+        out[item] = {name: ObjectSet(tuple(
+            replace(o, image_width=float(w), image_height=float(h))
+            if isinstance(o, EllipseRegion | OpenPath) else o for o in a.objects))
+            if isinstance(a, ObjectSet) else a for name, a in by.items()}
+    return out
+
+
+def potato_notes(scheme: Scheme, agreement: SetAgreement) -> list[str]:
+    """What Potato 2.12.1's /admin/iaa reports differently here, by design."""
+    notes = []
+    n_empty = sum(1 for o in agreement.outcomes if o.empty)
+    if n_empty:
+        notes.append(f"{n_empty} pairs of two empty answers agree here (score 1); Potato "
+                     "2.12.1's /admin/iaa leaves them out of its means")
+    if scheme.kind is Kind.TIERS:
+        notes.append("segments are matched within their tier; Potato 2.12.1's /admin/iaa "
+                     "ignores the tier and matches segments of different tiers")
+    if scheme.annotation_type == "temporal_grounding":
+        notes.append("an event without an end is an instant at its start; Potato 2.12.1's "
+                     "/admin/iaa drops it")
+    return notes
 
 
 def fill_set_metrics(result: SchemeResult, agreement: SetAgreement, options: SetOptions

@@ -74,6 +74,10 @@ class Parsed:
 def parse_answer(scheme: Scheme, entries: Entries, changes: Changes, place: Place) -> Parsed:
     """Parse one scheme's entries on one item for one annotator."""
     kind = scheme.kind
+    if scheme.annotation_type == "select":
+        # the dropdown is stored as [{"schema", "name": "select-one"}, VALUE]: the
+        # answer is the value, never the constant name
+        entries = [(str(v), v) if n == "select-one" else (n, v) for n, v in entries]
     if scheme.annotation_type == "slider":
         return Parsed(_slider(scheme, entries, place))
     if kind in (Kind.NOMINAL, Kind.ORDINAL):

@@ -20,8 +20,11 @@ from app.core.objects import (
     BoxRegion,
     Cuboid,
     EllipseRegion,
+    KeypointSet,
+    Landmark,
     Mask,
     ObjectSet,
+    OpenPath,
     Point3D,
     PolygonRegion,
     Polyline3D,
@@ -108,9 +111,63 @@ def parse_image(raw: Any, scheme: Scheme, place: Place) -> ObjectSet:
             if rx < 0 or ry < 0:
                 raise place.error("ellipse radii must not be negative", i)
             out.append(EllipseRegion(_label(shape), cx, cy, rx, ry, angle))
+        elif kind == "landmark":
+            x, y = _point2(coords, place, i)
+            out.append(Landmark(_label(shape), x, y))
+        elif kind == "keypoint_set":
+            if not isinstance(coords, list):
+                raise place.error("keypoint_set coordinates must be a list of {x, y, v}", i)
+            out.append(KeypointSet(_label(shape), tuple(_keypoint(p, place, i) for p in coords)))
+        elif kind == "polyline":
+            points = coords if isinstance(coords, list) else shape.get("points")
+            if not isinstance(points, list) or len(points) < 2:
+                raise place.error("a polyline needs a list of at least 2 {x, y} points", i)
+            out.append(OpenPath(_label(shape), tuple(_point2(p, place, i) for p in points)))
+        elif kind == "freeform":
+            out.append(_freeform(shape, coords, place, i))
         elif kind == "mask" or "rle" in shape:
             out.append(_mask(shape, place, i))
     return ObjectSet(tuple(out))
+
+
+def _keypoint(p: Any, place: Place, obj: int) -> tuple[float, float, float]:
+    x, y = _point2(p, place, obj)
+    v = p.get("v", 2) if isinstance(p, dict) else 2
+    return (x, y, _number(v if v is not None else 0, place, obj, "keypoint visibility"))
+
+
+def _freeform(shape: Mapping[str, Any], coords: Any, place: Place, obj: int) -> OpenPath:
+    """A fabric path: endpoints of its commands in pixels, placed at a normalized anchor.
+
+    Potato's browser records ``{path, left, top, scaleX, scaleY, pathOffset, angle}``;
+    each command's last two numbers are its endpoint, ``pathOffset`` (the path's centre)
+    lands on ``(left, top)``, scaled and turned by ``angle``. The offsets stay in pixels
+    until the image size is known (:class:`OpenPath`).
+    """
+    if isinstance(coords, list):  # already a list of points
+        return OpenPath(_label(shape), tuple(_point2(p, place, obj) for p in coords), "freeform")
+    if not isinstance(coords, dict) or not isinstance(coords.get("path"), list):
+        raise place.error("freeform coordinates must be {path, left, top, ...}", obj)
+    ends = [(_number(c[-2], place, obj, "path x"), _number(c[-1], place, obj, "path y"))
+            for c in coords["path"] if isinstance(c, list | tuple) and len(c) >= 3]
+    if len(ends) < 2:
+        raise place.error("a freeform path needs at least 2 points", obj)
+    left = _number(coords.get("left", 0.0), place, obj, "freeform left")
+    top = _number(coords.get("top", 0.0), place, obj, "freeform top")
+    sx = _number(coords.get("scaleX", 1.0) or 1.0, place, obj, "freeform scaleX")
+    sy = _number(coords.get("scaleY", 1.0) or 1.0, place, obj, "freeform scaleY")
+    offset = coords.get("pathOffset")
+    if isinstance(offset, dict):
+        ox = _number(offset.get("x") or 0.0, place, obj, "pathOffset x")
+        oy = _number(offset.get("y") or 0.0, place, obj, "pathOffset y")
+    else:  # older strokes: the path's minimum corner sits at (left, top)
+        ox, oy = min(p[0] for p in ends), min(p[1] for p in ends)
+    turn = math.radians(_number(coords.get("angle", 0.0) or 0.0, place, obj, "angle"))
+    c, s = math.cos(turn), math.sin(turn)
+    offsets = tuple(((x - ox) * sx * c - (y - oy) * sy * s, (x - ox) * sx * s + (y - oy) * sy * c)
+                    for x, y in ends)
+    points = tuple((left + dx, top + dy) for dx, dy in offsets)
+    return OpenPath(_label(shape), points, "freeform", (left, top), offsets)
 
 
 def _point2(p: Any, place: Place, obj: int) -> tuple[float, float]:
@@ -221,8 +278,8 @@ def parse_spatial(raw: Any, scheme: Scheme, place: Place) -> ObjectSet:
 def _segment(entry: Any, place: Place, i: int, scale: float, tier: str | None) -> Segment:
     if not isinstance(entry, dict):
         raise place.error("expected a segment object", i)
-    start = _number(entry.get("start_time"), place, i, "start_time")
-    end = _number(entry.get("end_time"), place, i, "end_time")
+    start = _number(_first(entry, "start_time", "startTime", "start"), place, i, "start_time")
+    end = _number(_first(entry, "end_time", "endTime", "end"), place, i, "end_time")
     if end < start:
         raise place.error(f"segment ends before it starts ({start} > {end})", i)
     label = entry.get("label", entry.get("value", ""))
@@ -232,6 +289,14 @@ def _segment(entry: Any, place: Place, i: int, scale: float, tier: str | None) -
                    sys_intern(tier) if tier is not None else None,
                    str(ident) if ident is not None else None,
                    str(parent) if parent is not None else None)
+
+
+def _first(entry: Mapping[str, Any], *keys: str) -> Any:
+    """Audio writes ``start_time``; video-annotation.js writes ``startTime``."""
+    for key in keys:
+        if entry.get(key) is not None:
+            return entry[key]
+    return None
 
 
 def parse_timed(raw: Any, scheme: Scheme, place: Place) -> ObjectSet:
