@@ -193,3 +193,11 @@ def test_label_status_on_a_disabled_block_says_so(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="not enabled") as caught:
         label_report(tmp_path)
     assert caught.value.key == "labeling_engine.enabled"
+
+
+def test_a_source_with_schemas_is_a_tier_of_those_schemas_only(tmp_path: Path) -> None:
+    block = _variant("sources.1.schemas", ["stars"])
+    config = _accord(tmp_path, block)
+    assert config is not None
+    assert config.tiers_for("sentiment") == ("rules",)
+    assert config.tiers_for("stars") == ("rules", "gemma")

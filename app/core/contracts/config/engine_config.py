@@ -44,6 +44,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from app.core.contracts.config.cascade import Source, SourceSpec, Tier, read_cascade, read_sources
 from app.core.contracts.config.contract_specs import (
@@ -110,6 +111,14 @@ class EngineConfig:
     def tier_names(self) -> tuple[str, ...]:
         """Tier names, cheapest first."""
         return tuple(t.name for t in self.cascade)
+
+    def tiers_for(self, schema: str) -> tuple[str, ...]:
+        """The cascade of one schema: the tiers whose source labels it (a Potato source
+        with ``schemas:`` labels those only, as Potato's ``Engine.tiers`` decides)."""
+        limits: dict[str, list[Any]] = {s.id: s.settings["schemas"] for s in self.sources
+                                        if isinstance(s.settings.get("schemas"), list)}
+        return tuple(t.name for t in self.cascade
+                     if t.name not in limits or schema in limits[t.name])
 
     def contract(self, ident: str) -> ContractSpec | None:
         return next((c for c in self.contracts if c.id == ident), None)

@@ -30,11 +30,12 @@ def schema_data(study: Study, labeling: LabelingData, config: EngineConfig, sche
     table = labeling.predictions
     if not isinstance(table, PredictionTable):
         table = PredictionTable.of(table)
+    tiers = config.tiers_for(schema)
     return SchemaData(
         scheme=scheme,
-        tiers=config.tier_names,
+        tiers=tiers,
         items=tuple(sorted(study.items)),
-        predictions=_machine_labels(scheme, table, config.tier_names),
+        predictions=_machine_labels(scheme, table, tiers),
         dev=_labels(study, labeling, schema, Split.DEV),
         cert=_labels(study, labeling, schema, Split.CERT),
         dev_fraction=config.humans.dev_fraction,
@@ -74,7 +75,8 @@ def _machine_labels(scheme: Scheme, table: PredictionTable, tiers: tuple[str, ..
                                                   map(tier.__eq__, table.tier)))
             return predictions
     for item, tier, raw, confidence, probs in table.rows(scheme.name):
-        predictions[tier][item] = MachineLabel(answer(raw), confidence, probs)
+        if tier in predictions:  # a tier whose source does not label this schema: none
+            predictions[tier][item] = MachineLabel(answer(raw), confidence, probs)
     return predictions
 
 

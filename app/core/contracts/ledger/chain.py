@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.atomic import write_atomically
+from app.core.contracts.ledger.errors import LedgerDamagedError, LookConflictError
 from app.core.contracts.ledger.format import (
     ACKNOWLEDGED_DAMAGE,
     GENESIS,
@@ -69,28 +70,6 @@ __all__ = [  # the public names, wherever they now live
     "Charge", "Entry", "Event", "Ledger", "LedgerDamagedError", "Look", "LookConflictError",
     "canonical_json", "data_hash", "line_hash",
 ]
-
-
-class LedgerDamagedError(Exception):
-    """The ledger failed verification and the damage was not acknowledged.
-
-    Not an :class:`~app.core.errors.InputError`: the CLI exits 1 for a damaged ledger
-    and 2 for bad input, so the two must stay distinguishable.
-    """
-
-    def __init__(self, problem: str) -> None:
-        self.problem = problem
-        super().__init__(
-            f"{problem}. Nothing was recorded; `accord label certify --acknowledge-ledger` "
-            "records the damage and carries on from the intact lines")
-
-
-class LookConflictError(Exception):
-    """The look number a test ran at is not the next one (another process tested first).
-
-    The test's level was computed for the wrong look, so its result must not be
-    recorded: test again at the look the ledger now expects.
-    """
 
 
 def _now() -> str:

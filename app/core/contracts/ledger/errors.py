@@ -1,0 +1,25 @@
+"""The two ways a write to the ledger is refused (neither is bad input: exit 1, not 2)."""
+
+from __future__ import annotations
+
+
+class LedgerDamagedError(Exception):
+    """The ledger failed verification and the damage was not acknowledged.
+
+    Not an :class:`~app.core.errors.InputError`: the CLI exits 1 for a damaged ledger
+    and 2 for bad input, so the two must stay distinguishable.
+    """
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+        super().__init__(
+            f"{problem}. Nothing was recorded; `accord label certify --acknowledge-ledger` "
+            "records the damage and carries on from the intact lines")
+
+
+class LookConflictError(Exception):
+    """The look number a test ran at is not the next one (another process tested first).
+
+    The test's level was computed for the wrong look, so its result must not be
+    recorded: test again at the look the ledger now expects.
+    """
