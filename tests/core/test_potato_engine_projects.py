@@ -98,3 +98,18 @@ def test_accord_s_looks_start_after_potato_s(project: Path) -> None:
         record = report.potato.records.contracts.get(ident) if report.potato else None
         if record is not None and str(status.spec.kind) == "selective_risk":
             assert status.looks >= record.looks, ident
+
+
+def test_certify_writes_only_dot_accord_and_continues_after_potato(tmp_path: Path) -> None:
+    project = tmp_path / "sentiment_static"
+    shutil.copytree(DATA / "sentiment_static", project)
+    before = _snapshot(project)
+    report = label_report(project, certify=True)
+    after = _snapshot(project)
+    added = sorted(set(after) - set(before))
+    assert added == [".accord/ledger-head", ".accord/ledger.jsonl", ".accord/ledger.lock"]
+    assert {k: after[k] for k in before} == before  # no file of Potato's changed
+    looks = [json.loads(line) for line in (project / ".accord" / "ledger.jsonl")
+             .read_text().splitlines()]
+    assert [(e["contract"], e["look"]) for e in looks] == [("sentiment_risk", 2)]
+    assert report.contracts["sentiment_risk"].looks == 2  # Potato spent look 1
