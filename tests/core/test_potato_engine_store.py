@@ -135,7 +135,7 @@ def test_a_bad_database_is_one_sentence(tmp_path: Path, damage: Callable[[Path],
 def test_a_database_of_another_version_names_the_missing_table(tmp_path: Path) -> None:
     path = tmp_path / "engine.sqlite"
     with sqlite3.connect(path) as db:
-        db.execute("CREATE TABLE engine_item (item_id TEXT, meta_json TEXT)")
+        db.execute("CREATE TABLE engine_item (item_id TEXT, ingest_seq INTEGER, meta_json TEXT)")
     db.close()
     with pytest.raises(InputError, match=r"no table 'source_version'.*another Potato version"):
         read_engine_store(path, ("cheap",))

@@ -60,12 +60,13 @@ from app.core.formats.potato.engine_records import EngineRecords, read_records
 
 DATABASE = "engine.sqlite"
 COLUMNS: dict[str, tuple[str, ...]] = {
-    "engine_item": ("item_id", "meta_json"),
+    "engine_item": ("item_id", "ingest_seq", "meta_json"),
     "source_version": ("version_id", "source_id", "kind", "created_at"),
     "prediction": ("id", "item_id", "schema_name", "source_version_id", "value_json",
                    "status", "raw_conf", "conf_json"),
     "human_request": ("id", "item_id", "schema_name", "purpose", "inclusion_prob", "split",
-                      "status", "label_json", "user_id", "assigned_user", "completed_at"),
+                      "status", "label_json", "user_id", "assigned_user", "completed_at",
+                      "priority"),
     "contract_version": ("id", "contract_id", "kind", "cascade_hash", "looks", "status",
                          "result_json", "created_at"),
 }
@@ -75,6 +76,44 @@ Potato version."""
 CALIBRATION_PURPOSES = frozenset({"calibration", "certification"})
 VERIFICATION_PURPOSES = frozenset({"verify"})
 _COPY_TRIES = 3
+
+
+@dataclass(frozen=True, slots=True)
+class RawAnswer:
+    """One tier's current prediction as Potato stores it, whatever its status."""
+
+    item: str
+    schema: str
+    tier: str
+    value: Any
+    confidence: float
+    status: str
+    distribution: dict[str, float] | None
+
+
+@dataclass(frozen=True, slots=True)
+class DoneRequest:
+    """One answered calibration or certification request, as Potato orders them
+    (priority first, then id)."""
+
+    id: int
+    item: str
+    schema: str
+    split: str
+    pi: float | None
+    label: Any
+    user: str | None
+
+
+@dataclass(frozen=True)
+class EngineRows:
+    """The rows Potato's own contracts are built from (``potato_method`` reads them):
+    every current prediction with its status, the answered calibration requests in
+    Potato's order, and the item ids in ingestion order."""
+
+    answers: tuple[RawAnswer, ...] = ()
+    done: tuple[DoneRequest, ...] = ()
+    items: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -90,6 +129,7 @@ class EngineStore:
     """item → the fields Potato copied for ppi's ``by``."""
     other_requests: Counter[str] = field(default_factory=Counter)
     """Requests of purposes that are not calibration or verification, by purpose."""
+    rows: EngineRows = field(default_factory=EngineRows)
 
 
 def engine_database(task_dir: Path) -> Path | None:
@@ -102,14 +142,20 @@ def read_engine_store(database: Path, tiers: tuple[str, ...]) -> EngineStore:
     with _private_copy(database) as copy, closing(_connect(copy, database)) as db:
         _check_tables(db, database)
         try:
-            predictions = _predictions(db, tiers)
+            answers = _answers(db, tiers)
+            predictions = [Prediction(a.item, a.schema, a.tier, a.value, a.confidence,
+                                      a.distribution)
+                           for a in answers if a.status == "ok" and a.value is not None]
             requests, others = _requests(db)
             item_pi, item_fields = _items(db, database)
             records = read_records(db, database)
+            rows = EngineRows(tuple(answers), _done(db), tuple(
+                str(r[0]) for r in db.execute(
+                    "SELECT item_id FROM engine_item ORDER BY ingest_seq")))
         except sqlite3.DatabaseError as error:
             raise _unreadable(database, error) from None
     return EngineStore(database, LabelingData(predictions, requests), records, item_pi,
-                       item_fields, others)
+                       item_fields, others, rows)
 
 
 @contextmanager
@@ -189,7 +235,7 @@ def _check_tables(db: sqlite3.Connection, shown: Path) -> None:
         raise _unreadable(shown, error) from None
 
 
-def _predictions(db: sqlite3.Connection, tiers: tuple[str, ...]) -> list[Prediction]:
+def _answers(db: sqlite3.Connection, tiers: tuple[str, ...]) -> list[RawAnswer]:
     wanted = set(tiers)
     rows = db.execute(
         "SELECT p.item_id, p.schema_name, v.source_id, v.version_id, p.value_json, p.status,"
@@ -204,18 +250,26 @@ def _predictions(db: sqlite3.Connection, tiers: tuple[str, ...]) -> list[Predict
         item, schema, source, version = row[0], row[1], row[2], row[3]
         if source in wanted and latest[(source, schema)] == version:
             current[(item, schema, source)] = row  # ordered by id: the last one stays
-    out: list[Prediction] = []
+    out: list[RawAnswer] = []
     order = {t: i for i, t in enumerate(tiers)}
     for (item, schema, source), row in sorted(current.items(),
                                               key=lambda kv: (kv[0][1], kv[0][0],
                                                               order[kv[0][2]])):
-        value = _json(row[4])
-        if row[5] != "ok" or value is None:
-            continue
-        probs = _probs(_json(row[7]))
-        out.append(Prediction(str(item), str(schema), str(source), value,
-                              float(row[6] or 0.0), probs))
+        out.append(RawAnswer(str(item), str(schema), str(source), _json(row[4]),
+                             float(row[6] or 0.0), str(row[5]), _probs(_json(row[7]))))
     return out
+
+
+def _done(db: sqlite3.Connection) -> tuple[DoneRequest, ...]:
+    purposes = ", ".join(f"'{p}'" for p in sorted(CALIBRATION_PURPOSES))
+    return tuple(
+        DoneRequest(int(ident), str(item), str(schema), str(split),
+                    None if pi is None else float(pi), _json(label),
+                    None if user is None else str(user))
+        for ident, item, schema, split, pi, label, user in db.execute(
+            "SELECT id, item_id, schema_name, split, inclusion_prob, label_json, user_id"
+            f" FROM human_request WHERE status = 'done' AND purpose IN ({purposes})"
+            " ORDER BY priority DESC, id"))
 
 
 def _probs(raw: Any) -> dict[str, float] | None:
