@@ -81,6 +81,9 @@ class ContractSpec:
     params: Mapping[str, Any] = field(hash=False)
     renamed_from: str | None = None
     line: int | None = None
+    written: frozenset[str] = field(default=frozenset(), compare=False)
+    """The keys the configuration wrote (``params`` also holds defaults): Potato's method
+    reads a contract as written, with its own defaults."""
 
     @property
     def history_id(self) -> str:
@@ -274,7 +277,7 @@ def read_contract(section: Section, schemes: Mapping[str, Scheme],
         raise section.error("renamed_from names the contract's own id; expected its old id",
                             "renamed_from")
     return ContractSpec(ident, kind, schema, MappingProxyType(params), renamed,
-                        section.data.line)
+                        section.data.line, frozenset(str(k) for k in section.data))
 
 
 def check_ids(contracts: list[tuple[Section, ContractSpec]]) -> None:

@@ -43,6 +43,8 @@ class ContractRecord:
 @dataclass(frozen=True)
 class EngineRecords:
     contracts: dict[str, ContractRecord] = field(default_factory=dict)
+    history: tuple[ContractRecord, ...] = ()
+    """Every stored evaluation in row order (``looks`` as stored on each row)."""
     resolved: dict[str, Counter[str]] = field(default_factory=dict)
     """schema → ``origin:status`` → count of resolved labels."""
     certificate: dict[str, Any] | None = None
@@ -51,6 +53,7 @@ class EngineRecords:
 
 def read_records(db: sqlite3.Connection, shown: Path) -> EngineRecords:
     contracts: dict[str, ContractRecord] = {}
+    history: list[ContractRecord] = []
     looks: Counter[str] = Counter()
     versions: Counter[str] = Counter()
     for ident, cid, kind, cascade, n, status, result, created in db.execute(
@@ -59,8 +62,10 @@ def read_records(db: sqlite3.Connection, shown: Path) -> EngineRecords:
         cid = str(cid)
         looks[cid] = max(looks[cid], int(n or 0))
         versions[cid] += 1
-        contracts[cid] = ContractRecord(cid, str(kind), str(status), 0, _object(result),
-                                        str(cascade), float(created), int(ident), 0)
+        row = ContractRecord(cid, str(kind), str(status), int(n or 0), _object(result),
+                             str(cascade), float(created), int(ident), 0)
+        history.append(row)
+        contracts[cid] = row
     contracts = {cid: ContractRecord(r.contract_id, r.kind, r.state, looks[cid], r.result,
                                      r.cascade_hash, r.recorded_at, r.version_id,
                                      versions[cid])
@@ -79,7 +84,7 @@ def read_records(db: sqlite3.Connection, shown: Path) -> EngineRecords:
         if row is not None:
             certificate = {"id": int(row[0]), "content_sha256": str(row[1]),
                            "created_at": float(row[2])}
-    return EngineRecords(contracts, resolved, certificate)
+    return EngineRecords(contracts, tuple(history), resolved, certificate)
 
 
 def _object(text: Any) -> dict[str, Any]:

@@ -1,0 +1,209 @@
+"""The view Potato 2.12.1's contracts read, built from a project's ``engine.sqlite`` rows.
+
+The same view Potato's ``Engine.view`` builds (``potato-engine.md`` §4, "Precise rules of
+the Potato method" in ``contracts.md``):
+
+- **tiers**: the schema's cascade (sources that label it); each tier's answer is its
+  current prediction, abstentions and errors included (they are answers that route on);
+- **population**: every item in ingestion order, with its ``pi`` for the schema from
+  ``engine_item.meta_json`` (0.0 when missing, as Potato stores it);
+- **calibration items**: every answered calibration or certification request of the
+  schema, grouped by item in Potato's request order; the truth is the majority of the
+  people (one label per person, their latest; ties to the first); split of the item's
+  first request; pi the item's stored pi, else the first request's;
+- **routed output**: the cascade's route of the latest stored ``selective_risk`` result on
+  the schema (none yet: every tier keeps what it answers until it has 30 dev labels, so
+  the first tier that answered); past the last tier, the last tier that answered. The
+  output therefore depends on the order of certify calls, not only on the data, as in
+  Potato; :func:`method_view` says so in its ``notes``.
+
+Choices where Potato is silent for an outside reader, each said in ``notes``: the stored
+route is taken from the latest ``selective_risk`` row of the schema whatever its cascade
+hash (Accord cannot recompute Potato's source-version hashes); ``humans.truth:
+dawid_skene`` and adjudicated items are not supported yet (the majority is used, and
+said); only single-label schemes (radio, select, likert) have a family here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core.contracts.config.contract_specs import DEFAULT_CONFIDENCE, ContractSpec
+from app.core.contracts.config.engine_config import EngineConfig
+from app.core.contracts.potato_method.view import (
+    CalibrationItem,
+    MethodContract,
+    MethodView,
+    PopulationItem,
+    TierAnswer,
+)
+from app.core.formats.potato.engine_store import EngineStore
+from app.core.model import Kind, Scheme
+
+MIN_DEV_TO_ESCALATE = 30
+"""Dev labels a tier needs before the route may pass its items on (Potato's rule)."""
+_SLACK = 1e-12
+
+
+@dataclass(frozen=True)
+class BuiltView:
+    view: MethodView
+    notes: list[str] = field(default_factory=list)
+
+
+def _family(scheme: Scheme, tolerance: float) -> tuple[Any, Any] | None:
+    """(correct, classes) of a single-label scheme, ``None`` for the others."""
+    labels = list(scheme.labels or scheme.scale)
+    if scheme.kind is Kind.NOMINAL:
+        def nominal(pred: Any, human: Any) -> bool:
+            if pred is None or human is None:
+                return False
+            return (0.0 if str(pred) == str(human) else 1.0) <= tolerance + _SLACK
+        return nominal, labels
+    if scheme.kind is Kind.ORDINAL:
+        def ordinal(pred: Any, human: Any) -> bool:
+            if pred is None or human is None:
+                return False
+            try:
+                a, b = labels.index(str(pred)), labels.index(str(human))
+            except ValueError:
+                return tolerance + _SLACK >= 1.0
+            return abs(a - b) / max(1, len(labels) - 1) <= tolerance + _SLACK
+        return ordinal, labels
+    return None
+
+
+def _key(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+
+
+def majority(people: Mapping[str, Any]) -> Any:
+    """The most frequent label, ties to the first person's (in request order)."""
+    values = list(people.values())
+    counts: dict[str, int] = {}
+    for v in values:
+        counts[_key(v)] = counts.get(_key(v), 0) + 1
+    best = max(counts.values(), default=0)
+    return next((v for v in values if counts[_key(v)] == best), None)
+
+
+def _threshold(route: Mapping[str, Any], tier: str, key: str) -> float | None:
+    cells = route.get(tier) or {}
+    value = cells[key] if key in cells else cells.get("*")
+    return None if value is None else float(value)
+
+
+def route_stop(tiers: Sequence[str], answers: Sequence[TierAnswer | None],
+               route: Mapping[str, Any], cells: Mapping[str, Any], per_class: bool
+               ) -> tuple[int | None, bool]:
+    """Where the cascade stops for one item: (tier index or ``None``, complete)."""
+    last: int | None = None
+    for j, tier in enumerate(tiers):
+        answer = answers[j] if j < len(answers) else None
+        if answer is None:
+            return last, False
+        if not answer.answered:
+            continue
+        last = j
+        key = str(answer.value) if per_class else "*"
+        threshold = _threshold(route, tier, key)
+        if threshold is None:
+            n_dev = int((cells.get(f"{tier}:{key}") or {}).get("n_dev", 0) or 0)
+            if n_dev < MIN_DEV_TO_ESCALATE:
+                return j, True
+            continue
+        if answer.confidence >= threshold:
+            return j, True
+    return last, True
+
+
+def method_view(store: EngineStore, config: EngineConfig, scheme: Scheme,
+                before: int | None = None) -> BuiltView | None:
+    """Potato's view of ``scheme`` in ``store``; ``None`` for a scheme without a
+    single-label family here. ``before``: build it as Potato did before it stored
+    ``contract_version`` row ``before`` (the route is the one stored before that row)."""
+    specs = config.contracts_for(scheme.name)
+    tolerances = [float(c.params["tolerance"]) for c in specs
+                  if "tolerance" in c.written and c.params.get("tolerance") is not None]
+    family = _family(scheme, min(tolerances) if tolerances else 0.0)
+    if family is None:
+        return None
+    correct, labels = family
+    notes: list[str] = []
+    tiers = config.tiers_for(scheme.name)
+    answers: dict[str, list[TierAnswer | None]] = {}
+    index = {t: j for j, t in enumerate(tiers)}
+    for raw in store.rows.answers:
+        if raw.schema == scheme.name and raw.tier in index:
+            slots = answers.setdefault(raw.item, [None] * len(tiers))
+            slots[index[raw.tier]] = TierAnswer(raw.value, raw.confidence, raw.status,
+                                                raw.distribution)
+    per_class = any(str(c.kind) == "selective_risk" and c.params.get("per_class")
+                    for c in specs)
+    route, cells = _stored_route(store, config, scheme.name, notes, before)
+
+    def output(item: str) -> tuple[TierAnswer | None, bool]:
+        slots = answers.get(item, [None] * len(tiers))
+        stop, complete = route_stop(tiers, slots, route, cells, per_class)
+        return (slots[stop] if stop is not None else None), complete
+
+    population: list[PopulationItem] = []
+    complete_all = True
+    for item in store.rows.items:
+        out, complete = output(item)
+        complete_all = complete_all and complete
+        pi = store.item_pi.get(item, {}).get(scheme.name, 0.0)
+        population.append(PopulationItem(item, tuple(answers.get(item, [None] * len(tiers))),
+                                         None, pi, out))
+    grouped: dict[str, list[Any]] = {}
+    for request in store.rows.done:
+        if request.schema == scheme.name:
+            grouped.setdefault(request.item, []).append(request)
+    calibration = []
+    for item, requests in grouped.items():
+        requests.sort(key=lambda r: r.id)
+        people = {str(r.user or r.id): r.label for r in requests}
+        pi = store.item_pi.get(item, {}).get(scheme.name, requests[0].pi)
+        calibration.append(CalibrationItem(
+            item, majority(people), requests[0].split, pi,
+            tuple(answers.get(item, [None] * len(tiers))), output(item)[0],
+            {str(r.user): r.label for r in requests if r.user is not None}))
+    if config.humans.truth != "majority":
+        notes.append(f"humans.truth is {config.humans.truth}: Accord used the majority "
+                     "(Dawid-Skene is not read yet)")
+    by = any(str(c.kind) == "ppi" and c.params.get("by") for c in specs)
+    view = MethodView(scheme.name, tuple(labels), tiers, tuple(calibration),
+                      tuple(population), correct, str, complete_all,
+                      {k: dict(v) for k, v in store.item_fields.items() if v} if by else {})
+    return BuiltView(view, notes)
+
+
+def _stored_route(store: EngineStore, config: EngineConfig, schema: str, notes: list[str],
+                  before: int | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    for spec in config.contracts_for(schema):
+        if str(spec.kind) != "selective_risk":
+            continue
+        rows = [r for r in store.records.history if r.contract_id == spec.id
+                and (before is None or r.version_id < before)]
+        if not rows:
+            continue
+        record = rows[-1]
+        metrics = record.result.get("metrics") or {}
+        notes.append(f"the cascade's routed output follows the rule Potato last stored for "
+                     f"'{spec.id}' (contract_version {record.version_id}), so it depends on "
+                     "the order of certify calls, as in Potato")
+        return dict(metrics.get("route") or {}), dict(metrics.get("cells") or {})
+    return {}, {}
+
+
+def method_contract(spec: ContractSpec) -> MethodContract:
+    """A configured contract as Potato's method reads it: the keys as written (Potato's
+    own defaults apply to the rest), the confidence with its default."""
+    params = {k: v for k, v in spec.params.items()
+              if k in spec.written and k != "confidence" and v is not None}
+    raw = spec.params.get("confidence")
+    confidence = DEFAULT_CONFIDENCE if raw is None else float(raw)
+    return MethodContract(spec.id, str(spec.kind), spec.schema, confidence, params)
