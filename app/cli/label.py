@@ -92,8 +92,13 @@ def _print(report: LabelReport, *, as_json: bool) -> None:
               f"looks {entry['looks']}  level spent {entry['level_spent']:.4f}")
         if "potato" in entry:
             record = entry["potato"]
+            audit = entry.get("audit") or {}
+            verdict = f" · {audit['verdict']}" if audit.get("verdict") else ""
             print("  Potato recorded: " + ("nothing (never evaluated)" if record is None else
-                                           f"{record['state']} at look {record['looks']}"))
+                                           f"{record['state']} at look {record['looks']}")
+                  + verdict)
+            for difference in audit.get("differences", []):
+                print(f"    audit: {difference}")
         for note in entry["notes"]:
             print(f"  note: {note}")
     for schema, accepted in data["accepted"].items():

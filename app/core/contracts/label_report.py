@@ -32,6 +32,7 @@ from app.core.contracts.labels.delivery import (
 )
 from app.core.contracts.labels.families import loss_family
 from app.core.contracts.ledger.chain import Ledger
+from app.core.contracts.potato_method.audit import Audit, audit_contracts
 from app.core.contracts.statistics.looks import look_level
 from app.core.errors import InputError
 from app.core.formats.labeling.data import LabelingData
@@ -62,6 +63,8 @@ class LabelReport:
     notes: list[str] = field(default_factory=list)
     potato: EngineStore | None = None
     """Potato's engine database, when the labels came from one."""
+    audits: dict[str, Audit] = field(default_factory=dict)
+    """Per contract, Potato's record audited against Accord's Potato-method recomputation."""
 
     def accepted(self) -> dict[str, dict[str, dict[str, int]]]:
         out: dict[str, dict[str, dict[str, int]]] = {}
@@ -89,6 +92,8 @@ class LabelReport:
             if self.potato is not None:
                 record = self.potato.records.contracts.get(ident)
                 entry["potato"] = None if record is None else record.to_json()
+                audit = self.audits.get(ident)
+                entry["audit"] = None if audit is None else audit.to_json()
             if blocked and kind_info(status.spec.kind).gates:
                 entry["notes"].append("machine labels on this schema are not accepted until "
                                       f"every gating contract is met: {', '.join(blocked)}")
@@ -146,7 +151,9 @@ def _label_report(project: Path, *, certify: bool, retest: bool, only: str | Non
     data = schema_inputs(study, labeling, config)
     statuses = evaluate_contracts(config, data, ledger, certify=certify, retest=retest,
                                   only=only, schedule=schedule, labeling=labeling)
-    return LabelReport(study, config, labeling, data, statuses, ledger.report, notes, store)
+    audits = audit_contracts(store, config, study) if store is not None else {}
+    return LabelReport(study, config, labeling, data, statuses, ledger.report, notes, store,
+                       audits)
 
 
 def _potato_looks(config: EngineConfig, store: EngineStore | None

@@ -41,16 +41,21 @@ class StateBadge(QLabel):
         return str(self.property("state"))
 
 
-def potato_badge(record: Mapping[str, Any] | None, font_scale: float = 1.0) -> StateBadge:
-    """What Potato's own engine recorded for a contract: "Potato: met · look 1", on the
-    state's colour (or "Potato: never evaluated" in grey)."""
+def potato_badge(record: Mapping[str, Any] | None, font_scale: float = 1.0,
+                 verdict: str | None = None, differences: tuple[str, ...] = ()
+                 ) -> StateBadge:
+    """What Potato's own engine recorded for a contract: "Potato: met · look 1 ·
+    reproduced", on the state's colour (or "Potato: never evaluated" in grey); the
+    tooltip lists the audit's differences."""
     if record is None:
         badge = StateBadge("pending", font_scale=font_scale)
         badge.setText("Potato: never evaluated")
     else:
         badge = StateBadge(str(record.get("state")), font_scale=font_scale)
-        badge.setText(f"Potato: {record.get('state')} · look {record.get('looks')}")
-    badge.setToolTip("The state and looks Potato 2.12's engine stored for this contract "
-                     "in engine.sqlite (its latest contract_version row). Accord's own "
-                     "recomputation is the badge beside it.")
+        badge.setText(f"Potato: {record.get('state')} · look {record.get('looks')}"
+                      + (f" · {verdict}" if verdict else ""))
+    tip = ("The state and looks Potato 2.12's engine stored for this contract in "
+           "engine.sqlite (its latest contract_version row), and whether Accord's "
+           "recomputation with Potato's method reproduces it.")
+    badge.setToolTip("\n".join([tip, *differences]))
     return badge

@@ -143,8 +143,11 @@ class ContractCard(QFrame):
         self.potato_badge: StateBadge | None = None
         if labels.potato is not None:
             record = labels.potato.records.contracts.get(status.spec.id)
-            self.potato_badge = potato_badge(None if record is None else record.to_json(),
-                                             scale)
+            audit = labels.audits.get(status.spec.id)
+            self.potato_badge = potato_badge(
+                None if record is None else record.to_json(), scale,
+                None if audit is None else audit.verdict,
+                () if audit is None else tuple(audit.differences))
             head.addWidget(self.potato_badge)
         head.addWidget(self.badge)
         head.addWidget(self.certify)

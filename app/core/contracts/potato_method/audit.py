@@ -1,0 +1,120 @@
+"""Potato's record of each contract, audited against Accord's recomputation.
+
+``contracts.md`` ("Agreeing with Potato 2.12.1", point 5): for every contract of a Potato
+project, what Potato recorded (its latest ``contract_version`` row) beside Accord's own
+evaluation of the same contract with Potato's method, on the view Potato built for that
+row (:func:`~app.core.contracts.potato_method.from_store.method_view` with the rule
+stored before it), at the look Potato recorded:
+
+- ``reproduced``: the state and every number (acceptance, metrics, projection) equal
+  to 1e-9;
+- ``stale``: the calibration labels changed since Potato's record (its ``n_dev`` /
+  ``n_cert`` differ from today's); the differences say what changed, and Potato's
+  stored result does not describe today's data;
+- ``differs``: same labels, other numbers; each difference is a sentence with both.
+
+A kind whose method is not written yet, or a scheme without a single-label family, has
+verdict ``None`` and a sentence saying why. The audit never writes and spends nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core.contracts.config.engine_config import EngineConfig
+from app.core.contracts.potato_method.from_store import method_contract, method_view
+from app.core.contracts.potato_method.view import MethodContract, MethodResult, MethodView
+from app.core.formats.potato.engine_store import EngineStore
+from app.core.model import Study
+
+Evaluate = Callable[[MethodContract, MethodView, int], MethodResult]
+COMPARED = ("status", "acceptance", "metrics", "projection")
+
+
+@dataclass(frozen=True, slots=True)
+class Audit:
+    verdict: str | None
+    differences: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"verdict": self.verdict, "differences": list(self.differences)}
+
+
+def _evaluator(kind: str) -> Evaluate | None:
+    try:
+        module = importlib.import_module(f"app.core.contracts.potato_method.{kind}")
+    except ModuleNotFoundError:
+        return None
+    found = getattr(module, f"evaluate_{kind}", None)
+    return found if callable(found) else None
+
+
+def audit_contracts(store: EngineStore, config: EngineConfig, study: Study
+                    ) -> dict[str, Audit]:
+    """One :class:`Audit` per configured contract."""
+    out: dict[str, Audit] = {}
+    for spec in config.contracts:
+        record = store.records.contracts.get(spec.id)
+        if record is None:
+            out[spec.id] = Audit(None, ["Potato never evaluated this contract"])
+            continue
+        evaluate = _evaluator(str(spec.kind))
+        if evaluate is None:
+            out[spec.id] = Audit(None, [f"Accord's Potato method for {spec.kind} is not "
+                                        "written yet"])
+            continue
+        built = method_view(store, config, study.schemes[spec.schema],
+                            before=record.version_id)
+        if built is None:
+            out[spec.id] = Audit(None, [f"schema '{spec.schema}' has no family in Accord's "
+                                        "Potato method yet (single-label schemes only)"])
+            continue
+        look = max(1, int(record.result.get("look") or 1))
+        mine = evaluate(method_contract(spec), built.view, look).to_json()
+        changed = _changed(record.result, built.view)
+        differences = [d for key in COMPARED
+                       for d in _differences(mine.get(key), record.result.get(key), key)]
+        if changed:
+            out[spec.id] = Audit("stale", changed + differences[:5])
+        elif differences:
+            out[spec.id] = Audit("differs", differences)
+        else:
+            out[spec.id] = Audit("reproduced")
+    return out
+
+
+def _changed(stored: Mapping[str, Any], view: MethodView) -> list[str]:
+    now = {"n_dev": len(view.split("dev")), "n_cert": len(view.split("cert"))}
+    words = {"n_dev": "dev labels", "n_cert": "cert labels"}
+    return [f"{words[key]}: {stored[key]} when Potato recorded it, {now[key]} now"
+            for key in now if isinstance(stored.get(key), int) and stored[key] != now[key]]
+
+
+def _differences(mine: Any, potato: Any, path: str) -> list[str]:
+    if isinstance(mine, Mapping) and isinstance(potato, Mapping):
+        out: list[str] = []
+        for key in sorted(set(mine) | set(potato), key=str):
+            where = f"{path}.{key}"
+            if key not in mine or key not in potato:
+                side = "Accord" if key in mine else "Potato"
+                out.append(f"{where}: only {side} has it")
+            else:
+                out.extend(_differences(mine[key], potato[key], where))
+        return out
+    if isinstance(mine, list | tuple) and isinstance(potato, list | tuple):
+        if len(mine) != len(potato):
+            return [f"{path}: Accord has {len(mine)} entries, Potato {len(potato)}"]
+        return [d for i, (a, b) in enumerate(zip(mine, potato, strict=True))
+                for d in _differences(a, b, f"{path}[{i}]")]
+    numbers = (int, float)
+    if isinstance(mine, numbers) and isinstance(potato, numbers) \
+            and not isinstance(mine, bool) and not isinstance(potato, bool):
+        if math.isclose(mine, potato, rel_tol=1e-9, abs_tol=1e-12):
+            return []
+    elif mine == potato:
+        return []
+    return [f"{path}: Accord {mine!r}, Potato {potato!r}"]
