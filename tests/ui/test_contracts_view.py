@@ -183,8 +183,9 @@ def test_a_potato_project_shows_potato_s_record_beside_accord_s(qtbot) -> None: 
     view.show_context(ViewContext(project=project))
     badges = {ident: card.potato_badge for ident, card in view.cards.items()}
     assert all(b is not None for b in badges.values())
-    assert badges["sentiment_prevalence"].text() == "Potato: met · look 2"  # type: ignore[union-attr]
-    assert badges["sentiment_vs_people"].text() == "Potato: violated · look 1"  # type: ignore[union-attr]
+    # State and looks as Potato stored them, then the audit's verdict.
+    assert badges["sentiment_prevalence"].text() == "Potato: met · look 2 · reproduced"  # type: ignore[union-attr]
+    assert badges["sentiment_vs_people"].text().startswith("Potato: violated · look 1")  # type: ignore[union-attr]
     assert badges["sentiment_vs_people"].state() == "violated"  # type: ignore[union-attr]
     demo = run(open_project(DEMOS / "sentiment_reviews"))
     view.show_context(ViewContext(project=demo))
