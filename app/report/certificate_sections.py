@@ -47,7 +47,25 @@ def _facts(contract: Mapping[str, Any]) -> str:
              ("Level spent", num(contract.get("level_spent"), 4)),
              ("Renamed from", e(contract.get("renamed_from") or "—"))]
     return (facts(pairs) + f'<p style="margin-top:3px; color:#57606a;">Parameters: '
-            f"{shown or '—'}</p>")
+            f"{shown or '—'}</p>" + _potato(contract))
+
+
+def _potato(contract: Mapping[str, Any]) -> str:
+    """What Potato 2.12.1 recorded for the contract and the audit of it (Potato projects)."""
+    if "potato" not in contract:
+        return ""
+    record = contract.get("potato")
+    audit = contract.get("audit") or {}
+    if record is None:
+        said = "Potato 2.12.1 never evaluated this contract."
+    else:
+        verdict = audit.get("verdict")
+        said = (f"Potato 2.12.1 recorded: {e(record.get('state'))} at look "
+                f"{e(record.get('looks'))}" + (f"; Accord's recomputation: {e(verdict)}."
+                                               if verdict else "."))
+    extra = "".join(f"<br>{e(d)}" for d in (audit.get("differences") or [])[:6])
+    return f'<p style="margin-top:3px;"><b>{said}</b>{extra}</p>'
+
 
 
 def _selective_risk(result: Mapping[str, Any]) -> tuple[str, set[str]]:

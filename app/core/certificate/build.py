@@ -163,6 +163,9 @@ def _labels_part(labels: LabelReport, project: ProjectData) -> dict[str, Any]:
             "projection": result.get("projection"), "result": result,
             "notes": entry.get("notes", []),
         }
+        if "potato" in entry:  # a Potato project: Potato's record and its audit
+            contract["potato"] = entry["potato"]
+            contract["audit"] = entry.get("audit")
         if kind_info(spec.kind).spends_looks and spec.schema in labels.data:
             contract["dev_curve"] = dev_curves(spec, labels.data[spec.schema],
                                                result.get("rule"))
