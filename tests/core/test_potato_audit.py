@@ -70,3 +70,18 @@ def test_a_record_that_does_not_match_its_data_differs(tmp_path: Path) -> None:
     assert audit.verdict == "differs"
     assert any(d.startswith("metrics.measured_error: Accord ") and "Potato 0.5" in d
                for d in audit.differences)
+
+
+def test_the_certificate_states_potato_s_record_and_the_audit() -> None:
+    from app.core.certificate.build import build_certificate
+    from app.core.progress import run
+    from app.core.project import open_project
+
+    cert = run(build_certificate(run(open_project(DATA / "sentiment_static")),
+                                 generated_at="2026-12-02T00:00:00Z"))
+    risk = cert["contracts"]["sentiment_risk"]
+    assert risk["potato"]["state"] == "met" and risk["potato"]["looks"] == 1
+    assert risk["audit"] == {"verdict": "reproduced", "differences": []}
+    assert cert["project"]["name"] == "sentiment_static"
+    assert any(i["role"] == "potato_engine" and i["path"] == "engine.sqlite"
+               for i in cert["inputs"])
