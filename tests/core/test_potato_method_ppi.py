@@ -366,3 +366,28 @@ def test_too_few_labels_projects_the_rest() -> None:
     assert result.state == "insufficient" and not result.ran
     assert result.projection == {"more_calibration_labels": MIN_LABELS - labelled}
     assert differences(result, potato_result(contract, view), KEYS) == []
+
+
+def test_a_group_called_all_replaces_the_overall_estimate() -> None:
+    """Potato keys the overall estimate ``all`` in the same mapping as the groups, so a
+    ``by`` value ``all`` overwrites it; Accord does the same, to stay equal."""
+    view = simulated_study(5, n_items=300, groups=("all", "b"))
+    contract = MethodContract(id="p", kind="ppi", schema="s", params={"by": "by"})
+    result = evaluate_ppi(contract, view)
+    assert set(result.metrics["estimates"]) == {"all", "b"}
+    overall = len(view.calibration)
+    assert result.metrics["estimates"]["all"]["pos"]["n"] < overall
+    assert differences(result, potato_result(contract, view), KEYS) == []
+
+
+def test_unequal_design_with_one_labelled_stratum_is_ppi_plus_plus() -> None:
+    """Potato decides "equal probabilities" from the labelled items alone: an unequal
+    design whose labels all fell in one stratum is estimated by PPI++ as if uniform."""
+    view = simulated_study(8, n_items=300, unequal_pi=True)
+    top = max(c.pi or 0.0 for c in view.calibration)
+    view = dataclasses.replace(view, calibration=tuple(c for c in view.calibration
+                                                       if c.pi == top))
+    contract = MethodContract(id="p", kind="ppi", schema="s")
+    result = evaluate_ppi(contract, view)
+    assert result.metrics["estimates"]["all"]["pos"]["estimator"] == "ppi++"
+    assert differences(result, potato_result(contract, view), KEYS) == []
