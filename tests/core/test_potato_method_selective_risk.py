@@ -16,6 +16,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any
 
 import pytest
@@ -98,38 +99,58 @@ def _contract(error: float, confidence: float, per_class: bool) -> MethodContrac
                           params={"error": error, "per_class": per_class})
 
 
+@cache
 def study_case(seed: int) -> Case:
-    """One seeded study, its contract and its look."""
+    """One seeded study, its contract and its look.
+
+    Five shapes, so that every outcome occurs: too few labels; a poor cascade (mostly
+    infeasible); a strong, well-separated one on many labels (mostly met); a middling
+    one whose error sits between half the target and the target (the half-target
+    note); and anything in between. Even seeds use the oracle's ``simulated_study``,
+    odd ones :func:`separated_study`.
+    """
     rng = random.Random(1000 + seed)
     labels = ("pos", "neg", "neu", "mix")[:rng.randint(2, 4)]
     n_tiers = rng.randint(1, 3)
-    shape = rng.random()
-    if shape < 0.15:       # too few labels
+    error = round(rng.uniform(0.02, 0.2), 3)
+    shape = rng.choice(["few", "poor", "strong", "strong", "strong", "middling", "mixed",
+                       "mixed"])
+    n_items, share = rng.randint(30, 600), rng.uniform(0.2, 0.9)
+    separation = rng.uniform(0.1, 0.6)
+    accuracy = [rng.uniform(0.6, 0.99) for _ in range(n_tiers)]
+    if shape == "few":
         n_items, share = rng.randint(30, 80), rng.uniform(0.05, 0.3)
-    else:
-        n_items, share = rng.randint(30, 600), rng.uniform(0.2, 0.9)
-    if rng.random() < 0.2:  # a poor cascade: mostly infeasible
+    elif shape == "poor":
         accuracy = [rng.uniform(0.2, 0.6) for _ in range(n_tiers)]
-    else:
-        accuracy = [rng.uniform(0.6, 0.99) for _ in range(n_tiers)]
-    unequal = rng.random() < 0.25
+    elif shape == "strong":
+        error = round(rng.uniform(0.08, 0.2), 3)
+        n_items, share = rng.randint(300, 600), rng.uniform(0.5, 0.9)
+        accuracy = [rng.uniform(0.9, 0.99) for _ in range(n_tiers)]
+        separation = rng.uniform(0.5, 0.8)
+    elif shape == "middling":
+        # Wrong answers a little *more* confident: no error-free run at the top of the
+        # grid to choose, and the overall error between half the target and the target.
+        n_items, share = rng.randint(200, 600), rng.uniform(0.3, 0.9)
+        separation = -rng.uniform(0.1, 0.4)
+        accuracy = [1 - error * rng.uniform(0.6, 0.9) for _ in range(n_tiers)]
+    unequal = rng.random() < (0.1 if shape == "strong" else 0.3)
     abstain = rng.choice([0.0, 0.0, 0.1, 0.3])
     dev_fraction = rng.choice([0.3, 0.5, 0.7])
-    if seed % 2 == 0:
+    if seed % 2 == 0 and shape != "middling":
         view = simulated_study(seed, n_items=n_items, labels=labels,
                                tier_accuracy=accuracy, calibration_share=share,
                                dev_fraction=dev_fraction, unequal_pi=unequal,
-                               abstain=abstain, people=rng.choice([1, 3]))
+                               abstain=abstain, people=rng.choice([1, 3]),
+                               person_accuracy=1.0 if shape == "strong" else 0.9)
     else:
         view = separated_study(seed, n_items=n_items, labels=labels, tier_accuracy=accuracy,
                                calibration_share=share, dev_fraction=dev_fraction,
-                               unequal_pi=unequal, abstain=abstain,
-                               separation=rng.uniform(0.1, 0.6),
+                               unequal_pi=unequal, abstain=abstain, separation=separation,
                                digits=rng.choice([2, 4, 7]),
                                missing=rng.choice([0.0, 0.05]),
-                               person_accuracy=rng.uniform(0.85, 1.0))
-    contract = _contract(round(rng.uniform(0.02, 0.2), 3), rng.choice([0.8, 0.85, 0.9, 0.95]),
-                         rng.random() < 0.4)
+                               person_accuracy=1.0 if shape in ("middling", "strong")
+                               else rng.uniform(0.85, 1.0))
+    contract = _contract(error, rng.choice([0.8, 0.85, 0.9, 0.95]), rng.random() < 0.4)
     return Case(contract, view, rng.randint(1, 4))
 
 
@@ -147,8 +168,10 @@ def test_simulated_study_equals_potato(seed: int) -> None:
 
 def test_the_studies_reach_every_outcome() -> None:
     """met, insufficient and infeasible each occur, and so do the paths between them:
-    a failed test, a projection, the pooled re-projection, a skipped cell, the
-    half-target note, a thinned grid and a study that never ran a test."""
+    a failed test, a projection, a skipped cell, the half-target note, a thinned grid, a
+    fixed sequence longer than the 40 tests stored, and a study that never ran a test.
+    (The pooled re-projection and its "more labels will not help" note are rare in
+    random studies; the hand-made cases below cover them.)"""
     seen: Counter[str] = Counter()
     for seed in range(N_STUDIES):
         case = study_case(seed)
@@ -159,14 +182,13 @@ def test_the_studies_reach_every_outcome() -> None:
         seen["projection"] += bool(accord.projection)
         seen["skipped cell"] += any("skipped" in c for c in cells)
         seen["failed test"] += any(c.get("tests") and c["certified"] is None for c in cells)
-        seen["pooled projection"] += any(
-            c.get("tests") and c.get("more_cert_labels") is not None
-            and c["tests"][0]["n"] >= 1 for c in cells)
         seen["half-target note"] += any("half" in note for note in accord.notes)
         seen["thinned grid"] += any(c["n_dev"] > 200 for c in cells)
+        seen["long sequence"] += any(len(c.get("tests", ())) == 40 for c in cells)
         seen["three tiers"] += len(case.view.tiers) == 3
     for outcome in ("met", "insufficient", "infeasible", "ran", "not run", "projection",
-                    "skipped cell", "failed test", "half-target note", "three tiers"):
+                    "skipped cell", "failed test", "half-target note", "thinned grid",
+                    "long sequence", "three tiers"):
         assert seen[outcome] >= 3, (outcome, seen)
     assert seen["met"] >= 20 and seen["insufficient"] >= 20 and seen["infeasible"] >= 10, seen
 
@@ -262,11 +284,55 @@ def test_one_confidence_everywhere() -> None:
 def test_dev_fraction_scales_the_calibration_projection(dev_fraction: float) -> None:
     """Potato's engine sets ``dev_fraction`` on the contract object; the oracle bridge
     does not, so this test sets it on Potato's contract itself."""
-    view = _base(seed=8, n_items=120, calibration_share=0.3)
-    contract = _contract(0.05, 0.9, False)
+    view = simulated_study(6, n_items=300, tier_accuracy=(0.95,), calibration_share=0.3,
+                           person_accuracy=1.0)
+    contract = _contract(0.1, 0.9, False)
     potato_cls = contracts.build_contract(potato_contract(contract, view.labels))
     potato_cls.dev_fraction = dev_fraction
     potato = potato_cls.evaluate(to_potato(view), look=1).to_dict()
     accord = evaluate_selective_risk(contract, view, 1, dev_fraction=dev_fraction)
     assert differences(accord, potato) == []
     assert potato["projection"], potato
+
+
+def _split_view(dev_wrong: float, cert_wrong: float, n: int = 200, seed: int = 4) -> MethodView:
+    """One tier; dev and cert answers wrong at the given rates, confidences unrelated to
+    correctness (so cert's rate is what every cert test sees)."""
+    rng = random.Random(seed)
+    calibration: list[CalibrationItem] = []
+    population: list[PopulationItem] = []
+    for i in range(2 * n):
+        split = "dev" if i < n else "cert"
+        wrong = rng.random() < (dev_wrong if split == "dev" else cert_wrong)
+        answer = TierAnswer("b" if wrong else "a", round(rng.uniform(0.5, 1.0), 4))
+        calibration.append(CalibrationItem(f"i{i}", "a", split, 0.5, (answer,), answer))
+        population.append(PopulationItem(f"i{i}", (answer,), None, 0.5, answer))
+    return MethodView(scheme="s", labels=("a", "b"), tiers=("t",),
+                      calibration=tuple(calibration), population=tuple(population))
+
+
+def test_cert_far_worse_than_dev_says_more_labels_will_not_help() -> None:
+    """Enough cert labels, a failed test, and dev and cert together at the target: the
+    projection is withheld and the cell says why."""
+    diffs, potato = _compare(Case(_contract(0.1, 0.9, False), _split_view(0.0, 0.3), 1))
+    assert diffs == []
+    cell = potato["metrics"]["cells"]["t:*"]
+    assert potato["status"] == "insufficient" and "projection_note" in cell
+    assert "more_cert_labels" not in cell and potato["projection"] == {}
+
+
+def test_cert_somewhat_worse_than_dev_projects_from_both() -> None:
+    """Enough cert labels and a failed test, but dev and cert together still under the
+    target: the projection is redone from the pooled rate, beyond the labels there are."""
+    diffs, potato = _compare(Case(_contract(0.1, 0.9, False), _split_view(0.0, 0.09), 1))
+    assert diffs == []
+    cell = potato["metrics"]["cells"]["t:*"]
+    assert cell["tests"] and cell["certified"] is None and "projection_note" not in cell
+    assert potato["projection"]["more_cert_labels"] >= 1
+
+
+@pytest.mark.parametrize("look", [1, 2, 4])
+def test_a_clean_cascade_certifies_and_its_sequence_runs_down_the_grid(look: int) -> None:
+    diffs, potato = _compare(Case(_contract(0.1, 0.9, False), _split_view(0.0, 0.0), look))
+    assert diffs == [] and potato["status"] == "met"
+    assert len(potato["metrics"]["cells"]["t:*"]["tests"]) == 40  # Potato stores 40
