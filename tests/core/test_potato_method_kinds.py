@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from app.core.contracts.potato_method.budget_first import evaluate_budget_first
 from app.core.contracts.potato_method.threshold_legacy import evaluate_threshold_legacy
 from app.core.contracts.potato_method.view import (
     CalibrationItem,
@@ -24,6 +25,7 @@ from app.core.contracts.potato_method.view import (
     MethodResult,
     MethodView,
 )
+from tests.core import potato_method_oracle as oracle
 from tests.core.potato_method_oracle import differences, potato_result, simulated_study
 
 ALL_KEYS = ("status", "acceptance", "metrics", "projection", "look", "alpha", "ran",
@@ -98,3 +100,73 @@ def test_threshold_legacy_equals_potato() -> None:
         measured_none += mine.metrics.get("measured_error", 0) is None
     assert set(states) == {"met", "insufficient"}, states
     assert measured_none > 0
+
+
+# --- budget_first ----------------------------------------------------------------------
+
+def potato_with(contract: MethodContract, view: MethodView, look: int,
+                **attributes: Any) -> dict[str, Any]:
+    """Potato's class with the attributes its engine sets on it (``dev_fraction``): a
+    local adapter, since :func:`potato_result` builds the class without them."""
+    cls = oracle.contracts.build_contract(oracle.potato_contract(contract, view.labels))
+    for name, value in attributes.items():
+        setattr(cls, name, value)
+    result: dict[str, Any] = cls.evaluate(oracle.to_potato(view), look=look).to_dict()
+    return result
+
+
+def budget_case(seed: int) -> tuple[MethodContract, MethodView, int, float]:
+    rng = random.Random(2000 + seed)
+    tiers = rng.choice([(0.6,), (0.8, 0.95), (0.97,), (0.995,), (0.9, 0.99)])
+    view = simulated_study(seed, n_items=rng.choice([10, 40, 60, 150, 300, 500]),
+                           tier_accuracy=tiers, abstain=rng.choice([0.0, 0.1]),
+                           calibration_share=rng.choice([0.2, 0.5]),
+                           dev_fraction=rng.choice([0.3, 0.5, 0.8]))
+    draw = rng.random()
+    if draw < 0.08:
+        # No calibration item with a known pi: no half-width at all.
+        view = replace(view, calibration=tuple(replace(c, pi=None)
+                                               for c in view.calibration))
+    elif draw < 0.35:
+        # Some calibration items without a known pi (or pi 0): Potato's half-width
+        # counts them in the numerator but not the denominator.
+        view = replace(view, calibration=tuple(
+            replace(c, pi=rng.choice([None, 0.0, c.pi])) for c in view.calibration))
+    params: dict[str, Any]
+    choice = rng.random()
+    if choice < 0.6:
+        params = {"human_labels": rng.choice([0, 30, 200, 1000, 10000])}
+    elif choice < 0.85:
+        params = {"human_usd": rng.choice([0.0, 25.0, 400.0, 3000.0]),
+                  "reward_per_label_usd": rng.choice([0.07, 0.15, 1.0])}
+    else:
+        params = {"human_usd": 500.0}
+    contract = MethodContract("budget", "budget_first", "s",
+                              confidence=rng.choice([0.8, 0.9, 0.95, 0.99]), params=params)
+    return contract, view, rng.randint(1, 4), rng.choice([0.3, 0.5, 0.7])
+
+
+def test_budget_first_equals_potato() -> None:
+    states: Counter[str] = Counter()
+    covered = no_width = 0
+    for seed in range(STUDIES):
+        contract, view, look, dev_fraction = budget_case(seed)
+        mine = evaluate_budget_first(contract, view, look, dev_fraction=dev_fraction)
+        theirs = potato_with(contract, view, look, dev_fraction=dev_fraction)
+        diff = differences(mine, theirs, ALL_KEYS)
+        assert diff == [], (seed, diff[:10])
+        states[mine.state] += 1
+        covered += any(f["coverage"] > 0 for f in mine.metrics.get("frontier", []))
+        no_width += (mine.state == "met"
+                     and "prevalence_halfwidth_after_budget" not in mine.metrics)
+    assert set(states) == {"met", "insufficient"}, states
+    assert no_width > 0
+    assert 0 < covered < states["met"], (covered, states)
+
+
+def test_budget_first_default_dev_fraction_is_potatos() -> None:
+    """Without an engine to set it, both take half the budget as cert labels."""
+    for seed in range(20):
+        contract, view, look, _ = budget_case(seed)
+        assert differences(evaluate_budget_first(contract, view, look),
+                           potato_result(contract, view, look), ALL_KEYS) == []
