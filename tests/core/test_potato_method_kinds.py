@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from app.core.contracts.potato_method.budget_first import evaluate_budget_first
+from app.core.contracts.potato_method.distributional import evaluate_distributional
 from app.core.contracts.potato_method.threshold_legacy import evaluate_threshold_legacy
 from app.core.contracts.potato_method.view import (
     CalibrationItem,
@@ -170,3 +171,78 @@ def test_budget_first_default_dev_fraction_is_potatos() -> None:
         contract, view, look, _ = budget_case(seed)
         assert differences(evaluate_budget_first(contract, view, look),
                            potato_result(contract, view, look), ALL_KEYS) == []
+
+
+# --- distributional --------------------------------------------------------------------
+
+FIELDS = ("age_band", "region")
+
+
+def person_groups(rng: random.Random, pool: int) -> dict[str, dict[str, str]]:
+    """Attributes for most of the ``pool`` persons (some have none, some lack a field)."""
+    out: dict[str, dict[str, str]] = {}
+    for k in range(pool):
+        if rng.random() < 0.15:
+            continue
+        attrs = {"age_band": rng.choice(["18-30", "31-50", "51+"])}
+        if rng.random() < 0.7:
+            attrs["region"] = rng.choice(["north", "south"])
+        out[f"u{k}"] = attrs
+    return out
+
+
+def stray(view: MethodView, rng: random.Random, share: float) -> MethodView:
+    """A ``share`` of routed outputs and people's labels outside the schema's labels."""
+    items = []
+    for c in view.calibration:
+        output = c.output
+        if output is not None and rng.random() < share:
+            output = replace(output, value="zzz", distribution=None)
+        people = {u: ("zzz" if rng.random() < share else v) for u, v in c.people.items()}
+        items.append(replace(c, output=output, people=people))
+    return replace(view, calibration=tuple(items))
+
+
+def distributional_case(seed: int) -> tuple[MethodContract, MethodView, int]:
+    rng = random.Random(3000 + seed)
+    view = simulated_study(seed, n_items=rng.choice([30, 80, 200, 300]),
+                           tier_accuracy=rng.choice([(0.5,), (0.7, 0.9), (0.95,)]),
+                           calibration_share=rng.choice([0.3, 0.6]),
+                           distributions=rng.random() < 0.5,
+                           abstain=rng.choice([0.0, 0.1]))
+    pool = rng.choice([5, 8, 12])
+    view = vary_people(view, rng, pool=pool, low=1, high=5,
+                       person_accuracy=rng.choice([0.5, 0.75, 0.95]))
+    if rng.random() < 0.15:
+        view = stray(view, rng, 0.1)
+    view = replace(view, person_groups=person_groups(rng, pool))
+    params: dict[str, Any] = {}
+    target = rng.choice([None, 0.05, 0.2, 0.35, 0.5, 0.9, "near"])
+    if target == "near":
+        # Just at the measured distance, so the interval straddles it.
+        probe = evaluate_distributional(
+            MethodContract("d", "distributional", "s"), view).metrics["overall"]
+        target = round(probe.get("machine_distance", 0.3), 3)
+    if target is not None:
+        params["max_distance"] = target
+    if rng.random() < 0.6:
+        params["groups_by"] = rng.choice([*FIELDS, "nobody_has_this"])
+    contract = MethodContract("dist", "distributional", "s",
+                              confidence=rng.choice([0.8, 0.9, 0.95]), params=params)
+    return contract, view, rng.randint(1, 4)
+
+
+def test_distributional_equals_potato() -> None:
+    states: Counter[str] = Counter()
+    grouped = small_group = 0
+    for seed in range(STUDIES):
+        contract, view, look = distributional_case(seed)
+        mine = evaluate_distributional(contract, view, look)
+        state = compare(evaluate_distributional, contract, view, look)
+        states[state if mine.ran else f"{state}, not ran"] += 1
+        groups = mine.metrics.get("groups", {})
+        grouped += any("interval" in g for g in groups.values())
+        small_group += any("interval" not in g for g in groups.values())
+    assert set(states) == {"met", "infeasible", "insufficient", "insufficient, not ran"}, \
+        states
+    assert grouped and small_group
