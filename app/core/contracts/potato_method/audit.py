@@ -23,15 +23,17 @@ import importlib
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from app.core.contracts.config.engine_config import EngineConfig
 from app.core.contracts.potato_method.from_store import method_contract, method_view
-from app.core.contracts.potato_method.view import MethodContract, MethodResult, MethodView
+from app.core.contracts.potato_method.view import MethodResult, MethodView
 from app.core.formats.potato.engine_store import EngineStore
 from app.core.model import Study
 
-Evaluate = Callable[[MethodContract, MethodView, int], MethodResult]
+Evaluate = Callable[..., MethodResult]
+"""``evaluate_<kind>(contract, view, look, **settings) -> MethodResult``."""
 COMPARED = ("status", "acceptance", "metrics", "projection")
 
 
@@ -74,6 +76,8 @@ def audit_contracts(store: EngineStore, config: EngineConfig, study: Study
                                         "Potato method yet (single-label schemes only)"])
             continue
         look = max(1, int(record.result.get("look") or 1))
+        if str(spec.kind) == "selective_risk":  # Potato hands it the humans' dev share
+            evaluate = partial(evaluate, dev_fraction=config.humans.dev_fraction)
         mine = evaluate(method_contract(spec), built.view, look).to_json()
         changed = _changed(record.result, built.view)
         differences = [d for key in COMPARED
