@@ -96,7 +96,8 @@ def test_export_report_and_certificate_from_the_file_menu(
     qtbot.waitUntil(pdf.exists, timeout=30000)
     assert told == []
     reader = PdfReader(str(pdf))
-    assert "sentiment_reviews" in reader.pages[0].extract_text()
+    # The certificate names the study (its annotation_task_name), not the folder.
+    assert "Product\treview\tsentiment" in reader.pages[0].extract_text()
 
 
 class _NoDialog:
