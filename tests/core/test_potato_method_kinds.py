@@ -19,6 +19,7 @@ from typing import Any
 
 from app.core.contracts.potato_method.budget_first import evaluate_budget_first
 from app.core.contracts.potato_method.distributional import evaluate_distributional
+from app.core.contracts.potato_method.no_worse_than_human import evaluate_no_worse_than_human
 from app.core.contracts.potato_method.threshold_legacy import evaluate_threshold_legacy
 from app.core.contracts.potato_method.view import (
     CalibrationItem,
@@ -246,3 +247,65 @@ def test_distributional_equals_potato() -> None:
     assert set(states) == {"met", "infeasible", "insufficient", "insufficient, not ran"}, \
         states
     assert grouped and small_group
+
+
+# --- no_worse_than_human ---------------------------------------------------------------
+
+def missing_labels(view: MethodView, rng: random.Random, share: float) -> MethodView:
+    """A ``share`` of people's labels recorded as ``None`` (missing to the alt-test)."""
+    return replace(view, calibration=tuple(
+        replace(c, people={u: (None if rng.random() < share else v)
+                           for u, v in c.people.items()}) for c in view.calibration))
+
+
+def no_worse_case(seed: int) -> tuple[MethodContract, MethodView, int]:
+    rng = random.Random(4000 + seed)
+    numeric = rng.random() < 0.3
+    labels = ("1", "2", "3", "4", "5") if numeric else ("pos", "neg", "neu")
+    view = simulated_study(seed, n_items=rng.choice([20, 80, 200, 400]), labels=labels,
+                           tier_accuracy=rng.choice([(0.3,), (0.6,), (0.8, 0.95), (0.99,)]),
+                           calibration_share=rng.choice([0.3, 0.6, 0.9]),
+                           abstain=rng.choice([0.0, 0.0, 0.1]))
+    pool = rng.choice([2, 3, 5, 8])
+    view = vary_people(view, rng, pool=pool, low=1, high=min(5, pool),
+                       person_accuracy=rng.choice([0.6, 0.8, 0.95, 1.0]))
+    if rng.random() < 0.2:
+        view = missing_labels(view, rng, 0.1)
+    if rng.random() < 0.3:
+        view = replace(view, output_complete=False)
+    params: dict[str, Any] = {}
+    epsilon = rng.choice([None, 0.0, 0.05, 0.1, 0.2])
+    if epsilon is not None:
+        params["epsilon"] = epsilon
+    if numeric or rng.random() < 0.1:
+        params["metric"] = "neg_rmse" if numeric else "accuracy"
+    needed = rng.choice([None, None, 10, 20, 30, 50])
+    if needed is not None:
+        params["min_items_per_annotator"] = needed
+    contract = MethodContract("nwth", "no_worse_than_human", "s",
+                              confidence=rng.choice([0.8, 0.9, 0.95]), params=params)
+    return contract, view, rng.randint(1, 4)
+
+
+def test_no_worse_than_human_equals_potato() -> None:
+    states: Counter[str] = Counter()
+    tests: Counter[str] = Counter()
+    for seed in range(STUDIES):
+        contract, view, look = no_worse_case(seed)
+        mine = evaluate_no_worse_than_human(contract, view, look)
+        state = compare(evaluate_no_worse_than_human, contract, view, look)
+        states[state if mine.ran else f"{state}, not ran"] += 1
+        alt = mine.metrics["alt_test"]
+        if alt["passed"] is not None:
+            tests[f"{alt['test']} {alt['metric']}"] += 1
+            ps = [row["p_value"] for row in alt["per_annotator"]]
+            tests["p 0 or 1"] += any(p in (0.0, 1.0) for p in ps)
+            # scipy's Wilcoxon takes an exact permutation test at 13 items or fewer.
+            tests["permutation"] += alt["test"] == "wilcoxon" and any(
+                row["n_items"] <= 13 for row in alt["per_annotator"])
+    assert set(states) == {"met", "violated", "insufficient", "insufficient, not ran"}, \
+        states
+    assert {"ttest accuracy", "wilcoxon accuracy", "ttest neg_rmse",
+            "wilcoxon neg_rmse"} <= set(tests), tests
+    assert tests["p 0 or 1"] > 0
+    assert tests["permutation"] > 0
