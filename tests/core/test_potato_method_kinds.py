@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+import pytest
+
 from app.core.contracts.potato_method.budget_first import evaluate_budget_first
 from app.core.contracts.potato_method.distributional import evaluate_distributional
 from app.core.contracts.potato_method.no_worse_than_human import evaluate_no_worse_than_human
@@ -309,3 +311,49 @@ def test_no_worse_than_human_equals_potato() -> None:
             "wilcoxon neg_rmse"} <= set(tests), tests
     assert tests["p 0 or 1"] > 0
     assert tests["permutation"] > 0
+
+
+# --- edge cases, every kind ------------------------------------------------------------
+
+def edge_views() -> list[MethodView]:
+    """Studies at the corners: nothing labelled, one person per item, no machine answer,
+    every person's label missing, no tiers at all."""
+    base = vary_people(simulated_study(7, n_items=150), random.Random(7), pool=4, low=3,
+                       high=4, person_accuracy=0.8)
+    no_answer = replace(base, calibration=tuple(replace(c, output=None)
+                                                for c in base.calibration))
+    return [
+        replace(base, calibration=()),
+        vary_people(base, random.Random(8), pool=4, low=1, high=1, person_accuracy=0.8),
+        no_answer,
+        missing_labels(base, random.Random(9), 1.0),
+        replace(base, calibration=tuple(replace(c, people={}) for c in base.calibration)),
+        replace(base, tiers=()),
+        base,
+    ]
+
+
+EDGE_CONTRACTS = [
+    (evaluate_threshold_legacy, MethodContract("t", "threshold_legacy", "s",
+                                               params={"threshold": 0.7})),
+    (evaluate_budget_first, MethodContract("b", "budget_first", "s",
+                                           params={"human_labels": 100})),
+    (evaluate_distributional, MethodContract("d", "distributional", "s",
+                                             params={"max_distance": 0.3})),
+    (evaluate_no_worse_than_human, MethodContract("n", "no_worse_than_human", "s")),
+]
+
+
+@pytest.mark.parametrize(("evaluate", "contract"), EDGE_CONTRACTS,
+                         ids=[c.kind for _, c in EDGE_CONTRACTS])
+def test_edge_studies_equal_potato(evaluate: Callable[..., MethodResult],
+                                   contract: MethodContract) -> None:
+    reasons = set()
+    for view in edge_views():
+        for look in (1, 3):
+            compare(evaluate, contract, view, look)
+        if contract.kind == "no_worse_than_human":
+            reasons.add(evaluate(contract, view).metrics["alt_test"]["insufficient"])
+    if contract.kind == "no_worse_than_human":
+        assert "no human annotations" in reasons
+        assert any(r and r.startswith("no items have both") for r in reasons), reasons
