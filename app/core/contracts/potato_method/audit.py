@@ -76,7 +76,8 @@ def audit_contracts(store: EngineStore, config: EngineConfig, study: Study
                                         "Potato method yet (single-label schemes only)"])
             continue
         look = max(1, int(record.result.get("look") or 1))
-        if str(spec.kind) == "selective_risk":  # Potato hands it the humans' dev share
+        if str(spec.kind) in ("selective_risk", "budget_first"):  # Potato hands these
+            # the humans' dev share
             evaluate = partial(evaluate, dev_fraction=config.humans.dev_fraction)
         mine = evaluate(method_contract(spec), built.view, look).to_json()
         changed = _changed(record.result, built.view)
