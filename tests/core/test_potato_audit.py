@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from app.core.contracts.label_report import label_report
 from app.core.contracts.kinds.registry import KINDS
+from app.core.contracts.label_report import label_report
 from app.core.contracts.potato_method.audit import _evaluator
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "potato_engine"
