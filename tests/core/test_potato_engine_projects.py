@@ -58,9 +58,9 @@ def test_status_writes_nothing_into_the_committed_project(name: str, capsys: Any
     json.loads(capsys.readouterr().out)
 
 
-def test_labels_only_in_the_database(project: Path) -> None:
-    if project.name != "labels_only_in_db":
-        pytest.skip("only this project has no user_state.json")
+def test_labels_only_in_the_database(tmp_path: Path) -> None:
+    project = tmp_path / "labels_only_in_db"
+    shutil.copytree(DATA / "labels_only_in_db", project)
     assert not list(project.rglob("user_state.json"))
     report = label_report(project)
     assert report.study.annotators == ()
