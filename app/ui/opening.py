@@ -6,19 +6,23 @@ runs the open on the worker pool and delivers the result) so the rules read in o
 - A certify (one contract, or every due one) or a scheduled look (the watcher saw the
   files change) is passed on to the core, except for a bundled demo (under
   ``resources/``): that would write a ledger into the installation.
+- A project whose labels Potato 2.12's engine keeps (``engine.sqlite``) is never
+  certified on its own by the scheduler: Accord's evaluation there does not follow
+  Potato's statistics yet, and a look spent by a file change could not be given back.
+  Certify, asked for, still works (its looks continue after Potato's).
 - Reopening the same project keeps the selected item and scheme where they still exist
   (else no item, the first scheme); another project starts on its first scheme.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.core.formats.potato.project import ENGINE_DATABASE
 from app.ui.project_io import is_bundled
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from app.core.project import ProjectData
     from app.ui.views.base import ViewContext
 
@@ -29,7 +33,7 @@ def open_options(path: Path, *, schedule: bool, certify: bool,
     options: dict[str, Any] = {}
     if certify:
         options.update(certify=True, contract=contract)
-    elif schedule:
+    elif schedule and not (path / ENGINE_DATABASE).is_file():
         options["schedule"] = True
     if options and is_bundled(path):
         options = {}

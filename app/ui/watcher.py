@@ -6,8 +6,9 @@ has been quiet for ``DEBOUNCE_MS`` and emits ``changed`` once.
 
 What is watched: the project folder, ``config.yaml``, every folder under the
 annotation output folder (``annotations/`` by default, each annotator's folder and its
-files) and ``labeling/`` with its files. Folders are re-scanned on each change so a new
-annotator's folder is picked up.
+files), ``labeling/`` with its files, and Potato's ``engine.sqlite`` with its WAL (a
+Potato engine project keeps its labels there). Folders are re-scanned on each change so
+a new annotator's folder is picked up.
 
 What is ignored, because Accord writes it itself and must not trigger its own reload:
 ``labeling/ledger.jsonl`` (and its temporary siblings from atomic writes) and anything
@@ -48,6 +49,7 @@ def watched_paths(root: Path) -> list[Path]:
     config = root / "config.yaml"
     if config.is_file():
         out.append(config)
+    out.extend(p for p in (root / "engine.sqlite", root / "engine.sqlite-wal") if p.is_file())
     for folder in (_annotation_dir(root), root / "labeling"):
         if not folder.is_dir():
             continue
