@@ -28,3 +28,16 @@ def test_a_file_change_never_certifies_a_potato_project(tmp_path: Path) -> None:
     plain.mkdir()
     assert open_options(plain, schedule=True, certify=False, contract=None) == \
         {"schedule": True}
+
+
+def test_the_overview_says_where_the_labels_are(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from app.core.progress import run
+    from app.core.project import open_project
+    from app.ui.views.base import ViewContext
+    from app.ui.views.overview.view import OverviewView
+
+    view = OverviewView()
+    qtbot.addWidget(view)
+    view.show_context(ViewContext(project=run(open_project(DATA / "labels_only_in_db"))))
+    assert "no annotator folder (the labels are in Potato's engine database)" in \
+        view._header.text()

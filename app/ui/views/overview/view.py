@@ -196,7 +196,10 @@ class OverviewView(View):
             f"{escape(ctx.annotator_label(name))}" for i, name in enumerate(study.annotators))
         self._header.setText(
             f"<h3>{escape(project.path.name)}</h3>{len(study.items)} items · "
-            f"{len(study.annotators)} annotators: {chips}")
+            + (f"{len(study.annotators)} annotators: {chips}" if chips else
+               "no annotator folder (the labels are in Potato's engine database)"
+               if project.labels is not None and project.labels.potato is not None
+               else "no annotators"))
         for name, result in project.report.schemes.items():
             card = self._make_card(result)
             for label in card.findChildren(QLabel):  # a style-sheeted card does not pass
