@@ -200,7 +200,8 @@ def contract_section(ident: str, contract: Mapping[str, Any], images: Sequence[I
     for name, width, height in images:
         out.append(f'<p align="center"><img src="{e(name)}" width="{width}" '
                    f'height="{height}"/></p>')
-    rest = {k: v for k, v in result.items() if k not in shown and v not in (None, [], {})}
+    rest = {k: v for k, v in result.items()
+            if k not in shown and k != "potato_metrics" and v not in (None, [], {})}
     if rest:
         out.append("<p><b>Also reported</b>: "
                    + "; ".join(f"{e(k)} = {compact(v)}" for k, v in sorted(rest.items()))

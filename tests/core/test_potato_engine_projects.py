@@ -101,15 +101,50 @@ def test_accord_s_looks_start_after_potato_s(project: Path) -> None:
 
 
 def test_certify_writes_only_dot_accord_and_continues_after_potato(tmp_path: Path) -> None:
+    """Unchanged labels: Potato's stored results, nothing spent or written. New cert labels:
+    the contracts are evaluated at the next look, after Potato's, and only .accord/ is
+    written."""
+    import sqlite3
+
     project = tmp_path / "sentiment_static"
     shutil.copytree(DATA / "sentiment_static", project)
     before = _snapshot(project)
+    unchanged = label_report(project, certify=True)
+    assert _snapshot(project) == before
+    assert unchanged.contracts["sentiment_risk"].looks == 1  # Potato's one look
+    with sqlite3.connect(project / "engine.sqlite") as db:
+        items = [r[0] for r in db.execute(
+            "SELECT item_id FROM engine_item WHERE item_id NOT IN "
+            "(SELECT item_id FROM human_request) ORDER BY item_id LIMIT 5")]
+        db.executemany("INSERT INTO human_request (item_id, schema_name, purpose, "
+                       "inclusion_prob, split, status, label_json, user_id, created_at, "
+                       "completed_at) VALUES (?, 'sentiment', 'certification', 0.8, 'cert', "
+                       "'done', '\"positive\"', 'late', 0, 0)", [(i,) for i in items])
+    db.close()
+    changed_db = _snapshot(project)
     report = label_report(project, certify=True)
     after = _snapshot(project)
-    added = sorted(set(after) - set(before))
+    added = sorted(set(after) - set(changed_db))
     assert added == [".accord/ledger-head", ".accord/ledger.jsonl", ".accord/ledger.lock"]
-    assert {k: after[k] for k in before} == before  # no file of Potato's changed
+    assert {k: after[k] for k in changed_db} == changed_db  # no file of Potato's changed
     looks = [json.loads(line) for line in (project / ".accord" / "ledger.jsonl")
              .read_text().splitlines()]
-    assert [(e["contract"], e["look"]) for e in looks] == [("sentiment_risk", 2)]
-    assert report.contracts["sentiment_risk"].looks == 2  # Potato spent look 1
+    # ppi spends look 2 (Potato spent look 1); with five cert labels that disagree with
+    # the machine, selective_risk reaches no test and spends nothing, as in Potato.
+    assert [(e["contract"], e["look"]) for e in looks] == [("sentiment_prevalence", 2)]
+    assert report.contracts["sentiment_prevalence"].looks == 2
+    assert report.contracts["sentiment_risk"].looks == 1
+    assert any("reached no test" in n for n in report.contracts["sentiment_risk"].notes)
+    assert report.contracts["sentiment_legacy"].looks == 0  # never spends
+
+
+def test_status_gives_potato_s_states_and_looks(project: Path) -> None:
+    """cli.md: on a Potato project label status gives Potato's states (its five) and
+    looks; the stored results are Potato's (here every one is reproduced)."""
+    report = label_report(project)
+    potato = _potato_status(project.name)
+    for scheme in potato["schemes"].values():
+        for ident, recorded in scheme["contracts"].items():
+            status = report.contracts[ident]
+            assert (status.state, status.looks) == (recorded["status"],
+                                                    recorded["looks_spent"]), ident

@@ -33,6 +33,7 @@ from app.core.contracts.labels.delivery import (
 from app.core.contracts.labels.families import loss_family
 from app.core.contracts.ledger.chain import Ledger
 from app.core.contracts.potato_method.audit import Audit, audit_contracts
+from app.core.contracts.potato_method.engine import potato_statuses
 from app.core.contracts.statistics.looks import look_level
 from app.core.errors import InputError
 from app.core.formats.labeling.data import LabelingData
@@ -149,8 +150,12 @@ def _label_report(project: Path, *, certify: bool, retest: bool, only: str | Non
         ledger.acknowledge_damage(ledger.damage)
         ledger = Ledger.open(project, prior)
     data = schema_inputs(study, labeling, config)
-    statuses = evaluate_contracts(config, data, ledger, certify=certify, retest=retest,
-                                  only=only, schedule=schedule, labeling=labeling)
+    if store is not None:  # a Potato project: Potato's method, its five states
+        statuses = potato_statuses(store, config, study, ledger, certify=certify,
+                                   retest=retest, only=only)
+    else:
+        statuses = evaluate_contracts(config, data, ledger, certify=certify, retest=retest,
+                                      only=only, schedule=schedule, labeling=labeling)
     audits = audit_contracts(store, config, study) if store is not None else {}
     return LabelReport(study, config, labeling, data, statuses, ledger.report, notes, store,
                        audits)

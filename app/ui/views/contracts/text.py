@@ -39,7 +39,7 @@ def _interval(value: Any) -> str:
 def looks_line(status: ContractStatus) -> str:
     confidence = status.spec.params.get("confidence")
     budget = 1.0 - (0.9 if confidence is None else float(confidence))
-    if not kind_info(status.spec.kind).spends_looks:
+    if not kind_info(status.spec.kind).spends_looks and status.looks == 0:
         return "Looks: none (an estimate spends no look)"
     return (f"Looks: {status.looks} · level spent {status.level_spent:.6f} of the error "
             f"budget {budget:g}")
@@ -134,13 +134,21 @@ def key_numbers(status: ContractStatus, label: Label) -> list[str]:
 
 def _rule(value: Any) -> str:
     if isinstance(value, Mapping):
-        return ", ".join(f"{cls} {float(t):.2f}" for cls, t in value.items())
-    return f"{float(value):.2f}"
+        return ", ".join(f"{cls} {_threshold(t)}" for cls, t in value.items())
+    return _threshold(value)
+
+
+def _threshold(value: Any) -> str:
+    """A threshold, or "none" where a rule accepts nothing (Potato writes null)."""
+    return "none" if value is None else f"{float(value):.2f}"
 
 
 def projection_line(status: ContractStatus) -> str | None:
     projection = status.result.get("projection")
     if isinstance(projection, Mapping):
+        if "more_cert_labels" in projection or "more_calibration_labels" in projection:
+            return (f"Still needed: {projection.get('more_cert_labels')} more cert labels "
+                    f"({projection.get('more_calibration_labels')} more calibration labels)")
         if "cert_labels_needed" in projection:
             return (f"Still needed: {projection['cert_labels_needed']} cert labels at "
                     f"threshold {projection.get('threshold')} "
