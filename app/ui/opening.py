@@ -7,9 +7,9 @@ runs the open on the worker pool and delivers the result) so the rules read in o
   files change) is passed on to the core, except for a bundled demo (under
   ``resources/``): that would write a ledger into the installation.
 - A project whose labels Potato 2.12's engine keeps (``engine.sqlite``) is never
-  certified on its own by the scheduler: Accord's evaluation there does not follow
-  Potato's statistics yet, and a look spent by a file change could not be given back.
-  Certify, asked for, still works (its looks continue after Potato's).
+  certified on its own by Accord's scheduler: Potato's own planner decides when its
+  contracts are tested again, and a look spent by a file change could not be given
+  back. Certify, asked for, still works (its looks continue after Potato's).
 - Reopening the same project keeps the selected item and scheme where they still exist
   (else no item, the first scheme); another project starts on its first scheme.
 """

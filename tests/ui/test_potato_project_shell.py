@@ -1,4 +1,5 @@
-"""The shell on a Potato engine project: its database is watched, never auto-certified."""
+"""The shell on a Potato engine project: its database is watched, never auto-certified
+(Potato's own planner decides when its contracts are tested again)."""
 
 from __future__ import annotations
 

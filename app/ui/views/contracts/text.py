@@ -50,7 +50,11 @@ def _selective_risk_lines(r: Mapping[str, Any], p: Mapping[str, Any], label: Lab
     lines = [f"Target: error ≤ {p.get('error')} at confidence {p.get('confidence') or 0.9}"]
     rule = r.get("rule") or {}
     if rule:
-        lines.append("Rule: " + ", ".join(f"{tier} ≥ {_rule(v)}" for tier, v in rule.items()))
+        if _accepts_nothing(rule):
+            lines.append("Rule: accepts nothing yet")
+        else:
+            lines.append("Rule: " + ", ".join(f"{tier} ≥ {_rule(v)}"
+                                              for tier, v in rule.items()))
     cover = r.get("accepted_by_tier") or {}
     if cover:
         lines.append("Accepted by tier: " + ", ".join(f"{t} {_pct(v)}"
@@ -68,9 +72,13 @@ def _selective_risk_lines(r: Mapping[str, Any], p: Mapping[str, Any], label: Lab
 def _ppi_lines(r: Mapping[str, Any], p: Mapping[str, Any], label: Label
     ) -> list[str]:
     d = r.get("details") or {}
-    lines = [f"Estimand: {r.get('estimand')}" + (f" by {r['by']}" if r.get("by") else "")
-             + f" · confidence {r.get('confidence')}"
-             + (f" · max width {r['max_width']}" if r.get("max_width") else "")]
+    def given(key: str) -> Any:  # the result's value, else the contract's parameter
+        return r.get(key) if r.get(key) is not None else p.get(key)
+
+    lines = [f"Estimand: {given('estimand')}" + (f" by {given('by')}" if given("by") else "")
+             + f" · confidence {given('confidence')}"
+             + (f" · max width {given('max_width')}" if given("max_width") else "")
+             + (f" · interval level {float(r['level']):.4f}" if r.get("level") else "")]
     details = [d] if "method" in d else list(d.values()) if isinstance(d, Mapping) else []
     for key, value in zip([""] if "method" in d else list(d), details, strict=False):
         if isinstance(value, Mapping):
@@ -136,6 +144,13 @@ def _rule(value: Any) -> str:
     if isinstance(value, Mapping):
         return ", ".join(f"{cls} {_threshold(t)}" for cls, t in value.items())
     return _threshold(value)
+
+
+def _accepts_nothing(rule: Mapping[str, Any]) -> bool:
+    """Every threshold of the rule is null (Potato's "accept nothing")."""
+    values = [t for v in rule.values()
+              for t in (v.values() if isinstance(v, Mapping) else [v])]
+    return all(t is None for t in values)
 
 
 def _threshold(value: Any) -> str:
