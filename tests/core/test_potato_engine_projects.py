@@ -148,3 +148,29 @@ def test_status_gives_potato_s_states_and_looks(project: Path) -> None:
             status = report.contracts[ident]
             assert (status.state, status.looks) == (recorded["status"],
                                                     recorded["looks_spent"]), ident
+
+
+def test_after_accord_s_own_look_the_route_is_accord_s(tmp_path: Path) -> None:
+    from app.core.contracts.ledger.chain import Ledger
+    from app.core.contracts.potato_method.engine import KEY, _own_route
+    from app.core.contracts.potato_method.from_store import method_view
+
+    project = tmp_path / "sentiment_static"
+    shutil.copytree(DATA / "sentiment_static", project)
+    report = label_report(project)
+    assert report.potato is not None
+    route = {"imported": {"*": 0.99}}
+    Ledger.open(project, {"sentiment_risk": (1, 0.06)}).append_look(
+        "sentiment_risk", look=2, level=0.015, data_hash="0" * 64, rule=route,
+        result={KEY: {"status": "met", "metrics": {"route": route, "cells": {}}}},
+        cascade=["imported"])
+    ledger = Ledger.open(project, {"sentiment_risk": (1, 0.06)})
+    own = _own_route("sentiment", report.config, ledger)
+    assert own == (route, {})
+    built = method_view(report.potato, report.config, report.study.schemes["sentiment"],
+                        route=own)
+    assert built is not None
+    # One tier at 0.99: an item below it goes past the last tier and stays with the
+    # last tier that answered, so every item still has an output (Potato's rule).
+    assert all(p.output is not None for p in built.view.population)
+    assert any("Accord's latest selective_risk look" in n for n in built.notes)

@@ -98,6 +98,21 @@ def _accepts(kind: str, stored: dict[str, Any]) -> dict[str, Any] | None:
     return accepts(stored.get("acceptance"))
 
 
+def _own_route(schema: str, config: EngineConfig, ledger: Ledger
+               ) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The rule of Accord's latest selective_risk look on ``schema``, when it has one (it
+    is newer than anything Potato stored: Accord's looks come after Potato's)."""
+    for spec in config.contracts_for(schema):
+        if str(spec.kind) != "selective_risk":
+            continue
+        look = ledger.last_look(spec.id, spec.renamed_from)
+        result = look.result.get(KEY) if look is not None else None
+        if isinstance(result, dict):
+            metrics = result.get("metrics") or {}
+            return dict(metrics.get("route") or {}), dict(metrics.get("cells") or {})
+    return None
+
+
 def _counts(view: MethodView) -> dict[str, Any]:
     cert = sorted((c.item, json.dumps(c.truth, sort_keys=True, default=str))
                   for c in view.split("cert"))
@@ -110,7 +125,8 @@ def _certify(spec: ContractSpec, store: EngineStore, config: EngineConfig, study
              retest: bool) -> ContractStatus:
     kind = str(spec.kind)
     evaluate = _evaluator(kind)
-    built = method_view(store, config, study.schemes[spec.schema])
+    built = method_view(store, config, study.schemes[spec.schema],
+                        route=_own_route(spec.schema, config, ledger))
     if evaluate is None or built is None:
         status = _status(spec, ledger, stored, [])
         status.notes.append("Accord cannot evaluate this schema with Potato's method yet "

@@ -121,10 +121,14 @@ def route_stop(tiers: Sequence[str], answers: Sequence[TierAnswer | None],
 
 
 def method_view(store: EngineStore, config: EngineConfig, scheme: Scheme,
-                before: int | None = None) -> BuiltView | None:
+                before: int | None = None,
+                route: tuple[dict[str, Any], dict[str, Any]] | None = None
+                ) -> BuiltView | None:
     """Potato's view of ``scheme`` in ``store``; ``None`` for a scheme without a
     single-label family here. ``before``: build it as Potato did before it stored
-    ``contract_version`` row ``before`` (the route is the one stored before that row)."""
+    ``contract_version`` row ``before`` (the route is the one stored before that row).
+    ``route``: (route, cells) of a later selective_risk result (Accord's own look), used
+    instead of Potato's stored one."""
     specs = config.contracts_for(scheme.name)
     tolerances = [float(c.params["tolerance"]) for c in specs
                   if "tolerance" in c.written and c.params.get("tolerance") is not None]
@@ -143,11 +147,16 @@ def method_view(store: EngineStore, config: EngineConfig, scheme: Scheme,
                                                 raw.distribution)
     per_class = any(str(c.kind) == "selective_risk" and c.params.get("per_class")
                     for c in specs)
-    route, cells = _stored_route(store, config, scheme.name, notes, before)
+    if route is None:
+        route_map, cells = _stored_route(store, config, scheme.name, notes, before)
+    else:
+        route_map, cells = route
+        notes.append("the cascade's routed output follows Accord's latest selective_risk "
+                     "look on this schema")
 
     def output(item: str) -> tuple[TierAnswer | None, bool]:
         slots = answers.get(item, [None] * len(tiers))
-        stop, complete = route_stop(tiers, slots, route, cells, per_class)
+        stop, complete = route_stop(tiers, slots, route_map, cells, per_class)
         return (slots[stop] if stop is not None else None), complete
 
     population: list[PopulationItem] = []
