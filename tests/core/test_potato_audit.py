@@ -16,7 +16,7 @@ import pytest
 
 from app.core.contracts.kinds.registry import KINDS
 from app.core.contracts.label_report import label_report
-from app.core.contracts.potato_method.audit import _evaluator
+from app.core.contracts.potato_method.audit import evaluator
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "potato_engine"
 PROJECTS = sorted(p.name for p in DATA.iterdir() if (p / "engine.sqlite").is_file()) \
@@ -86,4 +86,4 @@ def test_the_certificate_states_potato_s_record_and_the_audit() -> None:
 
 
 def test_every_kind_has_its_potato_method() -> None:
-    assert [k for k in KINDS if _evaluator(k) is None] == []
+    assert [k for k in KINDS if evaluator(k) is None] == []

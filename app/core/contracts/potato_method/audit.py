@@ -46,13 +46,24 @@ class Audit:
         return {"verdict": self.verdict, "differences": list(self.differences)}
 
 
-def _evaluator(kind: str) -> Evaluate | None:
+DEV_SHARE_KINDS = frozenset({"selective_risk", "budget_first"})
+"""The kinds Potato's engine hands the humans' dev share (``humans.dev_fraction``)."""
+
+
+def evaluator(kind: str, config: EngineConfig | None = None) -> Evaluate | None:
+    """``evaluate_<kind>`` of Potato's method, with the settings Potato's engine hands it
+    from ``config`` bound; ``None`` when the kind has no method."""
     try:
         module = importlib.import_module(f"app.core.contracts.potato_method.{kind}")
     except ModuleNotFoundError:
         return None
     found = getattr(module, f"evaluate_{kind}", None)
-    return found if callable(found) else None
+    if not callable(found):
+        return None
+    function: Evaluate = found
+    if config is not None and kind in DEV_SHARE_KINDS:
+        return partial(function, dev_fraction=config.humans.dev_fraction)
+    return function
 
 
 def audit_contracts(store: EngineStore, config: EngineConfig, study: Study
@@ -64,7 +75,7 @@ def audit_contracts(store: EngineStore, config: EngineConfig, study: Study
         if record is None:
             out[spec.id] = Audit(None, ["Potato never evaluated this contract"])
             continue
-        evaluate = _evaluator(str(spec.kind))
+        evaluate = evaluator(str(spec.kind), config)
         if evaluate is None:
             out[spec.id] = Audit(None, [f"Accord's Potato method for {spec.kind} is not "
                                         "written yet"])
@@ -76,9 +87,6 @@ def audit_contracts(store: EngineStore, config: EngineConfig, study: Study
                                         "Potato method yet (single-label schemes only)"])
             continue
         look = max(1, int(record.result.get("look") or 1))
-        if str(spec.kind) in ("selective_risk", "budget_first"):  # Potato hands these
-            # the humans' dev share
-            evaluate = partial(evaluate, dev_fraction=config.humans.dev_fraction)
         mine = evaluate(method_contract(spec), built.view, look).to_json()
         changed = _changed(record.result, built.view)
         differences = [d for key in COMPARED

@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from functools import partial
 from typing import Any
 
 from app.core.contracts.config.contract_specs import ContractSpec
 from app.core.contracts.config.engine_config import EngineConfig
 from app.core.contracts.ledger.chain import Ledger, LedgerDamagedError
-from app.core.contracts.potato_method.audit import _evaluator
+from app.core.contracts.potato_method.audit import evaluator
 from app.core.contracts.potato_method.from_store import method_contract, method_view
 from app.core.contracts.potato_method.names import accepts, cli_result
 from app.core.contracts.potato_method.view import MethodView
@@ -124,7 +123,7 @@ def _certify(spec: ContractSpec, store: EngineStore, config: EngineConfig, study
              ledger: Ledger, stored: dict[str, Any] | None, stored_counts: dict[str, Any],
              retest: bool) -> ContractStatus:
     kind = str(spec.kind)
-    evaluate = _evaluator(kind)
+    evaluate = evaluator(kind, config)
     built = method_view(store, config, study.schemes[spec.schema],
                         route=_own_route(spec.schema, config, ledger))
     if evaluate is None or built is None:
@@ -138,8 +137,6 @@ def _certify(spec: ContractSpec, store: EngineStore, config: EngineConfig, study
     if same and not retest:
         return _status(spec, ledger, stored, ["unchanged labels: the stored result, "
                                               "nothing spent"])
-    if kind in ("selective_risk", "budget_first"):
-        evaluate = partial(evaluate, dev_fraction=config.humans.dev_fraction)
     looks = ledger.looks(spec.id, spec.renamed_from)
     contract = method_contract(spec)
     look = max(1, looks) if kind in NEVER_SPEND else looks + 1
