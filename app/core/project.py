@@ -44,13 +44,16 @@ class ProjectData:
 
 def open_project(path: Path, *, options: SetOptions | None = None,
                  certify: bool = False, contract: str | None = None,
-                 retest: bool = False, schedule: bool = False) -> Job[ProjectData]:
+                 retest: bool = False, schedule: bool = False,
+                 preview: bool = False) -> Job[ProjectData]:
     """Read the project, compute its agreement report and its contracts' status.
 
     With ``certify`` the due contracts are tested and recorded in the ledger (a look);
     without it nothing is written (``status`` semantics). With ``schedule`` Accord
-    certifies on its own what is due (:mod:`app.core.contracts.scheduler`): what the GUI
-    does as it watches the project.
+    certifies on its own what is due (Potato's planner rule,
+    :mod:`app.core.contracts.potato_method.engine`): what the GUI does as it watches the
+    project. With ``preview`` (a folder Accord must not write, a bundled demo) every
+    contract is evaluated as certify would, and nothing is recorded.
     """
     study = yield from scaled(read_potato(path), 0.0, 0.3, 1.0)
     report = yield from scaled(agreement_report(study, project=str(path), options=options),
@@ -62,7 +65,7 @@ def open_project(path: Path, *, options: SetOptions | None = None,
         absent = NO_ENGINE
     else:
         labels = label_report(path, study=study, certify=certify, only=contract,
-                              retest=retest, schedule=schedule)
+                              retest=retest, schedule=schedule, preview=preview)
     scores = all_item_scores(report)
     yield Progress(1.0, 1.0, "done")
     return ProjectData(path=path, study=study, report=report, labels=labels,

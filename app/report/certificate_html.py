@@ -120,8 +120,8 @@ def _accepted(cert: Mapping[str, Any]) -> str:
             '<p style="background-color:#fff4d6;">&nbsp;<b>Uncertified:</b> contract '
             f"{e(u.get('contract'))} on {e(u.get('schema'))} accepts machine labels at "
             f"confidence ≥ {num(u.get('threshold'), 2)} without a test; measured error on the "
-            f"dev labels {measured}; {num(u.get('accepted_uncertified'))} labels delivered as "
-            "accepted_uncertified.</p>")
+            f"calibration labels {measured}; {num(u.get('accepted_uncertified'))} labels "
+            "delivered as accepted_uncertified.</p>")
     return "".join(out)
 
 

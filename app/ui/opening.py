@@ -5,9 +5,11 @@ runs the open on the worker pool and delivers the result) so the rules read in o
 
 - A certify (one contract, or every due one) or a scheduled look (the watcher saw the
   files change) is passed on to the core, except for a bundled demo (under
-  ``resources/``): that would write a ledger into the installation.
+  ``resources/``): that would write a ledger into the installation. A demo is opened as
+  a preview instead (:mod:`app.core.contracts.preview`): its contracts evaluated as
+  certify would, nothing recorded.
 - A project whose labels Potato 2.12's engine keeps (``engine.sqlite``) is never
-  certified on its own by Accord's scheduler: Potato's own planner decides when its
+  certified on its own by Accord's planner: Potato's own planner decides when its
   contracts are tested again, and a look spent by a file change could not be given
   back. Certify, asked for, still works (its looks continue after Potato's).
 - Reopening the same project keeps the selected item and scheme where they still exist
@@ -29,14 +31,14 @@ if TYPE_CHECKING:
 
 def open_options(path: Path, *, schedule: bool, certify: bool,
                  contract: str | None) -> dict[str, Any]:
-    """The keyword arguments for ``app.core.project.open_project`` (none for a demo)."""
+    """The keyword arguments for ``app.core.project.open_project`` (a preview for a demo)."""
     options: dict[str, Any] = {}
     if certify:
         options.update(certify=True, contract=contract)
     elif schedule and not (path / ENGINE_DATABASE).is_file():
         options["schedule"] = True
-    if options and is_bundled(path):
-        options = {}
+    if is_bundled(path):
+        options = {"preview": True}
     return options
 
 

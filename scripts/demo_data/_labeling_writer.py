@@ -114,12 +114,13 @@ def request_lines(draws: Iterable[Draw], base: datetime, dice: pw.Dice) -> list[
     return lines
 
 
-def write_labeling(out_dir: Path, engine_yaml: str, predictions: Sequence[Mapping[str, Any]],
+def write_labeling(out_dir: Path, predictions: Sequence[Mapping[str, Any]],
                    requests: Sequence[Mapping[str, Any]],
                    annotators: Sequence[Mapping[str, Any]] = ()) -> None:
-    """The project's ``labeling/`` folder (no ``ledger.jsonl``: only Accord writes that)."""
+    """The project's ``labeling/`` folder: the engine's state in Accord's JSON Lines (its
+    configuration is the ``labeling_engine:`` block of ``config.yaml``; no
+    ``ledger.jsonl``: only Accord writes that)."""
     folder = out_dir / LABELING
-    pw.write_text(folder / "engine.yaml", engine_yaml)
     pw.write_jsonl(folder / "predictions.jsonl", predictions)
     pw.write_jsonl(folder / "requests.jsonl", requests)
     if annotators:

@@ -38,13 +38,13 @@ Choices where nothing fixes them (each with its reason):
   with these shares, 40 seeds of 40 put the older band at least 0.038 farther.
 - **Only gemma predicts the schema.** No contract gates ``offensiveness`` (a subjective
   label has no single right answer for ``selective_risk`` to bound), so the estimate
-  reads the first tier with a prediction, as the engine's note says: the logprob tier,
+  reads the first tier with a prediction on the schema: the logprob tier,
   whose ``probs`` are a full distribution. distilbert (a sentiment classifier) has none.
 
 The numbers the README states are computed here from the plan in pure Python
 (Jensen-Shannon distance in base 2, and the split-half distance averaged over *every*
-split of each panel rather than Accord's 20 random ones); the tests recompute them from
-the files with ``scipy.spatial.distance.jensenshannon``.
+split of each panel rather than the one random split per item of Potato's method); the
+tests recompute them from the files with ``scipy.spatial.distance.jensenshannon``.
 """
 
 from __future__ import annotations
@@ -257,10 +257,11 @@ def off_numbers(plan: OffPlan) -> OffNumbers:
     overall = _summary({i: [y for _, y in p] for i, p in panels.items()}, plan.machine,
                        {i: plan.truth[i].overall for i in panels})
     groups = {}
-    for band in BANDS:
-        mine = {i: [y for who, y in p if PEOPLE[who] == band] for i, p in panels.items()}
+    for band in BANDS:  # Potato's method: an item counts for a band with 3 of its people
+        mine = {i: ys for i, p in panels.items()
+                if len(ys := [y for who, y in p if PEOPLE[who] == band]) >= 3}
         groups[band] = _summary(mine, plan.machine,
-                                {i: plan.truth[i].by_band[band] for i in panels})
+                                {i: plan.truth[i].by_band[band] for i in mine})
     edges = {e: sum(t.edge == e for t in plan.truth.values()) for e in EDGES}
     drawn = {e: sum(plan.truth[i].edge == e for i in panels) for e in EDGES}
     return OffNumbers(overall, groups, edges, drawn)
@@ -285,7 +286,8 @@ def readme_section(plan: OffPlan) -> list[str]:
     """The README's lines about the subjective schema and what Accord should report."""
     n = off_numbers(plan)
     o = n.overall
-    half = lw.normal_quantile(0.95) * o.sd / math.sqrt(o.n_items)
+    first_look = 0.1 * 6 / math.pi ** 2  # Potato's level at look 1, confidence 0.9
+    half = lw.normal_quantile(1 - first_look / 2) * o.sd / math.sqrt(o.n_items)
     young, older = n.groups["18-34"], n.groups["35+"]
     pool_young = POOL_SHARE["18-34"]
     n_young = sum(b == "18-34" for b in PEOPLE.values())
@@ -311,8 +313,8 @@ def readme_section(plan: OffPlan) -> list[str]:
         f"distribution is {pool_young:.1f} · younger + {1 - pool_young:.1f} · older;",
         "- **gemma-12b**'s `probs` for `offensiveness` are that overall distribution with a "
         "little noise: close to people overall, closer to the 18-34 band than to the 35+ "
-        "band. distilbert predicts no offensiveness, and no contract gates the schema, so "
-        "the estimate reads gemma (Accord adds a note saying so).",
+        "band. distilbert labels sentiment only (its source's `schemas: [sentiment]`), so "
+        "the cascade of `offensiveness` is gemma alone and the estimate reads its `probs`.",
         "",
         f"{N_DRAWN} blind calibration requests (`off-001`...), drawn uniformly (`pi` = "
         f"{N_DRAWN}/480: {n.drawn_edges['plain']} plain, {n.drawn_edges['crude']} crude, "
@@ -328,20 +330,25 @@ def readme_section(plan: OffPlan) -> list[str]:
         "",
         f"- mean Jensen-Shannon distance (base 2) between gemma's probabilities and the "
         f"{K} people's answers: **{o.mean_js:.3f}** over {o.n_items} items; the bootstrap "
-        f"interval should be about ±{half:.3f}, so its upper end, about "
-        f"{o.mean_js + half:.3f}, is under {MAX_DISTANCE};",
-        f"- noise ceiling (2 people against the other 3): about **{o.ceiling:.3f}**. The "
-        "machine is closer to the people than they are to each other;",
+        "interval (Potato's method: 400 resamples at the first look's level, 93.9%) should "
+        f"be about ±{half:.3f}, so its upper end, about {o.mean_js + half:.3f}, is under "
+        f"{MAX_DISTANCE}; the evaluation spends look 1, as every estimate does in Potato;",
+        f"- noise ceiling (2 people against the other 3): about **{o.ceiling:.3f}** on "
+        "average over every split; Potato's method draws one split per item (seed 0), so "
+        "its ceiling differs in the second decimal. The machine is closer to the people "
+        "than they are to each other;",
         f"- the *true* overall distribution itself is {o.truth_floor:.3f} away from the same "
         "people: five answers are a coarse picture of a distribution, so that is about "
         "the best any machine can score here. This is why `max_distance` is "
         f"{MAX_DISTANCE}, not the 0.15 of the spec's example: with {K} people per item, "
         "0.15 is out of reach for a perfect machine, and Accord would call it infeasible;",
         f"- by `age_band`: **18-34 {young.mean_js:.3f}** (ceiling about {young.ceiling:.3f}) "
-        f"and **35+ {older.mean_js:.3f}** (ceiling about {older.ceiling:.3f}), each over "
-        f"{young.n_items} items. The 35+ band is farther from the machine, as built: "
-        f"gemma follows a pool that is {pool_young:.0%} aged 18-34. A band's numbers rest "
-        "on 2 or 3 people per item, so both are farther than the overall distance; what "
+        f"over {young.n_items} items and **35+ {older.mean_js:.3f}** (ceiling about "
+        f"{older.ceiling:.3f}) over {older.n_items}: Potato's method counts an item for a "
+        "band only when 3 of its people labelled it. The 35+ band is farther from the "
+        f"machine, as built: gemma follows a pool that is {pool_young:.0%} aged 18-34. A "
+        "band's numbers rest on 3 people per item, so both are farther than the overall "
+        "distance; what "
         "the truth explains is the gap between them, and where each stands against its "
         f"own ceiling: the 18-34 band is {_against(young)}, the 35+ band "
         f"{_against(older)}. Groups are reported, not judged: the state follows the "
@@ -349,11 +356,7 @@ def readme_section(plan: OffPlan) -> list[str]:
         "",
         "`distributional` is an estimate: it accepts no label. With no `selective_risk` "
         "or `threshold_legacy` contract on `offensiveness`, no machine label is delivered "
-        "for it, so `accord label export` lists its other items as `needs_human` while "
-        "`budgets.human_labels` lasts (least confident first, across both schemas) and "
-        "`over_budget` after; the sentiment rows are unchanged.",
-        "",
-        "The ceilings above average every split of each panel; Accord draws 20 random "
-        "splits per item, so its ceilings differ in the second decimal.",
+        "for it, so `accord label export` lists its other items as `pending` (Potato's "
+        "export status); the sentiment rows are unchanged.",
         "",
     ]

@@ -376,24 +376,28 @@ def make_sentiment_plan(seed: int = SENT_SEED) -> SentimentPlan:
 
 
 SENT_ENGINE = """\
-# The labeling engine of this demo (contracts.md, Configuration).
-cascade:
-  - {name: distilbert, source: decision_model}
-  - {name: gemma-12b, source: logprob}
-humans:
-  dev_fraction: 0.5
-  overlap: 0.15
-  overlap_k: 3
-  distribution_k: 5
-budgets:
-  human_labels: 500
-contracts:
-  - {id: accuracy, kind: selective_risk, schema: sentiment, error: 0.1, confidence: 0.9}
-  - {id: disagreement, kind: distributional, schema: offensiveness, max_distance: 0.3,
-     groups_by: age_band}
-  - {id: prevalence, kind: ppi, schema: sentiment, estimand: prevalence, by: language,
-     confidence: 0.9}
-  - {id: plan, kind: budget_first, schema: sentiment, human_labels: 500}
+# The labeling engine, in Potato 2.12.1's keys (contracts.md, "Agreeing with Potato
+# 2.12.1"). Its state is Accord's own labeling/*.jsonl files, not Potato's engine.sqlite.
+labeling_engine:
+  enabled: true
+  sources:
+    - {id: distilbert, kind: trained, schemas: [sentiment]}
+    - {id: gemma-12b, kind: llm, model: gemma-12b, confidence: {method: logprob}}
+  cascade: [distilbert, gemma-12b]
+  humans:
+    dev_fraction: 0.5
+    overlap: 0.15
+    overlap_k: 3
+    distribution_k: 5
+  budgets:
+    human_labels: 500
+  contracts:
+    - {id: accuracy, kind: selective_risk, schema: sentiment, error: 0.1, confidence: 0.9}
+    - {id: disagreement, kind: distributional, schema: offensiveness, max_distance: 0.3,
+       groups_by: age_band}
+    - {id: prevalence, kind: ppi, schema: sentiment, estimand: prevalence, by: language,
+       confidence: 0.9}
+    - {id: plan, kind: budget_first, schema: sentiment, human_labels: 500}
 """
 
 
@@ -511,6 +515,13 @@ def sentiment_numbers(plan: SentimentPlan) -> SentimentNumbers:
         prevalence_truth=prevalence)
 
 
+SENT_CERTIFY = {"distilbert_dev_error": "29%", "gemma_threshold": 0.4605, "cert": 83,
+                "cert_errors": 3, "accepted_by_rule": 476, "delivered": 305,
+                "delivered_wrong_reading": 5, "delivered_wrong_truth_share": "8.5%"}
+"""What ``accord label certify`` gives on this demo (Potato's method): stated in the
+README, checked against the command by ``tests/core/test_labeling_demos.py``."""
+
+
 def sentiment_readme(plan: SentimentPlan) -> str:
     n = sentiment_numbers(plan)
     counts = {d: sum(r.difficulty == d for r in plan.reviews) for d in DIFFICULTY}
@@ -523,9 +534,11 @@ def sentiment_readme(plan: SentimentPlan) -> str:
         "",
         f"A Potato 2.x project of {N_REVIEWS} synthetic product reviews ({langs['en']} in "
         f"English, {langs['es']} in Spanish; item field `language`), radio scheme "
-        "`sentiment` (positive / negative / neutral), with a labeling engine in `labeling/`: "
-        "a cascade `distilbert` (decision_model) → `gemma-12b` (logprob), predictions for "
-        "every item, and the engine's requests to people with their answers. Shaped like "
+        "`sentiment` (positive / negative / neutral), with a labeling engine: the "
+        "`labeling_engine:` block of `config.yaml` in Potato 2.12.1's keys (a cascade "
+        "`distilbert` (a trained classifier, labelling `sentiment` only) → `gemma-12b` (an "
+        "LLM, logprob confidence)), and its state in `labeling/`: predictions for every "
+        "item, and the engine's requests to people with their answers. Shaped like "
         "the seed's sentiment study (481 reviews). A second, subjective radio scheme, "
         "`offensiveness`, shows the `distributional` contract (below).",
         "",
@@ -573,30 +586,34 @@ def sentiment_readme(plan: SentimentPlan) -> str:
         "`age_band`).",
         "",
         *off.readme_section(plan.offensiveness),
-        "## What `accord label certify` should show",
+        "## What `accord label certify` shows (Potato 2.12.1's method)",
         "",
-        "- `accuracy` (selective_risk, error 0.1, confidence 0.9): **met**. The plan was built "
-        f"around distilbert ≥ {SENT_RULE['distilbert']} then gemma ≥ {SENT_RULE['gemma-12b']}: "
-        f"there the answered cert items show {n.cert_errors['distilbert'][0]} errors in "
-        f"{n.cert_errors['distilbert'][1]} (distilbert) and {n.cert_errors['gemma-12b'][0]} in "
-        f"{n.cert_errors['gemma-12b'][1]} (gemma) against the people, each enough for the "
-        "first look's level split over two tiers. Two things are placed rather than left "
-        "to chance, since a sample this small would often miss them: the split is random "
-        "within strata (distilbert confident or not, language, reading), so each tier gets "
-        "half its sample in cert and each language's dev labels show its label shares; and "
-        "gemma's most confident misreading in the sample is a dev item, so the threshold "
-        "dev chooses does not admit a cert misreading. Accord chooses its own thresholds "
-        "(dev and the fixed sequence on cert); they need not be these.",
-        f"- That rule accepts {n.accepted_machine} machine labels on the items no person "
-        f"labelled (the seed: 316). Against the people's reading their error is "
-        f"{100 * n.accepted_error_vs_reading:.1f}%; against the truth it is "
-        f"{100 * n.accepted_error_vs_truth:.1f}% (the seed: 7.6%), "
-        f"{'all' if n.accepted_error_vs_reading == 0 else 'most'} of it the "
-        "misleading reviews. The contract bounds error against the people who labelled the "
-        "sample, never against a truth nobody saw.",
-        "- `prevalence` (ppi by language, 90%): one interval per language and label, read "
-        "from the dev labels; they should cover the true prevalences above.",
-        "- `plan` (budget_first, 500 labels): met once dev labels exist.",
+        "Measured by `accord label certify` on a copy of this folder; "
+        "`tests/core/test_labeling_demos.py` checks every number below against it.",
+        "",
+        "- `accuracy` (selective_risk, error 0.1, confidence 0.9): **met** at look 1. "
+        "Potato's method picks each tier's starting threshold on dev: distilbert's dev "
+        f"error ({SENT_CERTIFY['distilbert_dev_error']}) leaves it no threshold, so all its "
+        "items go on to gemma, and gemma ≥ "
+        f"{SENT_CERTIFY['gemma_threshold']} passes the fixed-sequence test on the "
+        f"{SENT_CERTIFY['cert']} cert items ({SENT_CERTIFY['cert_errors']} errors). It "
+        f"accepts {SENT_CERTIFY['accepted_by_rule']} of the {N_REVIEWS} items. (The plan "
+        f"was built around distilbert ≥ {SENT_RULE['distilbert']} then gemma ≥ "
+        f"{SENT_RULE['gemma-12b']}, with {n.cert_errors['distilbert'][0]} errors in "
+        f"{n.cert_errors['distilbert'][1]} and {n.cert_errors['gemma-12b'][0]} in "
+        f"{n.cert_errors['gemma-12b'][1]} cert items there; Potato's dev choice starts "
+        "elsewhere.)",
+        f"- The cascade delivers {SENT_CERTIFY['delivered']} machine labels, on the items "
+        f"no person labelled (the seed: 316). Against the people's reading "
+        f"{SENT_CERTIFY['delivered_wrong_reading']} are wrong, against the truth "
+        f"{SENT_CERTIFY['delivered_wrong_truth_share']} (the seed: 7.6%), most of it the "
+        "misleading reviews. The contract bounds error against the people who labelled "
+        "the sample, never against a truth nobody saw.",
+        "- `prevalence` (ppi by language): **met** at look 1, so its intervals are at "
+        "Potato's 93.9% (an estimate spends a look in Potato); PPI++ per class over the "
+        "165 dev and cert items against all 480, each language with its own λ. Every "
+        "interval covers the true prevalence above.",
+        "- `plan` (budget_first, 500 labels): **met**: a projection, which spends no look.",
         "",
     ])
 
@@ -605,7 +622,7 @@ def generate_sentiment(out_dir: Path) -> None:
     """Write ``sentiment_reviews`` into ``out_dir``, replacing that folder."""
     pw.replace_folder(out_dir)
     plan = make_sentiment_plan()
-    pw.write_text(out_dir / "config.yaml", sentiment_config())
+    pw.write_text(out_dir / "config.yaml", sentiment_config() + "\n" + SENT_ENGINE)
     pw.write_text(out_dir / "README.md", sentiment_readme(plan))
     subjective = plan.offensiveness
     pw.write_jsonl(out_dir / "data" / "reviews.jsonl",
@@ -633,7 +650,7 @@ def generate_sentiment(out_dir: Path) -> None:
     annotators += [{"annotator": p, "languages": ["en", "es"],
                     "native": "es" if p in ("ivo", "olga") else "en", "age_band": band}
                    for p, band in off.PEOPLE.items()]
-    lw.write_labeling(out_dir, SENT_ENGINE, predictions, requests, annotators)
+    lw.write_labeling(out_dir, predictions, requests, annotators)
     dice = pw.Dice(SENT_SEED + 6)
     start = lw.now_base(2025, 11, 20).timestamp()
     for k, (name, labels) in enumerate(plan.potato.items()):
@@ -745,9 +762,12 @@ def _wrong_boxes(dice: pw.Dice, photo: Photo) -> tuple[dict[str, float], ...]:
 
 def make_photo_plan(seed: int = PHOTO_SEED) -> PhotoPlan:
     """Truth, the draw and split, then the detector, whose box errors are placed on the
-    images so that 15 of 48 dev images (31%) fail, with the two most confident dev
-    answers among them: no threshold makes the dev error small (insufficient), yet the
-    top dozen hold only two failures, so it is not provably hopeless (infeasible)."""
+    images so that 15 of 48 dev images (31%) fail, none among the eight most confident
+    and the ninth a failure. Potato's method then finds no starting threshold (that
+    needs a smoothed dev error of at most half the target, (0 + 0.5) / (n + 1) ≤ 0.05,
+    so nine clean answers at the top), yet one threshold's smoothed error is below the
+    target (0.5 / 9 = 0.056), so it is not infeasible either: insufficient, as in the
+    seed."""
     dice = pw.Dice(seed)
     photos = make_photos(dice)
     ids = [p.id for p in photos]
@@ -767,8 +787,8 @@ def make_photo_plan(seed: int = PHOTO_SEED) -> PhotoPlan:
     # boxes: wrong on 15 dev images, ~30% elsewhere; dev confidences ordered by hand
     dev_sorted = ddice.shuffled(sorted(dev))
     dev_conf = sorted(_confidences(ddice, len(dev_sorted), 0.35, 0.99), reverse=True)
-    wrong_ranks = {0, 1, 15} | set(ddice.shuffled(list(range(16, len(dev_sorted))))
-                                   [:BOX_WRONG_DEV - 3])
+    wrong_ranks = {8, 15} | set(ddice.shuffled(list(range(16, len(dev_sorted))))
+                                [:BOX_WRONG_DEV - 2])
     box_wrong = {dev_sorted[k]: k in wrong_ranks for k in range(len(dev_sorted))}
     box_conf = {dev_sorted[k]: dev_conf[k] for k in range(len(dev_sorted))}
     for item in ids:
@@ -847,17 +867,21 @@ def photo_numbers(plan: PhotoPlan) -> PhotoNumbers:
 
 
 PHOTO_ENGINE = """\
-# The labeling engine of this demo (contracts.md, Configuration).
-cascade:
-  - {name: detector, source: decision_model}
-humans:
-  dev_fraction: 0.5
-  overlap: 0
-budgets:
-  human_labels: 300
-contracts:
-  - {id: someone-there, kind: selective_risk, schema: person_present, error: 0.1}
-  - {id: boxes, kind: selective_risk, schema: people, error: 0.1}
+# The labeling engine, in Potato 2.12.1's keys (contracts.md, "Agreeing with Potato
+# 2.12.1"). Its state is Accord's own labeling/*.jsonl files, not Potato's engine.sqlite.
+labeling_engine:
+  enabled: true
+  sources:
+    - {id: detector, kind: detector}
+  cascade: [detector]
+  humans:
+    dev_fraction: 0.5
+    overlap: 0
+  budgets:
+    human_labels: 300
+  contracts:
+    - {id: someone-there, kind: selective_risk, schema: person_present, error: 0.1}
+    - {id: boxes, kind: selective_risk, schema: people, error: 0.1}
 """
 
 
@@ -907,7 +931,8 @@ def photo_readme(plan: PhotoPlan) -> str:
         f"A Potato 2.x project of {N_PHOTOS} tiny synthetic photos ({PHOTO_W}×{PHOTO_H} "
         "palette PNGs in `images/`: sky, grass or a wall, and a flat figure per person) with "
         "two schemes: radio `person_present` (yes / no) and `image_annotation` `people` "
-        "(a `bbox` per person). One cascade tier, `detector` (decision_model), predicts both; "
+        "(a `bbox` per person). One cascade tier, the source `detector` (the `labeling_engine:` "
+        "block of `config.yaml`, Potato's keys), predicts both; "
         "its boxes are Potato's image answer shape. Shaped like the seed's 128-photo study.",
         "",
         "    python scripts/demo_data/make_labeling_demos.py",
@@ -928,7 +953,8 @@ def photo_readme(plan: PhotoPlan) -> str:
         f"({100 * n.dev_box_failure:.0f}%; the seed: 32%) the boxes fail at IoU 0.5 (the "
         "item score, matched IoU over matched plus unmatched boxes, is below 0.5): a person "
         "missed, a box slid off its person, or a person boxed on an empty lawn. The box "
-        "confidence says little: the two most confident dev answers are failures.",
+        "confidence says little beyond the top: the eight most confident dev answers are "
+        "right, the ninth fails.",
         "",
         "## People (`labeling/requests.jsonl`)",
         "",
@@ -937,15 +963,17 @@ def photo_readme(plan: PhotoPlan) -> str:
         "request per photo and scheme, answered by ines, tomas or yara. `annotation_output/` "
         "holds ordinary Potato answers by ines and tomas on a few undrawn photos.",
         "",
-        "## What `accord label certify` should show",
+        "## What `accord label certify` shows (Potato 2.12.1's method)",
         "",
-        "- `someone-there` (selective_risk on person_present, error 0.1): **met**; above "
-        "0.7 the detector makes no mistake.",
-        "- `boxes` (selective_risk on people, error 0.1): **insufficient**. At every "
-        "threshold the dev error is above 10%, yet among the dozen most confident dev "
-        "images only a few fail, so the lower confidence bound of the error does not "
-        "exceed 10% everywhere: more labels could still show a usable threshold, so it is "
-        "not infeasible.",
+        "- `someone-there` (selective_risk on person_present, error 0.1): **met** at look "
+        "1; above 0.7 the detector makes no mistake.",
+        "- `boxes` (selective_risk on people, error 0.1): **insufficient**, and no look is "
+        "spent. A box answer is correct when its loss (1 − the agreement report's item "
+        "score) is at most Potato's default tolerance for geometry, 0.5. Potato's method "
+        "needs a starting threshold whose smoothed dev error (k + 0.5) / (n + 1) is at "
+        "most half the target; the eight clean answers at the top give 0.056, not 0.05, "
+        "so nothing is tested. It is not infeasible: that smoothed error is below the "
+        "target, so more dev labels could still show a usable threshold.",
         "",
     ])
 
@@ -954,7 +982,7 @@ def generate_photos(out_dir: Path) -> None:
     """Write ``people_photos`` into ``out_dir``, replacing that folder."""
     pw.replace_folder(out_dir)
     plan = make_photo_plan()
-    pw.write_text(out_dir / "config.yaml", photo_config())
+    pw.write_text(out_dir / "config.yaml", photo_config() + "\n" + PHOTO_ENGINE)
     pw.write_text(out_dir / "README.md", photo_readme(plan))
     records = []
     for p in plan.photos:
@@ -986,7 +1014,7 @@ def generate_photos(out_dir: Path) -> None:
         draws.append(lw.Draw(f"boxes-{k:03d}", item, "people", "calibration", pi,
                              plan.split[item], lw.Answer(person, _shapes(plan.human_boxes[item]))))
     requests = lw.request_lines(draws, lw.now_base(2025, 11, 25), pw.Dice(PHOTO_SEED + 5))
-    lw.write_labeling(out_dir, PHOTO_ENGINE, predictions, requests)
+    lw.write_labeling(out_dir, predictions, requests)
     dice = pw.Dice(PHOTO_SEED + 6)
     undrawn = [p.id for p in plan.photos if p.id not in plan.split]
     start = lw.now_base(2025, 11, 21).timestamp()
@@ -1204,20 +1232,24 @@ def step_loss(a: dict[str, Any], b: dict[str, Any]) -> float:
 
 
 AGENT_ENGINE = """\
-# The labeling engine of this demo (contracts.md, Configuration).
-cascade:
-  - {name: judge, source: verbalized}
-humans:
-  dev_fraction: 0.5
-  overlap: 0.45
-  overlap_k: 3
-budgets:
-  human_labels: 600
-contracts:
-  - {id: judge-accuracy, kind: selective_risk, schema: task_success, error: 0.1}
-  - {id: replaces-a-person, kind: no_worse_than_human, schema: task_success, epsilon: 0.1}
-  - {id: success-rate, kind: ppi, schema: task_success, estimand: prevalence}
-  - {id: old-rule, kind: threshold_legacy, schema: steps, threshold: 0.8}
+# The labeling engine, in Potato 2.12.1's keys (contracts.md, "Agreeing with Potato
+# 2.12.1"). Its state is Accord's own labeling/*.jsonl files, not Potato's engine.sqlite.
+labeling_engine:
+  enabled: true
+  sources:
+    - {id: judge, kind: judge, model: an-llm-judge, confidence: {method: verbalized}}
+  cascade: [judge]
+  humans:
+    dev_fraction: 0.5
+    overlap: 0.45
+    overlap_k: 3
+  budgets:
+    human_labels: 600
+  contracts:
+    - {id: judge-accuracy, kind: selective_risk, schema: task_success, error: 0.1}
+    - {id: replaces-a-person, kind: no_worse_than_human, schema: task_success, epsilon: 0.1}
+    - {id: success-rate, kind: ppi, schema: task_success, estimand: prevalence}
+    - {id: old-rule, kind: threshold_legacy, schema: steps, threshold: 0.8}
 """
 
 
@@ -1260,15 +1292,22 @@ annotation_schemes:
 """
 
 
+AGENT_CERTIFY = {"machine_alignment": 0.84, "human_alignment": 0.97, "ppi_success": 0.633,
+                 "ppi_interval": "[0.564, 0.701]", "legacy_error": "41.4%", "legacy_n": 140}
+"""What ``accord label certify`` gives on this demo (Potato's method): stated in the
+README, checked against the command by ``tests/core/test_labeling_demos.py``."""
+
+
 def agent_readme(plan: AgentPlan) -> str:
     n = agent_numbers(plan)
     return "\n".join([
-        "# Agent traces judged by an LLM: Accord's labeling-engine demo (infeasible, unmet, "
-        "estimated)",
+        "# Agent traces judged by an LLM: Accord's labeling-engine demo (infeasible, "
+        "violated, estimated)",
         "",
         f"A Potato 2.x project of {N_TRACES} synthetic tool-using agent traces (item field "
         "`steps`) with a radio `task_success` (success / failure) and a `process_reward` "
-        "scheme `steps`. One cascade tier, `judge` (an LLM judge, source verbalized), "
+        "scheme `steps`. One cascade tier, the source `judge` (an LLM judge, verbalized "
+        "confidence; the `labeling_engine:` block of `config.yaml`, Potato's keys), "
         "predicts both. Shaped like the seed's 288-trace study.",
         "",
         "    python scripts/demo_data/make_labeling_demos.py",
@@ -1299,25 +1338,37 @@ def agent_readme(plan: AgentPlan) -> str:
         "true step rewards). `annotation_output/` holds ordinary Potato answers (both "
         "schemes) by noor and omar on a few undrawn traces.",
         "",
-        "## What `accord label certify` should show",
+        "## What `accord label certify` shows (Potato 2.12.1's method)",
         "",
-        "- `judge-accuracy` (selective_risk, error 0.1): **infeasible**. Every confidence is "
-        "1.0, so every threshold accepts every trace and the dev error (about 20%) has a "
-        "lower confidence bound above 10%: no threshold and no number of labels can help.",
-        f"- `replaces-a-person` (no_worse_than_human, epsilon 0.1): **unmet**. On the dev "
-        f"overlap items the judge agrees with the people {n.machine_alignment:.2f} of the "
-        f"time, a left-out person {n.human_alignment:.2f} (the seed: 0.82 against 0.93); "
-        "the judge beats none of them.",
-        f"- `success-rate` (ppi, prevalence, 90%): the {n.dev_items} dev labels show success "
-        f"{n.dev_success:.2f}, classical interval [{n.dev_interval[0]:.2f}, "
-        f"{n.dev_interval[1]:.2f}] (the seed: 0.66 [0.57, 0.76]) against a true "
-        f"{n.true_success:.2f}; the judge alone would say {n.judge_success_share:.2f}.",
+        "Measured by `accord label certify` on a copy of this folder; "
+        "`tests/core/test_labeling_demos.py` checks every number below against it.",
+        "",
+        "- `judge-accuracy` (selective_risk, error 0.1): **infeasible**, no look spent. "
+        "Every confidence is 1.0, so the only threshold accepts every trace, and on "
+        f"{n.dev_items} dev labels (Potato calls it infeasible from 30) its smoothed dev "
+        "error is about 20%, above the target: no number of labels can help.",
+        "- `replaces-a-person` (no_worse_than_human, epsilon 0.1): **violated** at look 1. "
+        "On the items two or more people labelled (dev and cert alike, as Potato reads "
+        f"them) the judge agrees with the people {AGENT_CERTIFY['machine_alignment']} of "
+        f"the time, a left-out person {AGENT_CERTIFY['human_alignment']} (the seed: 0.82 "
+        "against 0.93); the judge beats none of kemi, lars and mei, and it is clearly "
+        "worse (its advantage is more than epsilon below the people's), which is what "
+        "Potato calls violated.",
+        f"- `success-rate` (ppi, prevalence): **met** at look 1, so at Potato's 93.9%: "
+        f"success {AGENT_CERTIFY['ppi_success']} {AGENT_CERTIFY['ppi_interval']} from the "
+        f"{AGENT_DRAWN} calibration items and the judge's answers on all {N_TRACES} (the "
+        f"seed: 0.66 [0.57, 0.76]) against a true {n.true_success:.2f}; the judge alone "
+        f"would say {n.judge_success_share:.2f}. (The {n.dev_items} dev labels alone: "
+        f"{n.dev_success:.2f}, classical 90% interval [{n.dev_interval[0]:.2f}, "
+        f"{n.dev_interval[1]:.2f}].)",
         "- `old-rule` (threshold_legacy 0.8 on `steps`, as `accord label migrate-config` "
         "writes for an old `icl_labeling` block): **met** without a test, `certified: "
         "false`. The judge's 1.0 passes it everywhere, so its step rewards are delivered "
-        "on every trace no person labelled, as `accepted_uncertified`; on the dev labels "
-        f"{100 * n.steps_dev_error:.1f}% of them are wrong (a trace loss above 0.5: the "
-        "judge blames the last step of a failure, people the step where it went wrong).",
+        "on every trace no person labelled, as `accepted_uncertified`. Potato measures its "
+        "error over all calibration items with the trace family's tolerance 0 (any step "
+        f"labelled differently): {AGENT_CERTIFY['legacy_error']} of "
+        f"{AGENT_CERTIFY['legacy_n']} (the judge blames the last step of a failure, people "
+        "the step where it went wrong).",
         "",
     ])
 
@@ -1326,7 +1377,7 @@ def generate_agent(out_dir: Path) -> None:
     """Write ``agent_judge`` into ``out_dir``, replacing that folder."""
     pw.replace_folder(out_dir)
     plan = make_agent_plan()
-    pw.write_text(out_dir / "config.yaml", agent_config())
+    pw.write_text(out_dir / "config.yaml", agent_config() + "\n" + AGENT_ENGINE)
     pw.write_text(out_dir / "README.md", agent_readme(plan))
     pw.write_jsonl(out_dir / "data" / "traces.jsonl",
                    [{"id": t.id, "text": f"Task: {t.task}", "steps": list(t.steps)}
@@ -1352,7 +1403,7 @@ def generate_agent(out_dir: Path) -> None:
         draws.append(lw.Draw(f"steps-{k:03d}", item, "steps", "calibration", pi,
                              plan.split[item], lw.Answer(person, true_steps(by_id[item]))))
     requests = lw.request_lines(draws, lw.now_base(2025, 11, 26), pw.Dice(AGENT_SEED + 5))
-    lw.write_labeling(out_dir, AGENT_ENGINE, predictions, requests)
+    lw.write_labeling(out_dir, predictions, requests)
     dice = pw.Dice(AGENT_SEED + 6)
     undrawn = [t for t in plan.traces if t.id not in plan.split]
     start = lw.now_base(2025, 11, 22).timestamp()

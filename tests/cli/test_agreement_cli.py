@@ -95,7 +95,7 @@ def test_text_table_shows_numbers_and_reasons(tmp_path: Path,
 def test_demo_runs_the_bundled_studies(capsys: pytest.CaptureFixture[str]) -> None:
     data = _json(["demo", "--json"], capsys)
     assert set(data) == {"support_triage", "lidar_sweeps", "speaker_turns", "street_images",
-                         "sentiment_reviews", "people_photos", "agent_judge"}
+                         "sentiment_reviews", "people_photos", "agent_judge", "potato_reviews"}
     kinds = {s["kind"] for study in data.values() for s in study["schemes"].values()}
     assert kinds == {"nominal", "ordinal", "trace", "cuboids", "tiers", "segments", "regions",
                      "masks"}

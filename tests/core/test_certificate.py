@@ -14,7 +14,7 @@ import pytest
 from app.cli.main import main
 from app.core.certificate.build import build_certificate, canonical_json, content_hash
 from app.core.certificate.compare import differences, integrity_problems
-from app.core.contracts.kinds.selective_risk_groups import GRID
+from app.core.contracts.kinds.coverage_curve import GRID
 from app.core.contracts.ledger.format import GENESIS
 from app.core.errors import InputError
 from app.core.progress import run
@@ -88,7 +88,9 @@ def test_export_status_counts_match_label_export(project: Path, cert: dict[str, 
     assert main(["label", "export", str(project), "-o", str(out)]) == 0
     counts: dict[str, int] = {}
     for line in out.read_text().splitlines():
-        status = json.loads(line)["status"]
+        row = json.loads(line)
+        status = row["status"] if row["label_origin"] is None else \
+            f"{row['status']}:{row['label_origin']}"
         counts[status] = counts.get(status, 0) + 1
     assert cert["export_statuses"]["sentiment"] == dict(sorted(counts.items()))
 

@@ -1,9 +1,9 @@
-"""Exact binomial tests, looks, the threshold grid, projections and the JS/bootstrap tools.
+"""Exact binomial tests, looks, the threshold grid, projections and the JS distance.
 
 References: ``binomial_p_values``, ``looks`` and ``jensen_shannon_distance_base2`` in
 ``reference-vectors.json``. Oracles: ``scipy.stats.binomtest`` (the p-value, and a
 brute-force walk over n for the projection), ``statsmodels``' Clopper–Pearson interval,
-``scipy.spatial.distance.jensenshannon`` and ``scipy.stats.bootstrap``.
+and ``scipy.spatial.distance.jensenshannon``.
 """
 
 from __future__ import annotations
@@ -15,22 +15,16 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from scipy.spatial.distance import jensenshannon
-from scipy.stats import binomtest, bootstrap
+from scipy.stats import binomtest
 from statsmodels.stats.proportion import proportion_confint
 
+from app.core.contracts.potato_method.distributional import js_distance
 from app.core.contracts.statistics.binomial import (
     binomial_lower_bound,
     binomial_p_value,
     binomial_upper_bound,
     cert_labels_needed,
     threshold_grid,
-)
-from app.core.contracts.statistics.jensen_shannon import (
-    BOOTSTRAP_RESAMPLES,
-    BOOTSTRAP_SEED,
-    bootstrap_interval,
-    jensen_shannon_distance,
-    split_half_noise_ceiling,
 )
 from app.core.contracts.statistics.looks import look_level
 from tests.reference import reference_vectors
@@ -186,11 +180,16 @@ def test_cert_labels_needed_is_quick_for_a_rate_near_the_target() -> None:
     assert binomial_p_value(k, n, 0.05) <= 0.06
 
 
-# Jensen–Shannon distance ---------------------------------------------------------------
+# Jensen–Shannon distance (the distributional contract's, Potato's method) --------------
+
+def _js(p: object, q: object) -> float:
+    a, b = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
+    return js_distance(a / a.sum(), b / b.sum())
+
 
 @pytest.mark.parametrize("case", reference_vectors()["jensen_shannon_distance_base2"])
 def test_jensen_shannon_distance_matches_the_reference(case: dict[str, list[float]]) -> None:
-    assert jensen_shannon_distance(case["p"], case["q"]) == pytest.approx(case["d"], abs=1e-9)
+    assert _js(case["p"], case["q"]) == pytest.approx(case["d"], abs=1e-9)
 
 
 def test_jensen_shannon_distance_matches_scipy_on_random_vectors() -> None:
@@ -201,92 +200,8 @@ def test_jensen_shannon_distance_matches_scipy_on_random_vectors() -> None:
         q = rng.dirichlet(np.ones(size))
         if rng.random() < 0.3:
             p[rng.integers(size)] = 0.0
-        assert jensen_shannon_distance(p, q) == pytest.approx(
-            float(jensenshannon(p, q, base=2)), abs=1e-9)
-
-
-def test_jensen_shannon_distance_normalises_counts_and_rejects_bad_input() -> None:
-    assert jensen_shannon_distance([2, 2], [1, 1]) == 0.0
-    assert jensen_shannon_distance([3, 0], [0, 5]) == pytest.approx(1.0)
-    with pytest.raises(ValueError, match="sums to zero"):
-        jensen_shannon_distance([0, 0], [1, 0])
-    with pytest.raises(ValueError, match="non-negative"):
-        jensen_shannon_distance([-1, 2], [1, 0])
-    with pytest.raises(ValueError, match="different categories"):
-        jensen_shannon_distance([1, 0], [1, 0, 0])
-
-
-# Bootstrap -----------------------------------------------------------------------------
-
-def test_bootstrap_interval_matches_scipy_percentile_bootstrap() -> None:
-    values = np.random.default_rng(3).beta(2, 5, size=57)
-    for confidence in (0.9, 0.95):
-        oracle = bootstrap((values,), np.mean, confidence_level=confidence,
-                           n_resamples=BOOTSTRAP_RESAMPLES, method="percentile",
-                           rng=np.random.default_rng(BOOTSTRAP_SEED), vectorized=True)
-        low, high = bootstrap_interval(values, confidence)
-        assert low == pytest.approx(float(oracle.confidence_interval.low), abs=1e-12)
-        assert high == pytest.approx(float(oracle.confidence_interval.high), abs=1e-12)
-
-
-def test_bootstrap_interval_is_seeded_and_brackets_the_mean() -> None:
-    values = np.random.default_rng(5).random(40)
-    first = bootstrap_interval(values, 0.9)
-    assert first == bootstrap_interval(values, 0.9)
-    assert first != bootstrap_interval(values, 0.9, seed=1)
-    assert first[0] < float(values.mean()) < first[1]
-    assert bootstrap_interval([0.25], 0.9) == (0.25, 0.25)
-    with pytest.raises(ValueError, match="at least one value"):
-        bootstrap_interval([], 0.9)
-
-
-# Split-half noise ceiling --------------------------------------------------------------
-
-def test_noise_ceiling_of_unanimous_items_is_zero_and_of_two_dissenters_is_one() -> None:
-    result = split_half_noise_ceiling({"a": {"x": 5}, "b": {"y": 3}}, seed=1)
-    assert result.value == 0.0
-    split = split_half_noise_ceiling({"c": {"x": 1, "y": 1}}, seed=1)
-    assert split.value == 1.0  # one person against the other, always disagreeing
-
-
-def test_noise_ceiling_matches_the_split_probabilities_by_hand() -> None:
-    """Four people, two per label: a 2-2 split is {xx | yy} (JS 1) with probability 1/3.
-
-    The other 2-2 splits are {xy | xy} (JS 0), so the expected distance is 1/3.
-    """
-    result = split_half_noise_ceiling({"item": {"x": 2, "y": 2}}, seed=9, splits=6000)
-    assert result.value == pytest.approx(1 / 3, abs=0.02)
-
-
-def test_noise_ceiling_five_people_uses_two_against_three() -> None:
-    """Five people {x: 4, y: 1}: the dissenter lands in the pair with probability 2/5.
-
-    Pair {x, y} against {x, x, x}: JS([1,1],[3,0]); pair {x, x} against {x, x, y}:
-    JS([2,0],[2,1]). Expected distance: 2/5 · the first + 3/5 · the second.
-    """
-    expected = 0.4 * float(jensenshannon([1, 1], [3, 0], base=2)) + 0.6 * float(
-        jensenshannon([2, 0], [2, 1], base=2))
-    result = split_half_noise_ceiling({"item": {"x": 4, "y": 1}}, seed=2, splits=6000)
-    assert result.value == pytest.approx(expected, abs=0.02)
-
-
-def test_noise_ceiling_is_reproducible_and_averages_items() -> None:
-    counts = {f"i{i}": {"a": 1 + i % 3, "b": 2, "c": i % 2} for i in range(25)}
-    first = split_half_noise_ceiling(counts, seed=20261129)
-    again = split_half_noise_ceiling(counts, seed=20261129)
-    assert first == again
-    assert first.splits == 20
-    assert first.value == pytest.approx(float(np.mean(list(first.per_item.values()))))
-    assert list(first.per_item) == list(counts)
-
-
-def test_noise_ceiling_rejects_items_without_two_people() -> None:
-    with pytest.raises(ValueError, match="at least two"):
-        split_half_noise_ceiling({"a": {"x": 1}}, seed=1)
-    with pytest.raises(ValueError, match="at least one item"):
-        split_half_noise_ceiling({}, seed=1)
-    with pytest.raises(TypeError):
-        split_half_noise_ceiling({"a": {"x": 1.5}}, seed=1)  # type: ignore[dict-item]
+        assert _js(p, q) == pytest.approx(float(jensenshannon(p, q, base=2)), abs=1e-9)
+    assert _js([3, 0], [0, 5]) == pytest.approx(1.0)
 
 
 def test_cert_labels_needed_sees_an_exact_rate_equal_to_the_target() -> None:

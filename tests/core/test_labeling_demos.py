@@ -21,18 +21,13 @@ from typing import Any
 
 import pytest
 from scipy.spatial.distance import jensenshannon
+from scipy.stats import norm
 
 from app.core.contracts.config.engine_config import EngineConfig, load_engine_config
 from app.core.contracts.label_report import label_report
 from app.core.contracts.labels.losses import loss
-from app.core.contracts.statistics.annotator_test import alternative_annotator_test
-from app.core.contracts.statistics.binomial import (
-    binomial_lower_bound,
-    binomial_p_value,
-    threshold_grid,
-)
+from app.core.contracts.statistics.binomial import binomial_p_value
 from app.core.contracts.statistics.looks import look_level
-from app.core.contracts.statistics.ppi import ppi_prevalence
 from app.core.formats.labeling.reader import (
     LabelingData,
     RequestKind,
@@ -167,81 +162,102 @@ def _certified_copy(name: str, tmp_path: Path) -> tuple[dict[str, Any], list[dic
     return report.to_json(), report.export()
 
 
-def test_sentiment_certify_meets_the_seed_targets(tmp_path: Path) -> None:
-    """The seed's study, end to end through Accord's own rule: selective_risk met at 10%
-    and 0.9, about 316 machine labels delivered (at most 480 − 171 people-labelled
-    here), 7.6% wrong against the truth (within a point), every PPI interval covering
-    the true prevalence. No contract but selective_risk gates acceptance."""
+def _majority(people: dict[Any, Any]) -> Any:
+    """The truth of Potato's method, written out here: the most frequent label, ties to
+    the first person's (one label per person)."""
+    values = list(people.values())
+    return max(values, key=lambda v: (values.count(v), -values.index(v)))
+
+
+def test_sentiment_certify_meets_the_seed_targets(generator: ModuleType,
+                                                  tmp_path: Path) -> None:
+    """The seed's study, end to end with Potato's method: selective_risk met at 10% and
+    0.9; about 316 machine labels delivered (480 − 171 people-labelled here), 7.6% wrong
+    against the truth (within a point); every PPI interval covering the true prevalence.
+    The README's numbers are the command's."""
     report, rows = _certified_copy("sentiment_reviews", tmp_path)
+    stated = generator.SENT_CERTIFY
     contracts = report["contracts"]
     assert {c["kind"] for c in contracts.values()} == {"selective_risk", "ppi",
                                                        "budget_first", "distributional"}
-    assert contracts["accuracy"]["state"] == "met"
-    assert all(t["passed"] for t in contracts["accuracy"]["result"]["tests"][:-1])
+    accuracy = contracts["accuracy"]
+    assert (accuracy["state"], accuracy["looks"]) == ("met", 1)
+    assert accuracy["result"]["rule"] == {"distilbert": {"*": None},
+                                          "gemma-12b": {"*": stated["gemma_threshold"]}}
+    assert accuracy["result"]["tests"] and all(t["passed"] for t in
+                                               accuracy["result"]["tests"])
+    assert accuracy["result"]["accepted_by_tier_counts"]["gemma-12b"] == \
+        stated["accepted_by_rule"]
+    # the test's data, from the files: gemma at the threshold on the cert items' truths
+    _, _, labeling, truth = _load("sentiment_reviews")
+    cert = labeling.labels_by_item("sentiment", Split.CERT)
+    gemma = {i: _predicted(labeling, "sentiment", i, "gemma-12b") for i in cert}
+    tested = [i for i in cert if gemma[i].confidence >= stated["gemma_threshold"]]
+    assert len(tested) == stated["cert"]
+    assert sum(gemma[i].label != _majority(cert[i]) for i in tested) == stated["cert_errors"]
     delivered = sum(report["accepted"]["sentiment"]["by_source"].values())
-    assert 295 <= delivered <= 316
-    _, _, _, truth = _load("sentiment_reviews")
-    accepted = [r for r in rows if r["status"] == "accepted"]
-    assert len(accepted) == delivered
-    assert {r["status"] for r in rows if r["schema"] == "sentiment"} <= {
-        "accepted", "human", "needs_human"}
-    wrong = sum(r["label"] != truth[r["item"]]["sentiment"] for r in accepted)
-    assert wrong / len(accepted) == pytest.approx(0.076, abs=0.01)
+    assert delivered == stated["delivered"] and 295 <= delivered <= 316
+    sentiment = [r for r in rows if r["schema"] == "sentiment"]
+    assert {(r["status"], r["label_origin"]) for r in sentiment} == {
+        ("accepted", "auto"), ("accepted", "human"), ("pending", None)}
+    auto = [r for r in sentiment if r["label_origin"] == "auto"]
+    assert len(auto) == delivered and {r["source"] for r in auto} == {"gemma-12b"}
+    assert sum(r["label"] != truth[r["item"]]["reading"] for r in auto) == \
+        stated["delivered_wrong_reading"]
+    wrong = sum(r["label"] != truth[r["item"]]["sentiment"] for r in auto) / len(auto)
+    assert f"{100 * wrong:.1f}%" == stated["delivered_wrong_truth_share"]
+    assert wrong == pytest.approx(0.076, abs=0.01)
     study = load_study(DEMO / "sentiment_reviews")
-    estimates = contracts["prevalence"]["result"]["estimates"]
-    for language, by_label in estimates.items():
-        group = [i for i in study.items if study.items[i].record["language"] == language]
+    prevalence = contracts["prevalence"]
+    assert (prevalence["state"], prevalence["looks"]) == ("met", 1)
+    estimates = prevalence["result"]["estimates"]
+    assert set(estimates) == {"all", "en", "es"}
+    for group, by_label in estimates.items():
+        members = [i for i in study.items
+                   if group == "all" or study.items[i].record["language"] == group]
         for label, e in by_label.items():
-            true = sum(truth[i]["sentiment"] == label for i in group) / len(group)
-            assert e["interval"][0] <= true <= e["interval"][1], (language, label, true)
+            true = sum(truth[i]["sentiment"] == label for i in members) / len(members)
+            assert e["interval"][0] <= true <= e["interval"][1], (group, label, true)
+            assert e["N"] == len(members)
+    assert prevalence["result"]["level"] == pytest.approx(1 - FIRST_LOOK)
+    assert contracts["plan"]["state"] == "met" and contracts["plan"]["looks"] == 0
 
 
-def test_agent_judge_legacy_rule_delivers_uncertified_step_rewards(tmp_path: Path) -> None:
+def test_agent_judge_legacy_rule_delivers_uncertified_step_rewards(generator: ModuleType,
+                                                                   tmp_path: Path) -> None:
     """threshold_legacy on ``steps`` (no selective_risk there): met, uncertified, every
-    trace no person labelled delivered ``accepted_uncertified``, and the measured error
-    is the share of dev step labels whose trace loss against the judge is above 0.5."""
+    trace no person labelled delivered ``accepted_uncertified``; Potato measures its
+    error over every calibration item with the trace family's tolerance 0."""
     report, rows = _certified_copy("agent_judge", tmp_path)
     legacy = report["contracts"]["old-rule"]
     assert legacy["state"] == "met" and legacy["result"]["certified"] is False
+    assert legacy["looks"] == 0
     study, _, labeling, _ = _load("agent_judge")
     scheme = study.schemes["steps"]
-    dev = labeling.labels_by_item("steps", Split.DEV)
+    people = {r.item: r.label for r in labeling.calibration_labels("steps")}
     losses = [loss(scheme, to_answer(scheme, _predicted(labeling, "steps", i, "judge").label),
-                   to_answer(scheme, y)) for i, people in dev.items() for y in people.values()]
-    assert len(losses) == 70 and None not in losses
-    errors = sum(v is not None and v > 0.5 for v in losses)
-    assert (legacy["result"]["n_labels"], legacy["result"]["errors"]) == (70, errors)
-    assert legacy["result"]["measured_error"] == pytest.approx(errors / 70)
-    assert 0.15 <= errors / 70 <= 0.3
+                   to_answer(scheme, y)) for i, y in people.items()]
+    assert len(losses) == 140 and None not in losses
+    errors = sum(v is not None and v > 0 for v in losses)
+    assert legacy["result"]["n"] == 140
+    assert legacy["result"]["measured_error"] == pytest.approx(errors / 140)
+    assert f"{100 * errors / 140:.1f}%" == generator.AGENT_CERTIFY["legacy_error"]
     steps = [r for r in rows if r["schema"] == "steps"]
-    people = {r.item for r in labeling.requests_for("steps") if r.answered}
-    people |= set(study.answers_for("steps"))
+    labelled = {r.item for r in labeling.requests_for("steps") if r.answered}
+    labelled |= set(study.answers_for("steps"))
     uncertified = {r["item"] for r in steps if r["status"] == "accepted_uncertified"}
-    assert uncertified == set(study.items) - people
+    assert uncertified == set(study.items) - labelled
     assert report["accepted"]["steps"]["by_source"] == {"judge": len(uncertified)}
     # the infeasible selective_risk on task_success still blocks that schema only
     assert report["accepted"]["task_success"]["by_source"] == {}
 
 
-def test_sentiment_prevalence_intervals_cover_the_truth() -> None:
-    study, _, labeling, truth = _load("sentiment_reviews")
-    dev = labeling.labels_by_item("sentiment", Split.DEV)
-    rule = {"distilbert": 0.78, "gemma-12b": 0.0}
-    labelled = {r.item for r in labeling.calibration_labels("sentiment")}
-    for language in ("en", "es"):
-        group = [i for i in study.items if study.items[i].record["language"] == language]
-        y = [next(iter(dev[i].values())) for i in group if i in dev]
-        yhat = [_routed(labeling, "sentiment", i, rule).label for i in group if i in dev]
-        rest = [_routed(labeling, "sentiment", i, rule).label for i in group
-                if i not in labelled]
-        estimate = ppi_prevalence(y, yhat, rest, ("positive", "negative", "neutral"), 0.9)
-        for label, e in estimate.by_class.items():
-            true = sum(truth[i]["sentiment"] == label for i in group) / len(group)
-            assert e.interval is not None and e.interval[0] <= true <= e.interval[1], \
-                (language, label, e.interval, true)
+def _smoothed(k: int, n: int) -> float:
+    """Potato's smoothed dev error at a threshold: (k + 0.5) / (n + 1)."""
+    return (k + 0.5) / (n + 1)
 
 
-def test_photos_present_is_met_and_boxes_are_insufficient() -> None:
+def test_photos_present_is_met_and_boxes_are_insufficient(tmp_path: Path) -> None:
     study, _, labeling, truth = _load("people_photos")
     scheme = study.schemes["people"]
     dev = labeling.labels_by_item("people", Split.DEV)
@@ -251,21 +267,23 @@ def test_photos_present_is_met_and_boxes_are_insufficient() -> None:
         machine = _predicted(labeling, "people", item, "detector")
         (human,) = people.values()
         value = loss(scheme, to_answer(scheme, machine.label), to_answer(scheme, human))
-        failed[item] = value is not None and value > 0.5
+        failed[item] = value is not None and value > 0.5   # Potato's geometry tolerance
     assert sum(failed.values()) / len(failed) == pytest.approx(0.32, abs=0.02)
-    # insufficient, not infeasible: every threshold's dev error is above 10%, yet one
-    # accepting at least 10 dev labels has a lower bound at or below it
+    # Potato's rules on the dev grid (distinct confidences, n >= 5): some smoothed error
+    # is below the target (not infeasible), none at most half of it (no start: no test)
     conf = {i: _predicted(labeling, "people", i, "detector").confidence for i in dev}
-    feasible_somewhere = False
-    for t in threshold_grid():
-        accepted = [i for i in dev if conf[i] >= t]
-        if not accepted:
-            continue
-        k = sum(failed[i] for i in accepted)
-        assert k / len(accepted) > 0.1
-        if len(accepted) >= 10 and binomial_lower_bound(k, len(accepted), 0.9) <= 0.1:
-            feasible_somewhere = True
-    assert feasible_somewhere
+    smoothed = []
+    for t in sorted({round(c, 6) for c in conf.values()}, reverse=True):
+        accepted = [i for i in dev if round(conf[i], 6) >= t]
+        if len(accepted) >= 5:
+            smoothed.append(_smoothed(sum(failed[i] for i in accepted), len(accepted)))
+    assert min(smoothed) < 0.1 and min(smoothed) > 0.05
+    report, _ = _certified_copy("people_photos", tmp_path)
+    boxes = report["contracts"]["boxes"]
+    assert (boxes["state"], boxes["looks"], boxes["result"]["tests"]) == ("insufficient", 0, [])
+    assert boxes["result"]["projection"]["reachable"] is False
+    present = report["contracts"]["someone-there"]
+    assert (present["state"], present["looks"]) == ("met", 1)
     # person_present: no cert error above 0.7, enough cert labels to pass at once
     cert = labeling.labels_by_item("person_present", Split.CERT)
     tested = [(i, next(iter(p.values()))) for i, p in cert.items()
@@ -276,7 +294,8 @@ def test_photos_present_is_met_and_boxes_are_insufficient() -> None:
     assert all(truth[i]["person_present"] == y for i, y in tested)
 
 
-def test_agent_judge_is_infeasible_unmet_and_estimated() -> None:
+def test_agent_judge_is_infeasible_violated_and_estimated(generator: ModuleType,
+                                                          tmp_path: Path) -> None:
     _, _, labeling, truth = _load("agent_judge")
     judge = {p.item: p for p in labeling.predictions_for("task_success", "judge")}
     assert {p.confidence for p in labeling.predictions_for("task_success")} == {1.0}
@@ -286,25 +305,27 @@ def test_agent_judge_is_infeasible_unmet_and_estimated() -> None:
     judge_rate = sum(p.label == "success" for p in judge.values()) / len(judge)
     assert true_rate == pytest.approx(0.60, abs=0.01)
     assert judge_rate == pytest.approx(0.76, abs=0.01)
+    # infeasible (Potato): 30 or more dev labels, and the one threshold's smoothed dev
+    # error is above the target
     dev = labeling.labels_by_item("task_success", Split.DEV)
-    # infeasible: one threshold accepts everything, and its dev error is surely above 10%
-    pairs = [(judge[i].label, y) for i, people in dev.items() for y in people.values()]
-    k = sum(m != y for m, y in pairs)
-    assert binomial_lower_bound(k, len(pairs), 0.9) > 0.1
-    # no_worse_than_human: three people with 30+ shared dev items; the judge loses
-    result = alternative_annotator_test(dev, {i: p.label for i, p in judge.items()}, 0.1, 0.9)
-    assert result.winning_rate is not None and result.winning_rate < 0.5
-    assert len(result.per_annotator) >= 3
-    assert result.machine_alignment == pytest.approx(0.82, abs=0.03)
-    assert result.human_alignment == pytest.approx(0.93, abs=0.02)
-    # people alone (ppi's floor, all machine labels blocked): 0.66 [0.56, 0.75]
-    y = [max(set(p.values()), key=list(p.values()).count) for p in dev.values()]
-    estimate = ppi_prevalence(y, y, [], ("success", "failure"), 0.9, lam=0.0)
-    success = estimate.by_class["success"]
-    assert success.estimate == pytest.approx(0.66, abs=0.01)
-    assert success.interval is not None
-    assert success.interval[0] == pytest.approx(0.57, abs=0.015)
-    assert success.interval[1] == pytest.approx(0.76, abs=0.015)
+    k = sum(judge[i].label != _majority(people) for i, people in dev.items())
+    assert len(dev) >= 30 and _smoothed(k, len(dev)) > 0.1
+    report, _ = _certified_copy("agent_judge", tmp_path)
+    contracts = report["contracts"]
+    stated = generator.AGENT_CERTIFY
+    assert (contracts["judge-accuracy"]["state"], contracts["judge-accuracy"]["looks"]) == \
+        ("infeasible", 0)
+    nwth = contracts["replaces-a-person"]
+    assert (nwth["state"], nwth["looks"]) == ("violated", 1)
+    assert nwth["result"]["winning_rate"] < 0.5
+    assert set(nwth["result"]["per_annotator"]) == {"kemi", "lars", "mei"}
+    assert round(nwth["result"]["machine_alignment"], 2) == stated["machine_alignment"]
+    assert round(nwth["result"]["human_alignment"], 2) == stated["human_alignment"]
+    success = contracts["success-rate"]["result"]["estimates"]["success"]
+    assert round(success["estimate"], 3) == stated["ppi_success"]
+    assert f"[{success['interval'][0]:.3f}, {success['interval'][1]:.3f}]" == \
+        stated["ppi_interval"]
+    assert success["interval"][0] <= true_rate <= success["interval"][1]
 
 
 # ------------------------------------------------------------ distributional (offensiveness)
@@ -400,21 +421,30 @@ def test_offensiveness_readme_states_the_files_numbers() -> None:
     assert float(stated.group(1)) == pytest.approx(_mean_js(panels, probs), abs=5e-4)
     assert int(stated.group(2)) == len(panels)
     for band in ("18-34", "35+"):
-        mine = {i: [y for who, y in p.items() if bands[who] == band] for i, p in people.items()}
+        mine = _band_panels(people, bands, band)
         value = re.search(rf"\*\*{re.escape(band)} (0\.\d+)\*\*", text)
         assert value is not None
         assert float(value.group(1)) == pytest.approx(_mean_js(mine, probs), abs=5e-4)
 
 
+def _band_panels(people: dict[str, dict[str, str]], bands: dict[str, str], band: str
+                 ) -> dict[str, list[str]]:
+    """Each item's labels by one band's people, for the items 3 of them labelled (Potato's
+    method counts an item for a group only then)."""
+    out = {i: [y for who, y in p.items() if bands[who] == band] for i, p in people.items()}
+    return {i: labels for i, labels in out.items() if len(labels) >= 3}
+
+
 def test_sentiment_certify_reports_the_distributional_contract(tmp_path: Path) -> None:
     """``disagreement`` on a certified copy against an independent computation from the
-    files: the mean JS distance (scipy, base 2) over the 50 dev items and per age band,
-    a noise ceiling near the exact split-half expectation, met at max_distance 0.3 and
-    infeasible at the spec example's 0.15 (the interval's lower end is above it)."""
+    files: the mean JS distance (scipy, base 2) over the 50 dev items and per age band
+    (items with 3 people of the band), a bootstrap interval of Potato's width at the first
+    look's level, a noise ceiling near the exact split-half expectation (Potato draws one
+    split per item), met at max_distance 0.3 and infeasible at the spec example's 0.15."""
     report, rows = _certified_copy("sentiment_reviews", tmp_path)
     contract = report["contracts"]["disagreement"]
     assert contract["kind"] == "distributional" and contract["state"] == "met"
-    assert contract["looks"] == 0  # an estimate spends nothing
+    assert contract["looks"] == 1  # an estimate spends a look, as in Potato
     result = contract["result"]
     people, probs, bands, _ = _offensiveness_files()
     panels = {i: list(p.values()) for i, p in people.items()}
@@ -422,26 +452,25 @@ def test_sentiment_certify_reports_the_distributional_contract(tmp_path: Path) -
     expected = _mean_js(panels, probs)
     assert result["mean_js"] == pytest.approx(expected, abs=1e-9)
     low, high = result["interval"]
-    assert low < expected < high <= result["max_distance"] == 0.3
+    assert low < expected < high <= 0.3
     assert low > 0.15  # the spec example's max_distance would be infeasible here
-    # percentile bootstrap of 50 values at 90%: about ±1.645 standard errors
+    # percentile bootstrap of 50 values at 1 − 0.0608: about ±1.875 standard errors
     values = [float(jensenshannon([probs[i][x] for x in OFFENSIVE], _counts(p), base=2))
               for i, p in panels.items()]
     sd = math.sqrt(sum((v - expected) ** 2 for v in values) / (len(values) - 1))
-    assert (high - low) / 2 == pytest.approx(1.645 * sd / math.sqrt(len(values)), rel=0.25)
-    assert result["noise_ceiling"] == pytest.approx(_exact_split_half(panels), abs=0.02)
+    z = float(norm.ppf(1 - FIRST_LOOK / 2))
+    assert (high - low) / 2 == pytest.approx(z * sd / math.sqrt(len(values)), rel=0.25)
+    assert result["noise_ceiling"] == pytest.approx(_exact_split_half(panels), abs=0.03)
     assert result["mean_js"] < result["noise_ceiling"]
     for band in ("18-34", "35+"):
-        mine = {i: [y for who, y in p.items() if bands[who] == band] for i, p in people.items()}
+        mine = _band_panels(people, bands, band)
         group = result["groups"][band]
-        assert group["n_items"] == 50
+        assert group["n_items"] == len(mine) == 25
         assert group["mean_js"] == pytest.approx(_mean_js(mine, probs), abs=1e-9)
-        assert group["noise_ceiling"] == pytest.approx(_exact_split_half(mine), abs=0.03)
-    assert result["groups"]["35+"]["mean_js"] > result["groups"]["18-34"]["mean_js"] + 0.03
-    # no contract gates offensiveness: nothing is delivered, and the note says whose
-    # probabilities were read
+        assert group["noise_ceiling"] == pytest.approx(_exact_split_half(mine), abs=0.05)
+    # no contract gates offensiveness: nothing is delivered
     assert report["accepted"]["offensiveness"]["by_source"] == {}
-    assert any("first cascade tier that has one" in n for n in contract["notes"])
-    statuses = [r["status"] for r in rows if r["schema"] == "offensiveness"]
-    assert statuses.count("human") == 50
-    assert set(statuses) == {"human", "needs_human", "over_budget"}
+    statuses = [(r["status"], r["label_origin"]) for r in rows
+                if r["schema"] == "offensiveness"]
+    assert statuses.count(("accepted", "human")) == 50
+    assert set(statuses) == {("accepted", "human"), ("pending", None)}

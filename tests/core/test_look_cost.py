@@ -34,14 +34,19 @@ def test_first_look_default_confidence_is_61_percent_of_a_tenth() -> None:
     assert "0.060793" in cost.sentence()
 
 
-def test_estimates_spend_nothing() -> None:
+def test_estimates_spend_a_look_as_in_potato() -> None:
     cost = next_look_cost(status(ContractKind.PPI, 0, 0.0, estimand="prevalence"))
+    assert cost.look == 1 and cost.level == pytest.approx(0.0607927, abs=1e-7)
+
+
+def test_budget_first_and_threshold_legacy_spend_nothing() -> None:
+    cost = next_look_cost(status(ContractKind.BUDGET_FIRST, 0, 0.0, human_labels=10))
     assert cost.level is None and cost.look is None
     assert "spends no look" in cost.sentence()
 
 
 def test_message_for_several_contracts_lists_the_spending_ones() -> None:
     costs = [next_look_cost(status(ContractKind.SELECTIVE_RISK, 1, 0.06, error=0.1)),
-             next_look_cost(status(ContractKind.PPI, 0, 0.0))]
+             next_look_cost(status(ContractKind.THRESHOLD_LEGACY, 0, 0.0, threshold=0.8))]
     text = certify_message(costs)
     assert "look 2" in text and "spend no look" in text

@@ -131,7 +131,11 @@ def test_certify_writes_only_dot_accord_and_continues_after_potato(tmp_path: Pat
              .read_text().splitlines()]
     # ppi spends look 2 (Potato spent look 1); with five cert labels that disagree with
     # the machine, selective_risk reaches no test and spends nothing, as in Potato.
-    assert [(e["contract"], e["look"]) for e in looks] == [("sentiment_prevalence", 2)]
+    assert [(e["contract"], e["look"]) for e in looks if e["kind"] == "look"] == [
+        ("sentiment_prevalence", 2)]
+    # the evaluation that reached no test is stored (as Potato stores it) and spends none
+    assert [(e["event"], e["details"]["contract"]) for e in looks if e["kind"] == "event"] \
+        == [("evaluated", "sentiment_risk"), ("evaluated", "sentiment_legacy")]
     assert report.contracts["sentiment_prevalence"].looks == 2
     assert report.contracts["sentiment_risk"].looks == 1
     assert any("reached no test" in n for n in report.contracts["sentiment_risk"].notes)

@@ -118,7 +118,8 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 
 def test_the_graph_sees_imports_inside_functions_and_type_checking() -> None:
     graph = _graph()
-    assert "app.core.contracts.kinds.registry" in graph["app.core.contracts.engine"]
+    assert "app.core.contracts.potato_method.from_labeling" in graph[
+        "app.core.contracts.potato_method.engine"]
     assert "app.core.agreement.sets.structured" in graph["app.cli.agreement"]  # TYPE_CHECKING
 
 

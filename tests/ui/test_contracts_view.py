@@ -30,7 +30,8 @@ def level(look: int, confidence: float = 0.9) -> float:
 
 @pytest.fixture(scope="module")
 def sentiment() -> ProjectData:
-    return run(open_project(DEMOS / "sentiment_reviews"))
+    """The bundled demo as the window opens it: a preview (evaluated, nothing recorded)."""
+    return run(open_project(DEMOS / "sentiment_reviews", preview=True))
 
 
 @pytest.fixture(scope="module")
@@ -65,13 +66,17 @@ def test_badges_and_numbers(qtbot, sentiment: ProjectData) -> None:  # type: ign
     assert list(view.cards) == list(labels.contracts)
     for ident, card in view.cards.items():
         assert card.badge.text() == labels.contracts[ident].state
-    assert view.cards["accuracy"].badge.text() == "pending"
+    assert view.cards["accuracy"].badge.text() == "met"
     assert view.cards["prevalence"].badge.text() == "met"
     assert view.accepted.text().startswith("Machine labels accepted, by source")
-    prevalence = labels.contracts["prevalence"].result["details"]["en"]
-    assert f"{prevalence['n_labelled']} labelled" in view.cards["prevalence"].numbers.text()
+    english = labels.contracts["prevalence"].result["estimates"]["en"]["positive"]
+    numbers = view.cards["prevalence"].numbers.text()
+    assert f"en: ppi++, {english['n']} labelled of {english['N']}" in numbers
     assert view.cards["prevalence"].plot is not None
+    # a preview records nothing: the looks it would spend are not counted
     assert "Looks: 0 · level spent 0.000000" in view.cards["accuracy"].numbers.text()
+    assert any("nothing recorded" in n for n in labels.contracts["accuracy"].notes)
+    assert not (DEMOS / "sentiment_reviews" / "labeling" / "ledger.jsonl").exists()
 
 
 def test_certify_asks_first_and_says_what_a_look_costs(qtbot, sentiment: ProjectData) -> None:  # type: ignore[no-untyped-def]
@@ -122,15 +127,21 @@ def test_the_rule_sits_on_the_curve_at_its_coverage(certified: ProjectData) -> N
     labels = certified.labels
     assert labels is not None
     status = labels.contracts["accuracy"]
-    curves = error_coverage_curves(status.spec, labels.data["sentiment"], status.result["rule"])
+    rule = status.result["rule"]
+    curves = error_coverage_curves(status.spec, labels.data["sentiment"], rule)
+    tested = 0
     for curve in curves:
-        threshold = status.result["rule"][curve.tier]
+        threshold = rule[curve.tier]["*"]
+        if threshold is None:  # this tier accepts nothing: its items go on
+            continue
         j = curve.thresholds.tolist().index(threshold)
         assert curve.coverage[j] == pytest.approx(status.result["accepted_by_tier"][curve.tier])
+        tested += 1
+    assert tested == 1
 
 
 def test_presentation_mode_hides_names(qtbot) -> None:  # type: ignore[no-untyped-def]
-    project = run(open_project(DEMOS / "agent_judge"))
+    project = run(open_project(DEMOS / "agent_judge", preview=True))
     view = ContractsView()
     qtbot.addWidget(view)
     names = project.study.annotators

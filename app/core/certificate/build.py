@@ -29,7 +29,8 @@ Choices where the spec is silent:
 - ``claim`` is a sentence per contract saying what it promises, in words; the PDF's
   summary prints it and a reader of the JSON need not know the kinds.
 - ``export_statuses`` counts the export status of every item and schema with contracts
-  (``accepted``, ``accepted_uncertified``, ``human``, ``needs_human``, ``over_budget``).
+  by status and origin, Potato 2.12.1's (``accepted:human``, ``accepted:auto``,
+  ``accepted_uncertified:auto``, ``pending``).
 """
 
 from __future__ import annotations
@@ -172,13 +173,15 @@ def _labels_part(labels: LabelReport, project: ProjectData) -> dict[str, Any]:
         contracts[spec.id] = contract
     statuses: dict[str, Counter[str]] = {}
     for row in labels.export():
-        statuses.setdefault(row["schema"], Counter())[row["status"]] += 1
+        key = row["status"] if row["label_origin"] is None else \
+            f"{row['status']}:{row['label_origin']}"
+        statuses.setdefault(row["schema"], Counter())[key] += 1
     accepted = status["accepted"]
     uncertified = [
         {"contract": ident, "schema": c["schema"], "threshold": c["result"].get("threshold"),
          "measured_error": c["result"].get("measured_error"),
          "measured_error_reason": c["result"].get("measured_error_reason"),
-         "accepted_uncertified": statuses.get(c["schema"], Counter())["accepted_uncertified"]}
+         "accepted_uncertified": statuses.get(c["schema"], Counter())["accepted_uncertified:auto"]}
         for ident, c in contracts.items() if kind_info(c["kind"]).certifies is False]
     return {
         "configuration": configuration,
@@ -186,7 +189,7 @@ def _labels_part(labels: LabelReport, project: ProjectData) -> dict[str, Any]:
         "machine_labels_accepted": {
             schema: {"by_source": dict(a["by_source"]),
                      "total": sum(a["by_source"].values()),
-                     "certified": statuses.get(schema, Counter())["accepted"] > 0}
+                     "certified": statuses.get(schema, Counter())["accepted:auto"] > 0}
             for schema, a in accepted.items()},
         "export_statuses": {s: dict(sorted(c.items())) for s, c in statuses.items()},
         "uncertified": uncertified,

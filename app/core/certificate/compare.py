@@ -104,6 +104,21 @@ def _input_differences(stored: list[Any], fresh: list[Any]) -> list[str]:
     return out
 
 
+HEADLINE = ("state", "looks", "level_spent", "rule", "ok", "head", "problem")
+"""The last parts of a path a reader wants first: verdicts, looks and the ledger."""
+
+
+def _rank(line: str) -> int:
+    """Where a difference is listed: verdicts and the ledger first, the numbers behind them
+    next, Potato's raw metrics and the coverage curves last (stable within each)."""
+    path = line.split(":", 1)[0]
+    if path.rsplit(".", 1)[-1] in HEADLINE or path.startswith("ledger"):
+        return 0
+    if ".dev_curve." in path or ".potato_metrics." in path:
+        return 2
+    return 1
+
+
 def differences(stored: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
     """Every difference between a stored certificate and a fresh one, in words."""
     out = _input_differences(list(stored.get("inputs") or []), list(fresh.get("inputs") or []))
@@ -111,8 +126,7 @@ def differences(stored: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
     rest_b = {k: v for k, v in fresh.items() if k not in (*VOLATILE_KEYS, "inputs")}
     rest: list[str] = []
     _diff(rest_a, rest_b, "", rest)
-    curve = [d for d in rest if ".dev_curve." in d.split(":", 1)[0]]
-    out += [d for d in rest if ".dev_curve." not in d.split(":", 1)[0]] + curve
+    out += sorted(rest, key=_rank)
     if len(out) > MAX_LISTED:
         hidden = len(out) - MAX_LISTED
         out = [*out[:MAX_LISTED], f"... and {hidden} more differences"]

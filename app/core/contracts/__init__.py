@@ -1,15 +1,16 @@
 """Contracts: certifying machine labels against people (``contracts.md``).
 
-The engine and the scheduler sit here at the top (``engine.py``, ``engine_ledger.py``,
-``engine_schedule.py``, ``scheduler.py``, ``label_report.py``, ``status.py``,
-``look_cost.py``); each room below is one idea:
+At the top: ``label_report.py`` (``accord label status|certify|export`` as one result),
+``status.py`` (one contract's status) and ``look_cost.py`` (what the next look spends);
+each room below is one idea:
 
-- ``kinds/``: the six contract kinds, one module each, behind one interface and a
-  registry (``kinds/registry.py``);
-- ``labels/``: what the kinds read and what the cascade delivers (the schema's labels,
-  loss families and losses, the machine labels the estimates read, delivery);
-- ``statistics/``: binomial bounds, looks, PPI, Jensen–Shannon, the alternative
-  annotator test, distribution functions (pure, no project);
+- ``potato_method/``: the engine and the six kinds as Potato 2.12.1 evaluates them, on a
+  view built from a Potato project's ``engine.sqlite`` or from Accord's ``labeling/``
+  files, and the audit of Potato's records;
+- ``kinds/``: the kinds' registry, their claims, and the error-coverage curve;
+- ``labels/``: the schema's labels, loss families and losses, delivery and export;
+- ``statistics/``: binomial bounds, looks, distribution functions (pure, no project);
 - ``config/``: the engine configuration, its contracts, typed values, migration;
-- ``ledger/``: the append-only, hash-chained ledger of looks (format, chain, verify).
+- ``ledger/``: the append-only, hash-chained ledger of looks (format, chain, verify,
+  results).
 """

@@ -13,6 +13,7 @@ while costing about a fifth of ``label status`` on a 100,000-item study.
 from __future__ import annotations
 
 import math
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,6 @@ from typing import Any
 
 from app.core.contracts.config.contract_specs import DEFAULT_CONFIDENCE
 from app.core.contracts.config.engine_config import EngineConfig, load_engine_config
-from app.core.contracts.engine import ContractStatus, evaluate_contracts, schema_inputs
 from app.core.contracts.kinds.base import SchemaData
 from app.core.contracts.kinds.registry import kind_info
 from app.core.contracts.labels.delivery import (
@@ -31,10 +31,13 @@ from app.core.contracts.labels.delivery import (
     training_rows,
 )
 from app.core.contracts.labels.families import loss_family
+from app.core.contracts.labels.schema_data import schema_inputs
 from app.core.contracts.ledger.chain import Ledger
 from app.core.contracts.potato_method.audit import Audit, audit_contracts
-from app.core.contracts.potato_method.engine import potato_statuses
+from app.core.contracts.potato_method.engine import labeling_statuses, potato_statuses
+from app.core.contracts.preview import PREVIEW_NOTE, scratch_ledger
 from app.core.contracts.statistics.looks import look_level
+from app.core.contracts.status import ContractStatus
 from app.core.errors import InputError
 from app.core.formats.labeling.data import LabelingData
 from app.core.formats.labeling.reader import (
@@ -114,23 +117,36 @@ class LabelReport:
 
 def label_report(project: Path, *, certify: bool = False, retest: bool = False,
                  only: str | None = None, acknowledge_ledger: bool = False,
-                 study: Study | None = None, schedule: bool = False) -> LabelReport:
+                 study: Study | None = None, schedule: bool = False,
+                 preview: bool = False) -> LabelReport:
     """The whole labeling picture; ``study`` spares re-reading a project already loaded.
 
-    ``schedule``: certify on its own what is due (:mod:`app.core.contracts.scheduler`):
-    milestones for unmet contracts and estimates, untested contracts once testable, the
-    edit rules; a met contract is audited, not retested. Writes the ledger like
-    ``certify`` (never on a damaged ledger: then it behaves like ``status``).
+    ``schedule``: certify on its own what is due, by Potato's planner rule
+    (:mod:`app.core.contracts.potato_method.engine`). Writes the ledger like ``certify``
+    (never on a damaged ledger: then it behaves like ``status``).
+
+    ``preview``: a folder Accord must not write (a bundled demo): every contract evaluated
+    as ``certify`` would, against a scratch copy of the ledger that is thrown away
+    (:mod:`app.core.contracts.preview`); nothing is written into ``project``.
     """
     with gc_paused():
-        return _label_report(project, certify=certify, retest=retest, only=only,
-                             acknowledge_ledger=acknowledge_ledger, study=study,
-                             schedule=schedule)
+        if not preview:
+            return _label_report(project, certify=certify, retest=retest, only=only,
+                                 acknowledge_ledger=acknowledge_ledger, study=study,
+                                 schedule=schedule)
+        with tempfile.TemporaryDirectory(prefix="accord-preview-") as scratch, \
+                scratch_ledger(project, Path(scratch)) as place:
+            report = _label_report(project, certify=False, retest=False, only=None,
+                                   acknowledge_ledger=False, study=study, schedule=False,
+                                   ledger_at=place)
+        for status in report.contracts.values():
+            status.notes.insert(0, PREVIEW_NOTE)
+        return report
 
 
 def _label_report(project: Path, *, certify: bool, retest: bool, only: str | None,
-                  acknowledge_ledger: bool, study: Study | None, schedule: bool
-                  ) -> LabelReport:
+                  acknowledge_ledger: bool, study: Study | None, schedule: bool,
+                  ledger_at: Path | None = None) -> LabelReport:
     study = study if study is not None else load_study(project)
     config = load_engine_config(project, study)
     if config is None:
@@ -145,7 +161,9 @@ def _label_report(project: Path, *, certify: bool, retest: bool, only: str | Non
                          f"{', '.join(c.id for c in config.contracts)}", key="--contract")
     labeling, store, notes = _labeling(project, study, config)
     prior = _potato_looks(config, store)
-    ledger = Ledger.open(project, prior)
+    ledger = Ledger.open(ledger_at or project, prior)
+    if ledger_at is not None:  # a preview: certify on the scratch ledger, if it is intact
+        certify = ledger.ok
     if acknowledge_ledger and not ledger.ok:
         ledger.acknowledge_damage(ledger.damage)
         ledger = Ledger.open(project, prior)
@@ -153,9 +171,15 @@ def _label_report(project: Path, *, certify: bool, retest: bool, only: str | Non
     if store is not None:  # a Potato project: Potato's method, its five states
         statuses = potato_statuses(store, config, study, ledger, certify=certify,
                                    retest=retest, only=only)
-    else:
-        statuses = evaluate_contracts(config, data, ledger, certify=certify, retest=retest,
-                                      only=only, schedule=schedule, labeling=labeling)
+    else:  # Accord's own files: the same method, Accord's ledger holds every result
+        statuses = labeling_statuses(labeling, config, study, ledger, certify=certify,
+                                     retest=retest, only=only, schedule=schedule)
+    if ledger_at is not None:  # a preview: the looks are the project's own, none spent
+        recorded = Ledger.open(project, prior)
+        for status in statuses.values():
+            status.looks = recorded.looks(status.spec.id, status.spec.renamed_from)
+            status.level_spent = recorded.level_spent(status.spec.id, status.spec.renamed_from)
+        ledger = recorded
     audits = audit_contracts(store, config, study) if store is not None else {}
     return LabelReport(study, config, labeling, data, statuses, ledger.report, notes, store,
                        audits)

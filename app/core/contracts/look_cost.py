@@ -10,9 +10,10 @@ ledger's count for the contract (its old id's looks included, as
 
 Choices where the spec is silent:
 
-- Only ``selective_risk`` spends looks (estimates never do, ``contracts.md`` Precise
-  rules); ``threshold_legacy`` tests nothing. Their cost is ``None`` and the sentence
-  says they spend nothing.
+- Potato's looks (``contracts.md``, "Agreeing with Potato 2.12.1", item 2): every kind
+  that tests spends a look (selective_risk and the estimates ppi, distributional,
+  no_worse_than_human); budget_first and threshold_legacy test nothing. Their cost is
+  ``None`` and the sentence says they spend nothing.
 - The sentence says "at most": certifying unchanged data returns the stored result and
   spends nothing (``contracts.md``, Looks), which the GUI cannot know before it runs.
 - The confidence is the contract's ``confidence`` or the default 0.9.
@@ -48,8 +49,8 @@ class LookCost:
 
     def sentence(self) -> str:
         if self.level is None or self.look is None:
-            return (f"'{self.contract}' ({self.kind}) is an estimate or an untested rule: "
-                    "certifying it spends no look.")
+            return (f"'{self.contract}' ({self.kind}) tests nothing (a projection or an "
+                    "untested rule): certifying it spends no look.")
         return (f"'{self.contract}': a test with new labels is look {self.look} and spends "
                 f"level {self.level:.6f} of its error budget {self.budget:g} "
                 f"({self.spent:.6f} spent so far). Unchanged labels return the stored "

@@ -1,8 +1,7 @@
 """One contract's status as the engine reports it (state, looks, result, notes, rule).
 
-Its own module so that the engine and the scheduler's glue
-(:mod:`app.core.contracts.engine_schedule`) can both build it without importing each
-other; :mod:`app.core.contracts.engine` re-exports it.
+``state`` is one of Potato 2.12.1's five: ``insufficient``, ``met``, ``violated``,
+``infeasible``, ``stale``.
 """
 
 from __future__ import annotations

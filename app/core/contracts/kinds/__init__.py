@@ -1,6 +1,4 @@
-"""The six contract kinds, one module each, behind one interface (``base.py``).
-
-Every kind is a pure function of a :class:`~app.core.contracts.kinds.base.SchemaData`
-(and, for ``selective_risk``, the look it is tested at) returning a
-:class:`~app.core.contracts.kinds.base.KindOutcome`; :mod:`.registry` maps a kind's
-name to its module, so the engine and the certificate never branch on the name."""
+"""The six contract kinds: how the engine treats each (:mod:`.registry`), what each
+promises (:mod:`.claims`), the labels they are about (:mod:`.base`) and the
+contracts panel's error-coverage curve (:mod:`.coverage_curve`). Their evaluation is
+Potato 2.12.1's method, in :mod:`app.core.contracts.potato_method`."""

@@ -1,11 +1,10 @@
-"""What a contract kind reads and what it returns: the interface between the engine and
-the six kinds (``contracts.md``).
+"""One schema's machine and human labels, in Accord's answer types (``contracts.md``).
 
-The engine (``app.core.contracts.engine``) builds one :class:`SchemaData` per schema from
-the study, the labeling files and the configuration; each kind is a pure function of it
-(plus the contract's parameters and, for tests, the look's level) returning a
-:class:`KindOutcome`. Kinds never read files, never touch the ledger and never decide
-what a look costs: the engine does.
+:func:`~app.core.contracts.labels.schema_data.schema_data` builds one :class:`SchemaData`
+per schema from the study, the labeling files and the configuration. The contracts
+themselves are evaluated on Potato's view (:mod:`app.core.contracts.potato_method`);
+this one is what the label delivery, the export and the contracts panel's
+error-coverage curves read.
 
 Only **blind calibration** labels appear here (``dev`` and ``cert``); verification and
 outside labels never certify or estimate anything, so the engine does not pass them.
@@ -18,8 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from app.core.model import Answer, Scheme
-
-STATES = ("pending", "insufficient", "met", "unmet", "infeasible")
 
 
 class MachineLabel(NamedTuple):
@@ -68,43 +65,3 @@ class SchemaData:
     """item → the data-file record (``ppi``'s ``by`` reads a field here)."""
     annotators: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """annotator → prestudy answers (``distributional``'s ``groups_by``)."""
-
-
-@dataclass(slots=True)
-class KindOutcome:
-    """A kind's verdict: the state, the ``result`` object of ``cli.md`` and notes.
-
-    ``tested`` says the outcome ran a test that spends a look (``selective_risk`` only;
-    estimates never spend). ``accepts`` is the rule in a form the engine applies to
-    deliver machine labels: tier → threshold, or tier → class → threshold with
-    ``per_class`` (``None``: accepts nothing). ``data`` is what was tested, for the
-    ledger's data hash (the same data and rule return the stored result).
-    """
-
-    state: str
-    result: dict[str, Any]
-    notes: list[str] = field(default_factory=list)
-    tested: bool = False
-    accepts: dict[str, Any] | None = None
-    data: dict[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if self.state not in STATES:
-            raise ValueError(f"state must be one of {STATES}, got {self.state!r}")
-
-
-@dataclass(frozen=True, slots=True)
-class KindContext:
-    """What the engine hands a kind beyond its contract and data, the same for all six.
-
-    ``look`` is the look a test would spend (``selective_risk`` reads it; the others
-    never spend one); ``delivered`` is item → the machine label the cascade delivers
-    under the gating contracts' current rules (``None``: nothing delivered yet, the first
-    tier with a prediction stands in; only the kinds whose
-    :attr:`~app.core.contracts.kinds.registry.KindInfo.reads_delivered` is set read it);
-    ``price_usd`` is one crowd label's price (``budget_first``'s ``human_usd``).
-    """
-
-    look: int = 1
-    delivered: Mapping[str, MachineLabel] | None = None
-    price_usd: float | None = None

@@ -1,9 +1,10 @@
 """Error versus coverage by threshold, for the contracts panel's ``selective_risk`` plot.
 
-For each cascade tier and each threshold of the fixed grid (1.00, 0.99, …, 0.00): the
-share of the population the tier would accept at that threshold (coverage) and the
-error among the **dev** labels it would accept (dev error). The trade-off the dev
-choice reads, drawn for the person deciding whether to certify.
+For each cascade tier and each threshold of the fixed grid (1.00, 0.99, …, 0.00, and
+the rule's own thresholds): the share of the population the tier would accept at that
+threshold (coverage) and the error among the **dev** labels it would accept (dev
+error). The trade-off the dev choice reads, drawn for the person deciding whether to
+certify.
 
 Why dev only: cert labels test the chosen rule and nothing else (``contracts.md``,
 Precise rules → Which labels). A curve of cert errors by threshold would be a free
@@ -18,9 +19,11 @@ Choices where the spec is silent:
   every tier. So at a met tier's threshold the coverage equals ``accepted_by_tier``.
 - **Coverage** is over the whole population (``SchemaData.items``), like
   ``accepted_by_tier``; it reads machine confidences only, never a human label.
-- **Dev error** uses the test's verdict: an item is right when its machine label is
-  correct against a strict majority of its dev people (:func:`majority_correct`, with
-  the contract's ``tolerance``); an item with no defined verdict is left out. A
+- **Dev error**: an item is right when its machine label is correct against a strict
+  majority of its dev people (:func:`majority_correct`, with the contract's
+  ``tolerance``, else Potato's default for the family); an item with no defined verdict
+  is left out. (The test itself uses the majority truth, ties to the first person;
+  this curve is a picture of the trade-off, drawn the stricter way.) A
   threshold that accepts no dev label has no dev error (NaN, drawn as a gap).
 - Classes are not separated (one curve per tier); with ``per_class`` the routing still
   applies each class's threshold.
@@ -28,16 +31,37 @@ Choices where the spec is silent:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from app.core.contracts.config.contract_specs import DEFAULT_TOLERANCE, ContractSpec
-from app.core.contracts.kinds.base import SchemaData
-from app.core.contracts.kinds.selective_risk_groups import GRID, class_of, majority_correct
-from app.core.model import Answer
+from app.core.contracts.config.contract_specs import ContractSpec
+from app.core.contracts.kinds.base import HumanLabel, SchemaData
+from app.core.contracts.labels.families import default_tolerance
+from app.core.contracts.labels.losses import is_correct
+from app.core.contracts.statistics.binomial import threshold_grid
+from app.core.model import Answer, Scheme
+
+GRID: np.ndarray = np.array(threshold_grid(), dtype=np.float64)
+"""1.00, 0.99, …, 0.00: the thresholds the curve is drawn at."""
+
+
+def class_of(label: Answer) -> str:
+    """The predicted class of a single-label answer, as the engine reads it."""
+    return str(label)
+
+
+def majority_correct(scheme: Scheme, machine: Answer, humans: Sequence[HumanLabel],
+                     tolerance: float) -> bool | None:
+    """Whether the machine label is correct against a strict majority of the people whose
+    comparison is defined (a tie is an error); ``None`` when none is defined."""
+    verdicts = [is_correct(scheme, machine, h.label, tolerance) for h in humans]
+    defined = [v for v in verdicts if v is not None]
+    if not defined:
+        return None
+    return 2 * sum(defined) > len(defined)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,18 +78,29 @@ class TierCurve:
 
 
 def _threshold(rule: Mapping[str, Any], tier: str, label: Answer) -> float | None:
+    """The rule's threshold for ``label`` on ``tier``: Potato's ``{tier: {class or "*":
+    threshold}}`` (or a plain number per tier)."""
     value = rule.get(tier)
     if isinstance(value, Mapping):
-        value = value.get(class_of(label))
+        value = value.get(class_of(label), value.get("*"))
     return None if value is None else float(value)
+
+
+def _grid(rule: Mapping[str, Any]) -> np.ndarray:
+    """The fixed grid with the rule's own thresholds added (Potato's thresholds are dev
+    confidences, not two-decimal values), most strict first."""
+    extra = {float(t) for v in rule.values()
+             for t in (v.values() if isinstance(v, Mapping) else [v]) if t is not None}
+    return np.array(sorted(set(GRID.tolist()) | extra, reverse=True), dtype=np.float64)
 
 
 def error_coverage_curves(spec: ContractSpec, data: SchemaData,
                           rule: Mapping[str, Any] | None = None) -> list[TierCurve]:
     """One :class:`TierCurve` per tier of ``data``'s cascade, routed by ``rule``."""
     raw = spec.params.get("tolerance")
-    tolerance = DEFAULT_TOLERANCE if raw is None else float(raw)
+    tolerance = default_tolerance(data.scheme) if raw is None else float(raw)
     rule = rule or {}
+    grid = _grid(rule)
     population = len(data.items)
     reach = list(data.items)
     curves: list[TierCurve] = []
@@ -86,14 +121,14 @@ def error_coverage_curves(spec: ContractSpec, data: SchemaData,
                 dev_wrong.append(not verdict)
         conf = np.array(dev_conf, dtype=np.float64)
         wrong = np.array(dev_wrong, dtype=bool)
-        accepted = conf[None, :] >= GRID[:, None]
+        accepted = conf[None, :] >= grid[:, None]
         n_dev = accepted.sum(axis=1)
         errors = (accepted & wrong[None, :]).sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             dev_error = np.where(n_dev > 0, errors / np.maximum(n_dev, 1), np.nan)
-        covered = (confidences[None, :] >= GRID[:, None]).sum(axis=1)
-        coverage = covered / population if population else np.zeros(GRID.size)
-        curves.append(TierCurve(tier, GRID.copy(), coverage.astype(np.float64),
+        covered = (confidences[None, :] >= grid[:, None]).sum(axis=1)
+        coverage = covered / population if population else np.zeros(grid.size)
+        curves.append(TierCurve(tier, grid.copy(), coverage.astype(np.float64),
                                 dev_error.astype(np.float64), n_dev.astype(np.int64)))
         kept = []
         for item in reach:

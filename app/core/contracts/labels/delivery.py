@@ -8,11 +8,9 @@ accepted under a ``selective_risk`` rule are certified (``accepted``); under
 ``threshold_legacy`` contracts only, uncertified (``accepted_uncertified``). A schema
 with neither kind of contract accepts nothing: no claim covers its machine labels.
 
-**Export statuses**, one per item and schema with contracts: ``human`` when any person
-labelled it (calibration, verification or the ordinary Potato output), else the
-delivered machine label, else routed to people: ``needs_human`` within what is left of
-``budgets.human_labels`` (the requests already drawn count against it), least confident
-first, and ``over_budget`` beyond it. Without a budget, every routed item needs a human.
+**Export statuses**, one per item and schema with contracts, are Potato 2.12.1's
+(:func:`export_rows`): ``accepted`` (a human label, or a certified machine label),
+``accepted_uncertified``, ``pending``, each with its ``label_origin``.
 
 **Training data** (``export --training``): verification labels and the ordinary Potato
 output, which never certify or estimate anything, one row per label with its origin.
@@ -168,36 +166,51 @@ def human_items(study: Study, labeling: LabelingData, schema: str) -> dict[str, 
 def export_rows(study: Study, config: EngineConfig, labeling: LabelingData,
                 statuses: Mapping[str, ContractStatus], data_by_schema: Mapping[str, SchemaData]
                 ) -> list[dict[str, Any]]:
-    """One row per item and schema with contracts, each with exactly one status."""
-    budget = config.budgets.human_labels
-    left = None if budget is None else max(0, budget - len({r.request for r in
-                                                              labeling.requests}))
+    """One row per item and schema with contracts, in Potato 2.12.1's export statuses
+    (``labeling_engine_exporter.py``; ``contracts.md``, "Agreeing with Potato 2.12.1"):
+
+    - a human label (the latest engine request, else the Potato output): ``accepted``,
+      ``label_origin`` ``human``, ``source`` the annotator (``null`` when unknown);
+    - a machine label the cascade delivers: ``accepted`` under a certifying contract,
+      ``accepted_uncertified`` under ``threshold_legacy`` only; ``label_origin`` ``auto``,
+      ``source`` the tier;
+    - otherwise ``pending`` with no label and no origin.
+
+    Potato's fourth status, ``pending_recert`` (a label accepted under an earlier
+    cascade), needs the cascade hash of source versions, which Accord does not
+    recompute, so it never appears; ``adjudicated`` origins are not read either.
+    """
     rows: list[dict[str, Any]] = []
-    routed: list[tuple[float, dict[str, Any]]] = []
     for schema, data in data_by_schema.items():
         humans = human_items(study, labeling, schema)
+        who = _human_sources(study, labeling, schema)
         machine = delivered(config, statuses, data, set(humans))
         for item in data.items:
             if item in humans:
                 rows.append({"item": item, "schema": schema, "label": _plain(humans[item]),
-                             "status": "human", "source": "human"})
+                             "status": "accepted", "label_origin": "human",
+                             "source": who.get(item)})
             elif item in machine:
                 d = machine[item]
                 rows.append({"item": item, "schema": schema, "label": _plain(d.label),
                              "status": "accepted" if d.certified else "accepted_uncertified",
-                             "source": d.tier})
+                             "label_origin": "auto", "source": d.tier})
             else:
-                confidence = max((data.predictions[t][item].confidence for t in data.tiers
-                                  if item in data.predictions.get(t, {})), default=0.0)
-                row = {"item": item, "schema": schema, "label": None, "status": "needs_human",
-                       "source": None}
-                routed.append((confidence, row))
-                rows.append(row)
-    for k, (_, row) in enumerate(sorted(routed, key=lambda cr: (cr[0], cr[1]["schema"],
-                                                                 cr[1]["item"]))):
-        if left is not None and k >= left:
-            row["status"] = "over_budget"
+                rows.append({"item": item, "schema": schema, "label": None,
+                             "status": "pending", "label_origin": None, "source": None})
     return rows
+
+
+def _human_sources(study: Study, labeling: LabelingData, schema: str) -> dict[str, str | None]:
+    """item → the person whose label :func:`human_items` keeps."""
+    out: dict[str, str | None] = {}
+    for item, by in study.answers_for(schema).items():
+        if by:
+            out[item] = next(iter(by))
+    for r in labeling.requests_for(schema):
+        if r.answered:
+            out[r.item] = r.annotator
+    return out
 
 
 def _plain(label: Any) -> Any:

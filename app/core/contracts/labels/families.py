@@ -78,3 +78,15 @@ def loss_family(scheme: Scheme) -> Family | None:
     if scheme.annotation_type == "span":
         return Family.SPANS
     return _BY_KIND.get(scheme.kind) if scheme.kind is not None else None
+
+
+POTATO_TOLERANCE = {Family.CATEGORICAL: 0.0, Family.ORDINAL: 0.0, Family.MULTILABEL: 0.0,
+                    Family.TRACES: 0.0, Family.NUMERIC: 0.05}
+"""Potato 2.12.1's default ``tolerance`` per family (``families.py``); every other
+family (the geometric ones; spans, which Potato has no family for, with them) 0.5."""
+
+
+def default_tolerance(scheme: Scheme) -> float:
+    """Potato's default tolerance for ``scheme``'s family (0.5 when it has none)."""
+    family = loss_family(scheme)
+    return 0.5 if family is None else POTATO_TOLERANCE.get(family, 0.5)

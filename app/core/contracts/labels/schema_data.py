@@ -89,3 +89,10 @@ def _labels(study: Study, labeling: LabelingData, schema: str, split: Split
         by_item.setdefault(r.item, {})[person] = HumanLabel(
             person, to_answer(scheme, r.label), float(r.pi if r.pi is not None else 1.0))
     return {item: tuple(by[p] for p in sorted(by)) for item, by in sorted(by_item.items())}
+
+
+def schema_inputs(study: Study, labeling: LabelingData, config: EngineConfig
+                  ) -> dict[str, SchemaData]:
+    """One :class:`SchemaData` per schema that has a contract."""
+    return {schema: schema_data(study, labeling, config, schema)
+            for schema in dict.fromkeys(c.schema for c in config.contracts)}

@@ -82,7 +82,7 @@ def _machine(labels: Sequence[str], answer: TierAnswer | None) -> Vector | None:
     return _share(labels, [answer.value])
 
 
-def _js_distance(p: Vector, q: Vector) -> float:
+def js_distance(p: Vector, q: Vector) -> float:
     """Jensen–Shannon distance in base 2 (0 identical, 1 disjoint); ``0 · log 0 = 0``."""
     middle = 0.5 * (p + q)
 
@@ -117,11 +117,11 @@ def _summary(view: MethodView, people_of: Sequence[tuple[TierAnswer | None, list
         distribution = _machine(labels, answer)
         if distribution is None or len(people) < PEOPLE_NEEDED:
             continue
-        machine.append(_js_distance(distribution, _share(labels, people)))
+        machine.append(js_distance(distribution, _share(labels, people)))
         halves = list(people)
         shuffler.shuffle(halves)
         cut = len(halves) // 2
-        ceiling.append(_js_distance(_share(labels, halves[:cut]),
+        ceiling.append(js_distance(_share(labels, halves[:cut]),
                                     _share(labels, halves[cut:])))
     n = len(machine)
     if n < ITEMS_NEEDED:

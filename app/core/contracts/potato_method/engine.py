@@ -1,4 +1,11 @@
-"""The contracts of a Potato project, evaluated the way Potato 2.12.1's engine does.
+"""The contracts of a project, evaluated the way Potato 2.12.1's engine does.
+
+One engine for both stores (``contracts.md``, "Agreeing with Potato 2.12.1", item 4): a
+Potato project's ``engine.sqlite`` (:func:`potato_statuses`; Potato's own records are the
+stored results until Accord looks again) and Accord's own ``labeling/`` files
+(:func:`labeling_statuses`; only Accord's ledger holds results). The view each contract
+reads comes from :mod:`~app.core.contracts.potato_method.from_store` or
+:mod:`~app.core.contracts.potato_method.from_labeling`.
 
 ``contracts.md`` ("Agreeing with Potato 2.12.1", "Precise rules of the Potato method"):
 
@@ -14,6 +21,12 @@
   unless ``retest``. An evaluation that reached a test (``ran``) is recorded in the
   ledger before it is returned; one that did not spends nothing.
 - The looks continue after Potato's (:attr:`~app.core.contracts.ledger.chain.Ledger.prior`).
+- **schedule** (the GUI's file watcher, Accord's own projects only: Potato's planner
+  decides for a Potato project) is Potato's planner rule (``service.py`` ``certify(auto=
+  True)``): a met selective_risk result stays; any other stored result is evaluated
+  again only once the calibration labels reached ``max(ceil(1.25 n), n + 10)`` (``n`` at
+  its look), or, for an estimate, once more when no calibration request is open and
+  labels arrived since; a contract never evaluated is evaluated.
 
 The states are Potato's five. ``result`` carries ``cli.md``'s names
 (:mod:`~app.core.contracts.potato_method.names`) beside Potato's own metrics.
@@ -23,49 +36,146 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from app.core.contracts.config.contract_specs import ContractSpec
 from app.core.contracts.config.engine_config import EngineConfig
 from app.core.contracts.ledger.chain import Ledger, LedgerDamagedError
+from app.core.contracts.ledger.results import last_result, record_evaluation
 from app.core.contracts.potato_method.audit import evaluator
-from app.core.contracts.potato_method.from_store import method_contract, method_view
+from app.core.contracts.potato_method.from_labeling import labeling_view
+from app.core.contracts.potato_method.from_store import (
+    BuiltView,
+    label_key,
+    method_contract,
+    method_view,
+)
 from app.core.contracts.potato_method.names import accepts, cli_result
 from app.core.contracts.potato_method.view import MethodView
 from app.core.contracts.statistics.looks import look_level
 from app.core.contracts.status import ContractStatus
+from app.core.formats.labeling.data import LabelingData, RequestKind
+from app.core.formats.potato.engine_records import ContractRecord
 from app.core.formats.potato.engine_store import EngineStore
-from app.core.model import Study
+from app.core.model import Scheme, Study
 
 NEVER_SPEND = frozenset({"budget_first", "threshold_legacy"})
 KEY = "potato_method"
 """Where a look's ledger record keeps the result in Potato's shape."""
+LOOK_GROWTH = 1.25
+LOOK_MIN_STEP = 10
+"""Potato's planner: a stored result is evaluated again at ``max(ceil(1.25 n), n + 10)``
+calibration labels."""
+
+Route = tuple[dict[str, Any], dict[str, Any]]
+Build = Callable[[Scheme, Route | None], BuiltView | None]
 
 
 def potato_statuses(store: EngineStore, config: EngineConfig, study: Study, ledger: Ledger,
                     *, certify: bool, retest: bool = False, only: str | None = None
                     ) -> dict[str, ContractStatus]:
     """Every contract's status on a Potato project (see the module)."""
-    if certify and not ledger.ok:
-        raise LedgerDamagedError(ledger.damage or "the ledger is damaged")
+    def build(scheme: Scheme, route: Route | None) -> BuiltView | None:
+        return method_view(store, config, scheme, route=route)
+    return _statuses(config, study, ledger, build, store.records.contracts,
+                     certify=certify, retest=retest, only=only)
+
+
+def labeling_statuses(labeling: LabelingData, config: EngineConfig, study: Study,
+                      ledger: Ledger, *, certify: bool, retest: bool = False,
+                      only: str | None = None, schedule: bool = False
+                      ) -> dict[str, ContractStatus]:
+    """Every contract's status on an Accord project (``labeling/``; see the module)."""
+    def build(scheme: Scheme, route: Route | None) -> BuiltView | None:
+        return labeling_view(study, labeling, config, scheme, route)
+
+    def sample_done(schema: str) -> bool:
+        return not any(r.kind is RequestKind.CALIBRATION for r in labeling.unanswered(schema))
+    return _statuses(config, study, ledger, build, {}, certify=certify, retest=retest,
+                     only=only, schedule=sample_done if schedule else None)
+
+
+def _statuses(config: EngineConfig, study: Study, ledger: Ledger, build: Build,
+              records: Mapping[str, ContractRecord], *, certify: bool, retest: bool,
+              only: str | None, schedule: Callable[[str], bool] | None = None
+              ) -> dict[str, ContractStatus]:
+    writes = certify or schedule is not None
+    if writes and not ledger.ok:
+        if certify:
+            raise LedgerDamagedError(ledger.damage or "the ledger is damaged")
+        schedule = None  # a damaged ledger: the watcher only shows what is stored
     out: dict[str, ContractStatus] = {}
     for spec in config.contracts:
-        stored, counts, notes = _stored(spec, store, ledger)
+        stored, counts, notes = _stored(spec, records, ledger)
         if certify and (only is None or only == spec.id):
-            out[spec.id] = _certify(spec, store, config, study, ledger, stored, counts,
+            out[spec.id] = _certify(spec, build, config, study, ledger, stored, counts,
                                     retest)
+        elif schedule is not None:
+            due, next_at = _due(spec, build, config, study, ledger, stored, counts, schedule)
+            if due:
+                out[spec.id] = _certify(spec, build, config, study, ledger, stored, counts,
+                                        False)
+                continue
+            out[spec.id] = _status(spec, ledger, stored, notes)
+            if next_at is not None:
+                out[spec.id].notes.append(f"the planner evaluates it again at {next_at} "
+                                          "calibration labels")
         else:
             out[spec.id] = _status(spec, ledger, stored, notes)
+    for spec in config.contracts:
+        _, counts, _ = _stored(spec, records, ledger)
+        _reachability(out[spec.id], counts, len(study.items))
     return out
 
 
-def _stored(spec: ContractSpec, store: EngineStore, ledger: Ledger
+def _reachability(status: ContractStatus, counts: Mapping[str, Any], n_items: int) -> None:
+    """Potato's status adds ``reachable: false`` and ``items_left`` to a projection that
+    asks for more calibration labels than the corpus has items left to sample."""
+    raw = status.result.get("projection")
+    projection: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    more = projection.get("more_calibration_labels")
+    if not isinstance(more, int | float) or status.state in ("met", "stale"):
+        return
+    left = max(0, n_items - int(counts.get("n_cert") or 0) - int(counts.get("n_dev") or 0))
+    if more > left:
+        status.result["projection"] = {**projection, "reachable": False, "items_left": left}
+        status.notes.append(f"Not reachable with this corpus: about {int(more):,} more "
+                            f"calibration labels would be needed and {left:,} items are left "
+                            "to sample. Loosen the target or improve the sources.")
+
+
+def _due(spec: ContractSpec, build: Build, config: EngineConfig, study: Study,
+         ledger: Ledger, stored: dict[str, Any] | None, counts: Mapping[str, Any],
+         sample_done: Callable[[str], bool]) -> tuple[bool, int | None]:
+    """Potato's planner rule for one contract (see the module): (due, the calibration
+    label count at which it will be)."""
+    if stored is None:
+        return True, None
+    kind = str(spec.kind)
+    if kind == "selective_risk" and stored.get("status") == "met":
+        return False, None
+    built = build(study.schemes[spec.schema], _own_route(spec.schema, config, ledger))
+    if built is None:
+        return False, None
+    n_now = len(built.view.calibration)
+    n = int(counts.get("n_dev") or 0) + int(counts.get("n_cert") or 0)
+    next_at = max(math.ceil(n * LOOK_GROWTH), n + LOOK_MIN_STEP)
+    if n_now >= next_at:
+        return True, None
+    if kind != "selective_risk" and sample_done(spec.schema) and n_now > n:
+        return True, None
+    return False, next_at
+
+
+def _stored(spec: ContractSpec, records: Mapping[str, ContractRecord], ledger: Ledger
             ) -> tuple[dict[str, Any] | None, dict[str, Any], list[str]]:
     """The latest stored result (Accord's look after Potato's record), its label counts."""
-    look = ledger.last_look(spec.id, spec.renamed_from)
-    if look is not None and isinstance(look.result.get(KEY), dict):
-        return look.result[KEY], look.result.get("counts", {}), []
-    record = store.records.contracts.get(spec.id)
+    own = last_result(ledger, spec.id, spec.renamed_from)
+    if own is not None and isinstance(own.get(KEY), dict):
+        return own[KEY], own.get("counts", {}), []
+    record = records.get(spec.id)
     if record is None:
         return None, {}, []
     counts = {k: record.result.get(k) for k in ("n_dev", "n_cert")}  # Potato hashes its
@@ -104,8 +214,8 @@ def _own_route(schema: str, config: EngineConfig, ledger: Ledger
     for spec in config.contracts_for(schema):
         if str(spec.kind) != "selective_risk":
             continue
-        look = ledger.last_look(spec.id, spec.renamed_from)
-        result = look.result.get(KEY) if look is not None else None
+        own = last_result(ledger, spec.id, spec.renamed_from)
+        result = own.get(KEY) if own is not None else None
         if isinstance(result, dict):
             metrics = result.get("metrics") or {}
             return dict(metrics.get("route") or {}), dict(metrics.get("cells") or {})
@@ -113,23 +223,22 @@ def _own_route(schema: str, config: EngineConfig, ledger: Ledger
 
 
 def _counts(view: MethodView) -> dict[str, Any]:
-    cert = sorted((c.item, json.dumps(c.truth, sort_keys=True, default=str))
+    cert = sorted((c.item, label_key(c.truth))
                   for c in view.split("cert"))
     digest = hashlib.sha256(json.dumps(cert).encode()).hexdigest()
     return {"n_dev": len(view.split("dev")), "n_cert": len(cert), "cert_labels": digest}
 
 
-def _certify(spec: ContractSpec, store: EngineStore, config: EngineConfig, study: Study,
+def _certify(spec: ContractSpec, build: Build, config: EngineConfig, study: Study,
              ledger: Ledger, stored: dict[str, Any] | None, stored_counts: dict[str, Any],
              retest: bool) -> ContractStatus:
     kind = str(spec.kind)
     evaluate = evaluator(kind, config)
-    built = method_view(store, config, study.schemes[spec.schema],
-                        route=_own_route(spec.schema, config, ledger))
+    built = build(study.schemes[spec.schema], _own_route(spec.schema, config, ledger))
     if evaluate is None or built is None:
         status = _status(spec, ledger, stored, [])
         status.notes.append("Accord cannot evaluate this schema with Potato's method yet "
-                            "(single-label schemes only)")
+                            "(single-label schemes only in a Potato project)")
         return status
     counts = _counts(built.view)
     same = stored is not None and bool(stored_counts) and all(
@@ -153,7 +262,9 @@ def _certify(spec: ContractSpec, store: EngineStore, config: EngineConfig, study
                            renamed_from=spec.renamed_from)
         looks, spent = look, spent + level
     else:
-        notes.append("this evaluation reached no test: no look spent")
+        record_evaluation(ledger, spec.id, look, {KEY: result, "counts": counts})
+        if kind not in NEVER_SPEND:
+            notes.append("this evaluation reached no test: no look spent")
     return ContractStatus(spec, str(result.get("status")), looks, spent,
                           cli_result(kind, result), [*notes, *result.get("notes", [])],
                           _accepts(kind, result))

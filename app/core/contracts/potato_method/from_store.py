@@ -54,7 +54,7 @@ class BuiltView:
     notes: list[str] = field(default_factory=list)
 
 
-def _family(scheme: Scheme, tolerance: float) -> tuple[Any, Any] | None:
+def single_label_family(scheme: Scheme, tolerance: float) -> tuple[Any, Any] | None:
     """(correct, classes) of a single-label scheme, ``None`` for the others."""
     labels = list(scheme.labels or scheme.scale)
     if scheme.kind is Kind.NOMINAL:
@@ -76,8 +76,13 @@ def _family(scheme: Scheme, tolerance: float) -> tuple[Any, Any] | None:
     return None
 
 
-def _key(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+def label_key(value: Any) -> str:
+    """A label as text that equal labels share (a multilabel answer's names sorted)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, frozenset | set):  # a multilabel answer: its names, sorted
+        return json.dumps(sorted(map(str, value)))
+    return json.dumps(value, sort_keys=True, default=str)
 
 
 def majority(people: Mapping[str, Any]) -> Any:
@@ -85,9 +90,9 @@ def majority(people: Mapping[str, Any]) -> Any:
     values = list(people.values())
     counts: dict[str, int] = {}
     for v in values:
-        counts[_key(v)] = counts.get(_key(v), 0) + 1
+        counts[label_key(v)] = counts.get(label_key(v), 0) + 1
     best = max(counts.values(), default=0)
-    return next((v for v in values if counts[_key(v)] == best), None)
+    return next((v for v in values if counts[label_key(v)] == best), None)
 
 
 def _threshold(route: Mapping[str, Any], tier: str, key: str) -> float | None:
@@ -132,7 +137,7 @@ def method_view(store: EngineStore, config: EngineConfig, scheme: Scheme,
     specs = config.contracts_for(scheme.name)
     tolerances = [float(c.params["tolerance"]) for c in specs
                   if "tolerance" in c.written and c.params.get("tolerance") is not None]
-    family = _family(scheme, min(tolerances) if tolerances else 0.0)
+    family = single_label_family(scheme, min(tolerances) if tolerances else 0.0)
     if family is None:
         return None
     correct, labels = family

@@ -117,11 +117,15 @@ def _budget_first(m: Mapping[str, Any], potato: Mapping[str, Any]) -> dict[str, 
                             "threshold": f.get("threshold")} for f in frontier]}
 
 
+def _js_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
+    return {"mean_js": summary.get("machine_distance"), "interval": summary.get("interval"),
+            "noise_ceiling": summary.get("human_ceiling"), "n_items": summary.get("n_items")}
+
+
 def _distributional(m: Mapping[str, Any], potato: Mapping[str, Any]) -> dict[str, Any]:
-    overall = m.get("overall") or {}
-    return {"mean_js": overall.get("machine_distance"), "interval": overall.get("interval"),
-            "noise_ceiling": overall.get("human_ceiling"), "n_items": overall.get("n_items"),
-            "groups": m.get("groups") or {}}
+    groups = m.get("groups") or {}
+    return {**_js_summary(m.get("overall") or {}),
+            "groups": {g: _js_summary(v) for g, v in groups.items() if isinstance(v, Mapping)}}
 
 
 def _threshold_legacy(m: Mapping[str, Any], potato: Mapping[str, Any]) -> dict[str, Any]:

@@ -40,7 +40,7 @@ def looks_line(status: ContractStatus) -> str:
     confidence = status.spec.params.get("confidence")
     budget = 1.0 - (0.9 if confidence is None else float(confidence))
     if not kind_info(status.spec.kind).spends_looks and status.looks == 0:
-        return "Looks: none (an estimate spends no look)"
+        return "Looks: none (it tests nothing, so it spends no look)"
     return (f"Looks: {status.looks} · level spent {status.level_spent:.6f} of the error "
             f"budget {budget:g}")
 
@@ -53,8 +53,7 @@ def _selective_risk_lines(r: Mapping[str, Any], p: Mapping[str, Any], label: Lab
         if _accepts_nothing(rule):
             lines.append("Rule: accepts nothing yet")
         else:
-            lines.append("Rule: " + ", ".join(f"{tier} ≥ {_rule(v)}"
-                                              for tier, v in rule.items()))
+            lines.append("Rule: " + ", ".join(_rule(tier, v) for tier, v in rule.items()))
     cover = r.get("accepted_by_tier") or {}
     if cover:
         lines.append("Accepted by tier: " + ", ".join(f"{t} {_pct(v)}"
@@ -71,20 +70,23 @@ def _selective_risk_lines(r: Mapping[str, Any], p: Mapping[str, Any], label: Lab
 
 def _ppi_lines(r: Mapping[str, Any], p: Mapping[str, Any], label: Label
     ) -> list[str]:
-    d = r.get("details") or {}
-    def given(key: str) -> Any:  # the result's value, else the contract's parameter
-        return r.get(key) if r.get(key) is not None else p.get(key)
-
-    lines = [f"Estimand: {given('estimand')}" + (f" by {given('by')}" if given("by") else "")
-             + f" · confidence {given('confidence')}"
-             + (f" · max width {given('max_width')}" if given("max_width") else "")
+    lines = [f"Estimand: {p.get('estimand') or 'prevalence'}"
+             + (f" by {p['by']}" if p.get("by") else "")
+             + f" · confidence {p.get('confidence') or 0.9}"
+             + (f" · max width {p['max_width']}" if p.get("max_width") else "")
              + (f" · interval level {float(r['level']):.4f}" if r.get("level") else "")]
-    details = [d] if "method" in d else list(d.values()) if isinstance(d, Mapping) else []
-    for key, value in zip([""] if "method" in d else list(d), details, strict=False):
-        if isinstance(value, Mapping):
-            lines.append((f"{key}: " if key else "") + f"{value.get('method')}, λ "
-                         f"{_num(value.get('lambda'))}, {value.get('n_labelled')} "
-                         f"labelled, {value.get('n_unlabelled')} unlabelled")
+    raw = (r.get("potato_metrics") or {}).get("estimates") or {}
+    groups = raw if p.get("by") else {"": raw.get("all", raw)}
+    for group, by_label in groups.items():
+        if not isinstance(by_label, Mapping):
+            continue
+        rows = [(name, e) for name, e in by_label.items() if isinstance(e, Mapping)]
+        if not rows:
+            continue
+        first = rows[0][1]
+        lambdas = ", ".join(f"{name} {_num(e.get('lambda'), 2)}" for name, e in rows)
+        lines.append((f"{group}: " if group else "") + f"{first.get('estimator')}, "
+                     f"{first.get('n')} labelled of {first.get('N')}, λ {lambdas}")
     return lines
 
 
@@ -94,17 +96,26 @@ def _no_worse_than_human_lines(r: Mapping[str, Any], p: Mapping[str, Any], label
              f"alignment {_num(r.get('machine_alignment'))} vs people "
              f"{_num(r.get('human_alignment'))} · ε {r.get('epsilon', p.get('epsilon'))}"]
     for name, row in (r.get("per_annotator") or {}).items():
-        lines.append(f"vs {label(name)}: advantage {_num(row.get('advantage'))}, p "
-                     f"{float(row.get('p', 1)):.3g}, {row.get('n_items')} items, "
+        lines.append(f"vs {label(name)}: advantage {_num(row.get('advantage'))} vs "
+                     f"{_num(row.get('human_advantage'))}, p "
+                     f"{float(row.get('p_value', row.get('p', 1))):.3g} (BY "
+                     f"{float(row.get('p_value_adjusted', row.get('p', 1))):.3g}), "
+                     f"{row.get('n_items')} items, "
                      + ("beaten" if row.get("beaten") else "not beaten"))
     return lines
 
 
 def _budget_first_lines(r: Mapping[str, Any], p: Mapping[str, Any], label: Label
     ) -> list[str]:
-    return [f"Budget: {r.get('budget_labels')} labels · dev labels so far "
-            f"{r.get('dev_labels')} · interval width now "
-            f"{_num(r.get('interval_width_now'))}"]
+    budget = (f"{p['human_labels']} labels" if p.get("human_labels")
+              else f"{p.get('human_usd')} USD")
+    lines = [f"Budget: {budget} · a projection, which spends no look"]
+    for row in r.get("projection") or []:
+        if isinstance(row, Mapping):
+            lines.append(f"error {_pct(row.get('error'))}: "
+                         f"{_pct(row.get('share_certifiable'))} certifiable at threshold "
+                         f"{_threshold(row.get('threshold'))}")
+    return lines
 
 
 def _distributional_lines(r: Mapping[str, Any], p: Mapping[str, Any], label: Label
@@ -112,16 +123,18 @@ def _distributional_lines(r: Mapping[str, Any], p: Mapping[str, Any], label: Lab
     lines = [f"Mean JS distance {_num(r.get('mean_js'))} {_interval(r.get('interval'))}"
              f" · noise ceiling {_num(r.get('noise_ceiling'))}"
              + (f" · max {p['max_distance']}" if p.get("max_distance") is not None else "")]
-    if r.get("groups_reason"):
-        lines.append(str(r["groups_reason"]))
+    for group, row in (r.get("groups") or {}).items():
+        if isinstance(row, Mapping):
+            lines.append(f"{group}: {_num(row.get('mean_js'))} "
+                         f"{_interval(row.get('interval'))} · ceiling "
+                         f"{_num(row.get('noise_ceiling'))} · {row.get('n_items')} items")
     return lines
 
 
 def _threshold_legacy_lines(r: Mapping[str, Any], p: Mapping[str, Any], label: Label
     ) -> list[str]:
-    return [f"Threshold {r.get('threshold')} (uncertified) · measured error on dev "
-            f"{_pct(r.get('measured_error'))} ({r.get('errors')} of {r.get('n_labels')} "
-            "labels)"]
+    return [f"Threshold {r.get('threshold')} (uncertified) · measured error "
+            f"{_pct(r.get('measured_error'))} on {r.get('n')} calibration items"]
 
 
 _KEY_NUMBERS = {
@@ -140,10 +153,18 @@ def key_numbers(status: ContractStatus, label: Label) -> list[str]:
     return [] if lines is None else lines(status.result, status.spec.params, label)
 
 
-def _rule(value: Any) -> str:
+def _rule(tier: str, value: Any) -> str:
+    """One tier's part of a rule: ``gemma ≥ 0.46``, ``distilbert accepts nothing``, or
+    per class ``model: pos ≥ 0.90, neg accepts nothing``."""
+    if isinstance(value, Mapping) and set(value) == {"*"}:
+        value = value["*"]
     if isinstance(value, Mapping):
-        return ", ".join(f"{cls} {_threshold(t)}" for cls, t in value.items())
-    return _threshold(value)
+        return f"{tier}: " + ", ".join(_at(str(cls), t) for cls, t in value.items())
+    return _at(tier, value)
+
+
+def _at(name: str, threshold: Any) -> str:
+    return f"{name} accepts nothing" if threshold is None else f"{name} ≥ {float(threshold):.2f}"
 
 
 def _accepts_nothing(rule: Mapping[str, Any]) -> bool:
