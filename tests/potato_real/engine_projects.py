@@ -2,7 +2,8 @@
 
     .venv/bin/python -m tests.potato_real.engine_projects [--out DIR] [--only NAME ...]
 
-Default DIR: ``tests/data/potato_engine``. Each project folder is what Potato wrote:
+Default DIR: ``tests/data/potato_engine``, and ``resources/demo`` for ``potato_reviews``
+(the bundled demo); ``--out`` puts every project in DIR. Each project folder is what Potato wrote:
 ``config.yaml`` (ours: a ``labeling_engine:`` block), the data files (ours, seeded),
 ``engine.sqlite`` and ``project.sqlite`` (Potato's), and Potato's own outputs under
 ``expected/``. Human answers come from seeded simulated annotators, given through
@@ -237,9 +238,9 @@ def _fresh(path: Path) -> Path:
     return path
 
 
-def _write_config(project: Path, config: dict[str, Any]) -> None:
+def _write_config(project: Path, config: dict[str, Any], *, ours: str = "data/") -> None:
     header = ("# Built by tests/potato_real/engine_projects.py (seeded); every other file\n"
-              "# in this folder but data/ was written by Potato 2.12.1 itself.\n")
+              f"# in this folder but {ours} was written by Potato 2.12.1 itself.\n")
     (project / "config.yaml").write_text(header + yaml.safe_dump(config, sort_keys=False),
                                          encoding="utf-8")
 
@@ -546,6 +547,236 @@ def build_server_engine(out: Path) -> Path:
     return p
 
 
+# ------------------------------------------------------------------ potato_reviews
+#
+# The bundled demo (resources/demo/potato_reviews): shaped like the seed's sentiment
+# study (contracts.md, "The seed's example studies"): 481 short reviews, a cheap
+# classifier then an LLM, about 165 blind calibration labels.
+
+REVIEWS_ITEMS = 481
+REVIEWS_RATE = 0.32          # ~165 calibration requests of 481 (Potato's draw, seed 0)
+#: budgets.human_labels: the seed-0 calibration wave plus the verify requests the
+#: second run opens for the items no rule accepts (README "Reproducibility").
+REVIEWS_BUDGET = 202
+REVIEWS_PEOPLE = {"ann_a": 0.995, "ann_b": 0.99, "ann_c": 0.985}
+
+_PRODUCTS = {
+    "en": ["headphones", "blender", "backpack", "phone case", "coffee maker", "desk lamp",
+           "running shoes", "kettle", "keyboard", "vacuum cleaner", "water bottle",
+           "office chair"],
+    "de": ["Kopfhörer", "Mixer", "Rucksack", "Handyhülle", "Kaffeemaschine",
+           "Schreibtischlampe", "Laufschuhe", "Wasserkocher", "Tastatur", "Staubsauger",
+           "Trinkflasche", "Bürostuhl"],
+    "es": ["auriculares", "batidora", "mochila", "funda del móvil", "cafetera",
+           "lámpara de escritorio", "zapatillas", "hervidor", "teclado", "aspiradora",
+           "botella de agua", "silla de oficina"],
+}
+_OPEN = {
+    "en": {"positive": ["Really happy with the {p}.", "Love the {p}.",
+                        "Great {p} for the price.", "Best {p} I have owned."],
+           "negative": ["Very disappointed with the {p}.", "Do not buy the {p}.",
+                        "Money wasted on the {p}.", "Returned the {p} after a week."],
+           "neutral": ["The {p}? Okay, I guess.", "Decent {p}, nothing more.",
+                       "Average {p}.", "Mixed feelings about the {p}."]},
+    "de": {"positive": ["{P}: sehr zufrieden.", "{P}: klare Empfehlung.",
+                        "{P}: jeden Cent wert.", "{P}: bin begeistert."],
+           "negative": ["{P}: sehr enttäuscht.", "{P}: Finger weg!",
+                        "{P}: rausgeworfenes Geld.", "{P}: nach einer Woche zurückgeschickt."],
+           "neutral": ["{P}: in Ordnung.", "{P}: ganz normal.",
+                       "{P}: erfüllt den Zweck.", "{P}: Durchschnitt."]},
+    "es": {"positive": ["{P}: muy contento.", "{P}: me encanta.",
+                        "{P}: estupendo por el precio.", "{P}: superó mis expectativas."],
+           "negative": ["{P}: muy decepcionado.", "{P}: no lo compréis.",
+                        "{P}: dinero tirado.", "{P}: lo devolví a la semana."],
+           "neutral": ["{P}: está bien.", "{P}: normal y corriente.",
+                       "{P}: del montón.", "{P}: cumple, sin más."]},
+}
+_MIDDLE = {
+    "en": {"positive": ["Works perfectly and feels solid.", "Setup took two minutes.",
+                        "Battery lasts for days.", "Quiet, fast and easy to clean."],
+           "negative": ["It broke after three uses.", "Customer service never answered.",
+                        "Cheap plastic and it rattles.", "Stopped working in a month."],
+           "neutral": ["Delivery was on time.", "Some features are good, some are not.",
+                       "Smaller than I expected.", "Nothing special, nothing wrong."]},
+    "de": {"positive": ["Funktioniert einwandfrei und wirkt stabil.",
+                        "In zwei Minuten eingerichtet.", "Der Akku hält tagelang.",
+                        "Leise, schnell und leicht zu reinigen."],
+           "negative": ["Nach drei Benutzungen kaputt.", "Der Kundendienst antwortet nie.",
+                        "Billiges Plastik, alles klappert.",
+                        "Nach einem Monat funktionierte nichts mehr."],
+           "neutral": ["Die Lieferung kam pünktlich.", "Manches ist gut, manches nicht.",
+                       "Kleiner als gedacht.", "Nichts Besonderes, nichts Schlechtes."]},
+    "es": {"positive": ["Funciona perfectamente y se nota sólido.",
+                        "Listo en dos minutos.", "La batería dura días.",
+                        "Silencioso, rápido y fácil de limpiar."],
+           "negative": ["Se rompió al tercer uso.", "Atención al cliente nunca respondió.",
+                        "Plástico barato, todo vibra.", "Dejó de funcionar en un mes."],
+           "neutral": ["Llegó a tiempo.", "Algunas cosas bien, otras no tanto.",
+                       "Más pequeño de lo que esperaba.", "Nada especial, nada malo."]},
+}
+_CLOSE = {
+    "en": {"positive": ["Would buy again.", "Five stars."],
+           "negative": ["One star.", "Avoid."],
+           "neutral": ["Three stars.", "It's fine."]},
+    "de": {"positive": ["Würde ich wieder kaufen.", "Fünf Sterne."],
+           "negative": ["Ein Stern.", "Nicht empfehlenswert."],
+           "neutral": ["Drei Sterne.", "Geht so."]},
+    "es": {"positive": ["Volvería a comprarlo.", "Cinco estrellas."],
+           "negative": ["Una estrella.", "No lo recomiendo."],
+           "neutral": ["Tres estrellas.", "Pasable."]},
+}
+
+
+def _review_items(n: int, seed: int) -> list[dict[str, Any]]:
+    """Short seeded reviews in en/de/es with a known ``truth``. A hard review mixes in
+    a sentence of another tone (``difficulty`` drives the machines' confidence)."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        truth = rng.choices(SENTIMENT, [0.45, 0.35, 0.20])[0]
+        lang = rng.choices(LANGUAGES, [0.6, 0.2, 0.2])[0]
+        product = rng.choice(_PRODUCTS[lang])
+        difficulty = rng.random()
+        parts = [rng.choice(_OPEN[lang][truth]).format(p=product,
+                                                       P=product[0].upper() + product[1:])]
+        if difficulty > 0.7:   # mixed signals: one sentence of another tone
+            other = rng.choice([x for x in SENTIMENT if x != truth])
+            parts.append(rng.choice(_MIDDLE[lang][other]))
+        parts.append(rng.choice(_MIDDLE[lang][truth]))
+        if rng.random() < 0.5:
+            parts.append(rng.choice(_CLOSE[lang][truth]))
+        out.append({"id": f"r{i:03d}", "text": " ".join(parts), "language": lang,
+                    "truth": truth, "difficulty": round(difficulty, 3)})
+    return out
+
+
+def _calibrated_predictions(items: list[dict[str, Any]], seed: int, *, top: float,
+                            drop: float, power: float,
+                            spread: float) -> list[dict[str, Any]]:
+    """A model whose confidence is calibrated: right with probability ``confidence``.
+
+    Confidence is ``top - drop * difficulty ** power`` plus a little noise, so easy
+    reviews get a confident answer and mixed ones a doubtful one; a wrong answer picks
+    another label (neutral most often, as models confuse it most).
+    """
+    rng = random.Random(seed)
+    rows = []
+    for it in items:
+        base = top - drop * it["difficulty"] ** power + rng.gauss(0, spread)
+        conf = round(min(0.999, max(0.34, base)), 4)
+        truth = it["truth"]
+        if rng.random() < conf:
+            label = truth
+        else:
+            others = [x for x in SENTIMENT if x != truth]
+            label = "neutral" if "neutral" in others and rng.random() < 0.6 else \
+                rng.choice(others)
+        rows.append({"id": it["id"], "schema": "sentiment", "label": label,
+                     "confidence": conf})
+    return rows
+
+
+def build_potato_reviews(out: Path) -> Path:
+    p = _fresh(out / "potato_reviews")
+    items = _review_items(REVIEWS_ITEMS, seed=5301)
+    _write_jsonl(p / "data" / "items.jsonl", items)
+    _write_jsonl(p / "data" / "distilbert.jsonl",
+                 _calibrated_predictions(items, seed=5302, top=0.97, drop=0.55,
+                                         power=1.5, spread=0.03))
+    _write_jsonl(p / "data" / "gemma-12b.jsonl",
+                 _calibrated_predictions(items, seed=5303, top=0.999, drop=0.45,
+                                         power=6.0, spread=0.01))
+    cfg = _base_config("potato_reviews", [RADIO])
+    cfg["labeling_engine"] = {
+        "enabled": True,
+        "sources": [
+            {"id": "distilbert", "kind": "static",
+             "predictions_file": "data/distilbert.jsonl"},
+            {"id": "gemma-12b", "kind": "static",
+             "predictions_file": "data/gemma-12b.jsonl"},
+        ],
+        "cascade": ["distilbert", "gemma-12b"],
+        "contracts": [
+            {"id": "accuracy", "kind": "selective_risk", "schema": "sentiment",
+             "error": 0.1, "confidence": 0.9},
+            {"id": "prevalence", "kind": "ppi", "schema": "sentiment",
+             "estimand": "prevalence"},
+            {"id": "plan", "kind": "budget_first", "schema": "sentiment",
+             "human_labels": 500},
+        ],
+        "humans": {"calibration_rate": REVIEWS_RATE, "audit_rate": 0.0},
+        "budgets": {"human_labels": REVIEWS_BUDGET},
+    }
+    _write_config(p, cfg, ours="data/ and README.md")
+    rec = Recorder(p)
+    rec.potato("label", "run", "config.yaml", "--json", save="run_1.json")
+    # The people's seed is tuned: with 5304-5306 two of ~1% human slips landed among
+    # gemma's most confident dev or cert items and the first test failed.
+    rec.answer(limit=None, seed=5307, people=REVIEWS_PEOPLE, save="human_labels.jsonl")
+    rec.potato("label", "certify", "config.yaml", "--json", save="certify.json")
+    rec.potato("label", "run", "config.yaml", "--json", save="run_2.json")
+    _finish_cli(rec)
+    rec.finish()
+    _reviews_readme(p, items)
+    return p
+
+
+def _reviews_readme(p: Path, items: list[dict[str, Any]]) -> None:
+    """The demo's README, every number read from what Potato wrote."""
+    status = json.loads((p / "expected" / "status.json").read_text(encoding="utf-8"))
+    contracts = status["schemes"]["sentiment"]["contracts"]
+    risk, ppi = contracts["accuracy"], contracts["prevalence"]
+    gemma = risk["metrics"]["cells"]["gemma-12b:*"]
+    truth = {it["id"]: it["truth"] for it in items}
+    delivered = [json.loads(line) for line in (p / "expected" / "export" / "labels.jsonl")
+                 .read_text(encoding="utf-8").splitlines() if line.strip()]
+    auto = [r for r in delivered if r["label_origin"] == "auto"]
+    wrong = sum(1 for r in auto if r["label"] != truth[r["id"]])
+    human = sum(1 for r in delivered if r["label_origin"] == "human")
+    pending = sum(1 for r in delivered if r["status"] == "pending")
+    share = {x: sum(1 for it in items if it["truth"] == x) / len(items) for x in SENTIMENT}
+    est = ppi["metrics"]["estimates"]["all"]
+    ppi_lines = "\n".join(
+        f"  - {x}: {est[x]['estimate']:.3f} [{est[x]['lo']:.3f}, {est[x]['hi']:.3f}]"
+        f" (true {share[x]:.3f})" for x in SENTIMENT)
+    langs = {x: sum(1 for it in items if it["language"] == x) for x in LANGUAGES}
+    text = f"""# potato_reviews: a real Potato 2.12.1 labelling-engine project
+
+{len(items)} short seeded product reviews (item fields `text` and `language`: \
+en {langs['en']}, de {langs['de']}, es {langs['es']}; `truth` and `difficulty` are the \
+generator's, Potato never reads them), radio scheme `sentiment`. A two-tier cascade of \
+Potato `static` sources, `distilbert` (`data/distilbert.jsonl`) then `gemma-12b` \
+(`data/gemma-12b.jsonl`), both with calibrated confidences. Shaped like the seed's \
+sentiment study.
+
+Potato wrote everything here but `data/`, `config.yaml` and this README:
+
+    .venv/bin/python -m tests.potato_real.engine_projects --only potato_reviews
+
+runs `potato label run`, has three seeded simulated people answer the {human} \
+calibration requests through Potato's engine API, then `potato label certify`, `run`, \
+`status`, `certificate` and `export`. Potato's outputs are in `expected/` (see \
+`tests/potato_real/README.md`). A rebuild changes timestamps, not the numbers.
+
+What `potato label status --json` says (`expected/status.json`):
+
+- `accuracy` (selective_risk, error 0.1, confidence 0.9): **{risk['status']}** at look \
+{risk['looks_spent']}. distilbert gets no threshold; gemma-12b is certified at confidence \
+≥ {gemma['certified']} ({gemma['errors_cert']} errors in {gemma['n_accepted_cert']} \
+accepted cert labels; {gemma['n_dev']} dev, {gemma['n_cert']} cert). The rule covers \
+{risk['metrics']['accepted']} of {risk['metrics']['population']} items \
+({risk['metrics']['coverage']:.1%}).
+- `prevalence` (ppi): **{ppi['status']}** at look {ppi['looks_spent']}:
+{ppi_lines}
+- `plan` (budget_first, 500 human labels): **{contracts['plan']['status']}** (no look).
+
+Delivered (`expected/export/labels.jsonl`): {human} human labels and {len(auto)} machine \
+labels ({wrong} wrong against the generator's truth, {wrong / len(auto):.1%}). {pending} \
+items are pending: open `verify` requests to people, within `budgets.human_labels`.
+"""
+    (p / "README.md").write_text(text, encoding="utf-8")
+
+
 # -------------------------------------------------------------------------- main
 
 BUILDERS = {
@@ -553,7 +784,10 @@ BUILDERS = {
     "cascade_fixture": build_cascade_fixture,
     "labels_only_in_db": build_labels_only_in_db,
     "server_engine": build_server_engine,
+    "potato_reviews": build_potato_reviews,
 }
+#: Where a project goes when --out is not given (the others: DEFAULT_OUT).
+DEFAULT_OUTS = {"potato_reviews": REPO / "resources" / "demo"}
 
 
 def _clean(project: Path) -> None:
@@ -564,7 +798,9 @@ def _clean(project: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tests.potato_real.engine_projects",
                                  description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--out", type=Path, default=None,
+                    help="write every project here (default: tests/data/potato_engine, "
+                         "and resources/demo for potato_reviews)")
     ap.add_argument("--only", nargs="*", choices=sorted(BUILDERS), default=None)
     ap.add_argument("--_answer", nargs=2, help=argparse.SUPPRESS)
     ns = ap.parse_args(argv)
@@ -573,10 +809,11 @@ def main(argv: list[str] | None = None) -> int:
         s = json.loads(spec)
         print(json.dumps(_answer_wave(Path(project), s["limit"], s["seed"], s["people"])))
         return 0
-    ns.out.mkdir(parents=True, exist_ok=True)
     for name in ns.only or list(BUILDERS):
         t0 = time.time()
-        project = BUILDERS[name](ns.out.resolve())
+        out = ns.out if ns.out is not None else DEFAULT_OUTS.get(name, DEFAULT_OUT)
+        out.mkdir(parents=True, exist_ok=True)
+        project = BUILDERS[name](out.resolve())
         _clean(project)
         size = sum(f.stat().st_size for f in project.rglob("*") if f.is_file())
         side = sorted(f.name for f in project.iterdir() if "sqlite" in f.name)
