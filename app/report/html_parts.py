@@ -11,8 +11,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-STATE_COLOURS = {"met": "#1b7f3b", "unmet": "#b3261e", "infeasible": "#6b1d86",
-                 "insufficient": "#9a6700", "pending": "#57606a"}
+STATE_COLOURS = {"met": "#1b7f3b", "violated": "#b3261e", "infeasible": "#6b1d86",
+                 "insufficient": "#9a6700", "stale": "#57606a"}
+"""Potato 2.12.1's five states; anything else is drawn grey."""
 Image = tuple[str, int, int]
 """(resource name, width, height) in document units (1/96 inch)."""
 

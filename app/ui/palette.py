@@ -12,8 +12,8 @@ Choices (the spec is silent on colours):
 - Labels: Tableau 10 (also readable for the common colour-vision deficiencies), by the
   label's index in the scheme's label list, cycling past ten. :func:`label_fill` gives
   a light tint of the same hue for cell backgrounds, so dark text stays readable.
-- Contract states: green met, red unmet, amber insufficient, grey pending, purple
-  infeasible, chosen to read as traffic lights but distinct in hue *and* lightness.
+- Contract states (Potato's five): green met, red violated, amber insufficient, purple
+  infeasible, slate stale, chosen to read as traffic lights but distinct in hue *and* lightness.
 - Heatmaps: a sequential light-yellow → dark-blue ramp (viridis-like endpoints, lighter
   at the low end so black text reads on every value except the darkest, where
   :func:`heat_text_color` returns white). Undefined cells are never coloured as a value;
@@ -73,14 +73,14 @@ DISAGREE_COLOR = QColor("#C0392B")
 """Marker for a disagreeing item or step."""
 
 STATE_COLORS: dict[str, QColor] = {
-    "pending": QColor("#9E9E9E"),
     "insufficient": QColor("#E0A100"),
     "met": QColor("#2E8B57"),
-    "unmet": QColor("#C0392B"),
+    "violated": QColor("#C0392B"),  # clearly worse, or a breached audit
     "infeasible": QColor("#7B4FA0"),
-    "violated": QColor("#8E1B10"),  # Potato 2.12's: clearly worse, or a breached audit
-    "stale": QColor("#5D6D7E"),     # Potato 2.12's: recorded under another cascade
+    "stale": QColor("#5D6D7E"),     # recorded under another cascade
+    "unknown": QColor("#9E9E9E"),   # anything else (never a state Accord reports)
 }
+"""Potato 2.12.1's five states (``contracts.md``, "Agreeing with Potato 2.12.1")."""
 
 # Sequential ramp stops (value in [0, 1] -> colour), light at 0, dark at 1.
 _HEAT_STOPS: tuple[tuple[float, tuple[int, int, int]], ...] = (
@@ -115,7 +115,7 @@ def label_fill(index: int, strength: float = 0.35) -> QColor:
 
 def state_color(state: str) -> QColor:
     """The badge colour of a contract state; unknown states are grey."""
-    return QColor(STATE_COLORS.get(state, STATE_COLORS["pending"]))
+    return QColor(STATE_COLORS.get(state, STATE_COLORS["unknown"]))
 
 
 def heat_color(value: float) -> QColor:

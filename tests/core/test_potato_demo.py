@@ -75,11 +75,7 @@ def test_status_gives_potato_s_state_and_looks(capsys: pytest.CaptureFixture[str
 
 @pytest.mark.parametrize("ident", [
     "accuracy",
-    pytest.param("prevalence", marks=pytest.mark.xfail(strict=True, reason=(
-        "Accord's audit routes ppi with the selective_risk row written just before it in "
-        "the same certify pass (before=record.version_id); Potato builds one view per "
-        "pass (service.py _certify: view = self.view(scheme)) from the route stored "
-        "before the pass, here run_1's, so its ppi used distilbert's labels"))),
+    "prevalence",
     "plan",
 ])
 def test_the_audit_reproduces_potato_s_record(ident: str,

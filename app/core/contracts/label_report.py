@@ -52,6 +52,7 @@ from app.core.formats.potato.engine_store import (
     for_study,
     read_engine_store,
 )
+from app.core.formats.potato.prestudy import prestudy_answers
 from app.core.formats.potato.project import gc_paused, load_study
 from app.core.model import Study
 
@@ -170,7 +171,8 @@ def _label_report(project: Path, *, certify: bool, retest: bool, only: str | Non
     data = schema_inputs(study, labeling, config)
     if store is not None:  # a Potato project: Potato's method, its five states
         statuses = potato_statuses(store, config, study, ledger, certify=certify,
-                                   retest=retest, only=only)
+                                   retest=retest, only=only,
+                                   person_groups=_groups_by(project, study, config))
     else:  # Accord's own files: the same method, Accord's ledger holds every result
         statuses = labeling_statuses(labeling, config, study, ledger, certify=certify,
                                      retest=retest, only=only, schedule=schedule)
@@ -183,6 +185,16 @@ def _label_report(project: Path, *, certify: bool, retest: bool, only: str | Non
     audits = audit_contracts(store, config, study) if store is not None else {}
     return LabelReport(study, config, labeling, data, statuses, ledger.report, notes, store,
                        audits)
+
+
+def _groups_by(project: Path, study: Study, config: EngineConfig
+               ) -> dict[str, dict[str, str]] | None:
+    """The annotators' prestudy answers when a distributional contract groups by one
+    (``None`` when none does: nothing is read)."""
+    if not any(str(c.kind) == "distributional" and c.params.get("groups_by")
+               for c in config.contracts):
+        return None
+    return prestudy_answers(project, study.annotators)
 
 
 def _potato_looks(config: EngineConfig, store: EngineStore | None

@@ -4,7 +4,8 @@
 project, what Potato recorded (its latest ``contract_version`` row) beside Accord's own
 evaluation of the same contract with Potato's method, on the view Potato built for that
 row (:func:`~app.core.contracts.potato_method.from_store.method_view` with the rule
-stored before it), at the look Potato recorded:
+stored before the certify call that wrote it, :func:`certify_run_start`), at the look
+Potato recorded:
 
 - ``reproduced``: the state and every number (acceptance, metrics, projection) equal
   to 1e-9;
@@ -29,6 +30,7 @@ from typing import Any
 from app.core.contracts.config.engine_config import EngineConfig
 from app.core.contracts.potato_method.from_store import method_contract, method_view
 from app.core.contracts.potato_method.view import MethodResult, MethodView
+from app.core.formats.potato.engine_records import ContractRecord
 from app.core.formats.potato.engine_store import EngineStore
 from app.core.model import Study
 
@@ -81,7 +83,7 @@ def audit_contracts(store: EngineStore, config: EngineConfig, study: Study
                                         "written yet"])
             continue
         built = method_view(store, config, study.schemes[spec.schema],
-                            before=record.version_id)
+                            before=certify_run_start(store, config, record))
         if built is None:
             out[spec.id] = Audit(None, [f"schema '{spec.schema}' has no family in Accord's "
                                         "Potato method yet (single-label schemes only)"])
@@ -98,6 +100,39 @@ def audit_contracts(store: EngineStore, config: EngineConfig, study: Study
         else:
             out[spec.id] = Audit("reproduced")
     return out
+
+
+RUN_GAP_SECONDS = 2.0
+"""Rows of one certify call are stored within this of each other (a heuristic; see
+:func:`certify_run_start`)."""
+
+
+def certify_run_start(store: EngineStore, config: EngineConfig, record: ContractRecord
+                      ) -> int:
+    """The first ``contract_version`` id of the certify call that stored ``record``.
+
+    Potato builds a scheme's view once, before it evaluates the scheme's contracts
+    (``service.py``, ``_certify``), so a contract's routed output follows the rule stored
+    before that call, not a selective_risk row the same call wrote just before it. The
+    database does not record calls; a call stores its rows in configuration order,
+    moments apart, so a new call starts where a contract comes again (or earlier in the
+    order), or after a pause of more than :data:`RUN_GAP_SECONDS`.
+    """
+    spec = config.contract(record.contract_id)
+    if spec is None:
+        return record.version_id
+    order = {c.id: i for i, c in enumerate(config.contracts_for(spec.schema))}
+    start = record.version_id
+    previous: ContractRecord | None = None
+    for row in sorted((r for r in store.records.history if r.contract_id in order),
+                      key=lambda r: r.version_id):
+        if (previous is None or order[row.contract_id] <= order[previous.contract_id]
+                or row.recorded_at - previous.recorded_at > RUN_GAP_SECONDS):
+            start = row.version_id
+        if row.version_id == record.version_id:
+            return start
+        previous = row
+    return record.version_id
 
 
 def _changed(stored: Mapping[str, Any], view: MethodView) -> list[str]:

@@ -74,11 +74,13 @@ Build = Callable[[Scheme, Route | None], BuiltView | None]
 
 
 def potato_statuses(store: EngineStore, config: EngineConfig, study: Study, ledger: Ledger,
-                    *, certify: bool, retest: bool = False, only: str | None = None
+                    *, certify: bool, retest: bool = False, only: str | None = None,
+                    person_groups: Mapping[str, Mapping[str, str]] | None = None
                     ) -> dict[str, ContractStatus]:
-    """Every contract's status on a Potato project (see the module)."""
+    """Every contract's status on a Potato project (see the module); ``person_groups``:
+    the annotators' prestudy answers, for ``groups_by``."""
     def build(scheme: Scheme, route: Route | None) -> BuiltView | None:
-        return method_view(store, config, scheme, route=route)
+        return method_view(store, config, scheme, route=route, person_groups=person_groups)
     return _statuses(config, study, ledger, build, store.records.contracts,
                      certify=certify, retest=retest, only=only)
 
@@ -107,16 +109,20 @@ def _statuses(config: EngineConfig, study: Study, ledger: Ledger, build: Build,
             raise LedgerDamagedError(ledger.damage or "the ledger is damaged")
         schedule = None  # a damaged ledger: the watcher only shows what is stored
     out: dict[str, ContractStatus] = {}
+    # Potato builds a scheme's view once, before the call evaluates its contracts: the
+    # routed output follows the rule stored before this call, not one it writes
+    routes = {c.schema: _own_route(c.schema, config, ledger) for c in config.contracts}
     for spec in config.contracts:
         stored, counts, notes = _stored(spec, records, ledger)
         if certify and (only is None or only == spec.id):
-            out[spec.id] = _certify(spec, build, config, study, ledger, stored, counts,
-                                    retest)
+            out[spec.id] = _certify(spec, build, routes[spec.schema], study, ledger, stored,
+                                    counts, retest, config)
         elif schedule is not None:
-            due, next_at = _due(spec, build, config, study, ledger, stored, counts, schedule)
+            due, next_at = _due(spec, build, routes[spec.schema], study, stored, counts,
+                                schedule)
             if due:
-                out[spec.id] = _certify(spec, build, config, study, ledger, stored, counts,
-                                        False)
+                out[spec.id] = _certify(spec, build, routes[spec.schema], study, ledger,
+                                        stored, counts, False, config)
                 continue
             out[spec.id] = _status(spec, ledger, stored, notes)
             if next_at is not None:
@@ -146,8 +152,8 @@ def _reachability(status: ContractStatus, counts: Mapping[str, Any], n_items: in
                             "to sample. Loosen the target or improve the sources.")
 
 
-def _due(spec: ContractSpec, build: Build, config: EngineConfig, study: Study,
-         ledger: Ledger, stored: dict[str, Any] | None, counts: Mapping[str, Any],
+def _due(spec: ContractSpec, build: Build, route: Route | None, study: Study,
+         stored: dict[str, Any] | None, counts: Mapping[str, Any],
          sample_done: Callable[[str], bool]) -> tuple[bool, int | None]:
     """Potato's planner rule for one contract (see the module): (due, the calibration
     label count at which it will be)."""
@@ -156,7 +162,7 @@ def _due(spec: ContractSpec, build: Build, config: EngineConfig, study: Study,
     kind = str(spec.kind)
     if kind == "selective_risk" and stored.get("status") == "met":
         return False, None
-    built = build(study.schemes[spec.schema], _own_route(spec.schema, config, ledger))
+    built = build(study.schemes[spec.schema], route)
     if built is None:
         return False, None
     n_now = len(built.view.calibration)
@@ -229,12 +235,12 @@ def _counts(view: MethodView) -> dict[str, Any]:
     return {"n_dev": len(view.split("dev")), "n_cert": len(cert), "cert_labels": digest}
 
 
-def _certify(spec: ContractSpec, build: Build, config: EngineConfig, study: Study,
+def _certify(spec: ContractSpec, build: Build, route: Route | None, study: Study,
              ledger: Ledger, stored: dict[str, Any] | None, stored_counts: dict[str, Any],
-             retest: bool) -> ContractStatus:
+             retest: bool, config: EngineConfig) -> ContractStatus:
     kind = str(spec.kind)
     evaluate = evaluator(kind, config)
-    built = build(study.schemes[spec.schema], _own_route(spec.schema, config, ledger))
+    built = build(study.schemes[spec.schema], route)
     if evaluate is None or built is None:
         status = _status(spec, ledger, stored, [])
         status.notes.append("Accord cannot evaluate this schema with Potato's method yet "

@@ -127,13 +127,15 @@ def route_stop(tiers: Sequence[str], answers: Sequence[TierAnswer | None],
 
 def method_view(store: EngineStore, config: EngineConfig, scheme: Scheme,
                 before: int | None = None,
-                route: tuple[dict[str, Any], dict[str, Any]] | None = None
+                route: tuple[dict[str, Any], dict[str, Any]] | None = None,
+                person_groups: Mapping[str, Mapping[str, str]] | None = None
                 ) -> BuiltView | None:
     """Potato's view of ``scheme`` in ``store``; ``None`` for a scheme without a
     single-label family here. ``before``: build it as Potato did before it stored
     ``contract_version`` row ``before`` (the route is the one stored before that row).
     ``route``: (route, cells) of a later selective_risk result (Accord's own look), used
-    instead of Potato's stored one."""
+    instead of Potato's stored one. ``person_groups``: the annotators' prestudy answers
+    (distributional's ``groups_by``), which Potato's command line never reads."""
     specs = config.contracts_for(scheme.name)
     tolerances = [float(c.params["tolerance"]) for c in specs
                   if "tolerance" in c.written and c.params.get("tolerance") is not None]
@@ -189,9 +191,16 @@ def method_view(store: EngineStore, config: EngineConfig, scheme: Scheme,
         notes.append(f"humans.truth is {config.humans.truth}: Accord used the majority "
                      "(Dawid-Skene is not read yet)")
     by = any(str(c.kind) == "ppi" and c.params.get("by") for c in specs)
+    grouped_by = [str(c.params["groups_by"]) for c in specs
+                  if str(c.kind) == "distributional" and c.params.get("groups_by")]
+    if grouped_by and person_groups is not None:
+        notes.append("groups_by reads the annotators' prestudy answers from their "
+                     "user_state.json, as the seed describes; Potato 2.12.1's command line "
+                     "never reads them (only its server does)")
     view = MethodView(scheme.name, tuple(labels), tiers, tuple(calibration),
                       tuple(population), correct, str, complete_all,
-                      {k: dict(v) for k, v in store.item_fields.items() if v} if by else {})
+                      {k: dict(v) for k, v in store.item_fields.items() if v} if by else {},
+                      {p: dict(a) for p, a in (person_groups or {}).items()})
     return BuiltView(view, notes)
 
 

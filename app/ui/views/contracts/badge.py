@@ -17,9 +17,9 @@ from app.ui.palette import state_color
 
 
 class StateBadge(QLabel):
-    """``met``, ``unmet``… in a rounded coloured pill."""
+    """``met``, ``insufficient``… (Potato's five states) in a rounded coloured pill."""
 
-    def __init__(self, state: str = "pending", parent: QWidget | None = None,
+    def __init__(self, state: str = "insufficient", parent: QWidget | None = None,
                  font_scale: float = 1.0) -> None:
         super().__init__(parent)
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -48,7 +48,7 @@ def potato_badge(record: Mapping[str, Any] | None, font_scale: float = 1.0,
     reproduced", on the state's colour (or "Potato: never evaluated" in grey); the
     tooltip lists the audit's differences."""
     if record is None:
-        badge = StateBadge("pending", font_scale=font_scale)
+        badge = StateBadge("insufficient", font_scale=font_scale)
         badge.setText("Potato: never evaluated")
     else:
         badge = StateBadge(str(record.get("state")), font_scale=font_scale)
