@@ -33,6 +33,7 @@ from app.report.html_parts import (
     pct,
     table,
 )
+from app.report.ppi_rows import estimate_groups
 
 Section = Callable[[Mapping[str, Any]], tuple[str, set[str]]]
 
@@ -68,6 +69,11 @@ def _potato(contract: Mapping[str, Any]) -> str:
 
 
 
+def tests_all_passed(tests: Any) -> bool:
+    """A met rule: tests ran and none failed (a projection then speaks of another tier)."""
+    return bool(tests) and all(isinstance(t, Mapping) and t.get("passed") for t in tests)
+
+
 def _selective_risk(result: Mapping[str, Any]) -> tuple[str, set[str]]:
     out = []
     rule = result.get("rule") or {}
@@ -77,9 +83,12 @@ def _selective_risk(result: Mapping[str, Any]) -> tuple[str, set[str]]:
         rows = []
         for tier in tiers:
             chosen = rule.get(tier)
-            text = ("; ".join(f"{e(c)} ≥ {num(t, 2)}" for c, t in chosen.items())
+            if isinstance(chosen, Mapping) and set(chosen) == {"*"}:
+                chosen = chosen["*"]  # Potato's one threshold for every class
+            text = ("; ".join(f"{e(c)} ≥ {num(t, 4)}" if t is not None
+                              else f"{e(c)}: accepts nothing" for c, t in chosen.items())
                     if isinstance(chosen, Mapping) else
-                    f"confidence ≥ {num(chosen, 2)}" if chosen is not None
+                    f"confidence ≥ {num(chosen, 4)}" if chosen is not None
                     else "accepts nothing")
             rows.append([e(tier), text, pct(coverage.get(tier))])
         out.append("<p><b>Chosen rule</b> (coverage of the whole population)</p>"
@@ -87,50 +96,48 @@ def _selective_risk(result: Mapping[str, Any]) -> tuple[str, set[str]]:
     tests = result.get("tests") or []
     if tests:
         rows = [[e(t.get("tier")) + (f" / {e(t['class'])}" if t.get("class") else ""),
-                 num(t.get("threshold"), 2), num(t.get("n")), num(t.get("errors")),
+                 num(t.get("threshold"), 4), num(t.get("n")), num(t.get("errors")),
                  num(t.get("p"), 4), num(t.get("level"), 4),
                  "passed" if t.get("passed") else "<b>failed</b>"] for t in tests]
         out.append("<p><b>Tests at this look</b> (one-sided exact binomial; p ≤ level passes; "
                    "the first failure stops the fixed sequence)</p>"
                    + table(["Tier", "Threshold", "n", "Errors", "p", "Level", "Result"], rows))
     projection = result.get("projection")
-    if isinstance(projection, Mapping):
-        out.append(f"<p><b>Projection</b>: at threshold {num(projection.get('threshold'), 2)}, "
-                   f"{num(projection.get('cert_labels_needed'))} cert labels are needed, about "
-                   f"{num(projection.get('requests_needed'))} calibration requests.</p>")
+    if isinstance(projection, Mapping) and projection and not tests_all_passed(tests):
+        reach = (f" Not reachable with this corpus: {num(projection.get('items_left'))} "
+                 "items are left to sample." if projection.get("reachable") is False else "")
+        out.append(f"<p><b>Projection</b>: about {num(projection.get('more_cert_labels'))} "
+                   f"more cert labels, {num(projection.get('more_calibration_labels'))} more "
+                   f"calibration labels. {e(projection.get('note') or '')}{reach}</p>")
     return "".join(out), {"rule", "accepted_by_tier", "tests", "projection"}
 
 
 def _ppi(result: Mapping[str, Any]) -> tuple[str, set[str]]:
-    estimates = result.get("estimates") or {}
-    by = result.get("by")
+    groups = estimate_groups(result)
+    by_group = any(group for group, _ in groups)
+    raw = (result.get("potato_metrics") or {}).get("estimates") or {}
     rows = []
-    for group, labels in (estimates.items() if by else [("", estimates)]):
-        if not isinstance(labels, Mapping):
-            continue
-        if "estimate" in labels:
-            labels = {"mean": labels}
+    estimators: set[str] = set()
+    for group, labels in groups:
         for name, value in labels.items():
             if isinstance(value, Mapping):
                 iv = value.get("interval")
                 width = (iv[1] - iv[0]) if isinstance(iv, list) and None not in iv else None
-                rows.append(([e(group)] if by else []) + [
-                    e(name), num(value.get("estimate")), interval(iv), num(width)])
-    headers = ([e(by)] if by else []) + ["Label", "Estimate", "Interval", "Width"]
-    out = table(headers, rows) if rows else "<p>No estimates yet.</p>"
-    details = result.get("details") or {}
-    if details:
-        if not by:
-            details = {"": details}
-        lines = []
-        for group, d in details.items():
-            if isinstance(d, Mapping):
-                lam = f", λ = {num(d.get('lambda'))}" if d.get("lambda") is not None else ""
-                lines.append(f"{e(group) + ': ' if group else ''}{e(d.get('method'))}{lam}, "
-                             f"{num(d.get('n_labelled'))} labelled and "
-                             f"{num(d.get('n_unlabelled'))} machine-labelled items")
-        out += "<p>Method: " + "; ".join(lines) + ".</p>"
-    return out, {"estimates", "details", "estimand", "by", "confidence", "max_width"}
+                method = ((raw.get(group) or {}) if by_group else raw.get("all", raw)).get(name)
+                estimators.add(str((method or {}).get("estimator") or "—"))
+                rows.append(([e(group)] if by_group else []) + [
+                    e(name), num(value.get("estimate")), interval(iv), num(width),
+                    num(value.get("lambda")), f"{num(value.get('n'))} of {num(value.get('N'))}"])
+    headers = (["Group"] if by_group else []) + ["Label", "Estimate", "Interval", "Width", "λ",
+                                                 "Labelled"]
+    widths = ((10, 32, 11, 18, 9, 8, 12) if by_group else (40, 11, 18, 9, 9, 13))
+    out = table(headers, rows, widths) if rows else "<p>No estimates yet.</p>"
+    if rows:
+        out += (f"<p>Estimator: {e(', '.join(sorted(estimators)))}"
+                + (f"; intervals at level {num(result['level'], 4)}, the confidence adjusted "
+                   "for the look, as Potato's engine does" if result.get("level") else "")
+                + ".</p>")
+    return out, {"estimates", "level", "potato_metrics"}
 
 
 def _no_worse(result: Mapping[str, Any]) -> tuple[str, set[str]]:
@@ -139,9 +146,12 @@ def _no_worse(result: Mapping[str, Any]) -> tuple[str, set[str]]:
            f"{num(result.get('human_alignment'))}.</p>")
     per = result.get("per_annotator") or {}
     if per:
-        rows = [[e(a), num(v.get("n_items")), num(v.get("p"), 4), num(v.get("advantage")),
-                 "yes" if v.get("beaten") else "no"] for a, v in per.items()]
-        out += table(["Person left out", "Items", "p", "Advantage", "Beaten"], rows)
+        rows = [[e(a), num(v.get("n_items")), num(v.get("p_value", v.get("p")), 4),
+                 num(v.get("p_value_adjusted", v.get("p")), 4), num(v.get("advantage")),
+                 num(v.get("human_advantage")), "yes" if v.get("beaten") else "no"]
+                for a, v in per.items()]
+        out += table(["Person left out", "Items", "p", "p (BY)", "Machine advantage",
+                      "Person's advantage", "Beaten"], rows)
     return out, {"winning_rate", "machine_alignment", "human_alignment", "per_annotator"}
 
 
@@ -172,7 +182,7 @@ def _legacy(result: Mapping[str, Any]) -> tuple[str, set[str]]:
                 else e(result.get("measured_error_reason") or "not measurable"))
     out = ('<p style="background-color:#fff4d6;">&nbsp;<b>Uncertified.</b> Labels at confidence '
            f"≥ {num(result.get('threshold'), 2)} are accepted with no test. Measured error on "
-           f"the dev labels: <b>{measured}</b>.</p>")
+           f"{num(result.get('n'))} calibration items: <b>{measured}</b>.</p>")
     by_tier = result.get("by_tier") or {}
     if by_tier:
         rows = [[e(t), num(v.get("n_items")), num(v.get("n_labels")), num(v.get("errors"))]

@@ -47,6 +47,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import (
     QColor,
     QFont,
+    QFontMetricsF,
     QImage,
     QPageLayout,
     QPageSize,
@@ -141,10 +142,15 @@ def _paint_page(p: QPainter, doc: QTextDocument, index: int, size: QSizeF,
     project = str((cert.get("project") or {}).get("name", ""))
     digest = str(cert.get("content_hash") or "")[:16]
     box = QRectF(MARGIN_X, y + 4, page.width() - 2 * MARGIN_X, 16)
+    number = f"page {index + 1} of {count}"
+    metrics = QFontMetricsF(font, p.device())
+    room = box.width() - metrics.horizontalAdvance(number) - metrics.horizontalAdvance("    ")
+    left = (f"Accord certificate · {project} · stated {cert.get('generated_at', '')} · "
+            f"sha256 {digest}…")
+    # a long study name is elided in the middle, never drawn under the page number
     p.drawText(box, Qt.AlignmentFlag.AlignLeft,
-               f"Accord certificate · {project} · stated {cert.get('generated_at', '')} · "
-               f"sha256 {digest}…")
-    p.drawText(box, Qt.AlignmentFlag.AlignRight, f"page {index + 1} of {count}")
+               metrics.elidedText(left, Qt.TextElideMode.ElideMiddle, room))
+    p.drawText(box, Qt.AlignmentFlag.AlignRight, number)
 
 
 def _fix_dates(data: bytes, stated: str) -> bytes:

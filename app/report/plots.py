@@ -26,6 +26,8 @@ from typing import Any
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen, QPolygonF
 
+from app.report.ppi_rows import estimate_groups
+
 SCALE = 2.0
 WIDTH = 640.0
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
@@ -164,19 +166,12 @@ def _legend(p: QPainter, legend: list[tuple[str, QColor, str]], y: float) -> Non
 def interval_plot(contract: dict[str, Any]) -> bytes | None:
     """PPI estimates and intervals of a ``ppi`` contract."""
     result = contract.get("result") or {}
-    estimates = result.get("estimates") or {}
     rows: list[dict[str, Any]] = []
-    by = result.get("by")
-    groups = estimates.items() if by else [("", estimates)]
-    for g, (group, labels) in enumerate(groups):
-        if not isinstance(labels, dict):
-            continue
-        if "estimate" in labels:  # estimand "mean": one estimate per group
-            labels = {"mean": labels}
+    for g, (group, labels) in enumerate(estimate_groups(result)):
         for name, value in labels.items():
             if not isinstance(value, dict):
                 continue
-            rows.append({"label": f"{group} · {name}" if by else str(name),
+            rows.append({"label": f"{group} · {name}" if group else str(name),
                          "estimate": value.get("estimate"), "interval": value.get("interval"),
                          "colour": PALETTE[g % len(PALETTE)]})
     if not rows:
@@ -184,8 +179,9 @@ def interval_plot(contract: dict[str, Any]) -> bytes | None:
     values = [v for r in rows for v in (r["interval"] or [r["estimate"]]) if v is not None]
     low, high = (0.0, 1.0) if result.get("estimand", "prevalence") == "prevalence" else \
         (min(values), max(values) if max(values) > min(values) else min(values) + 1)
-    confidence = result.get("confidence") or contract.get("confidence") or 0.9
-    return _rows_plot(f"Estimates with {float(confidence):.0%} intervals (PPI)", rows, low,
+    level = result.get("level") or result.get("confidence") or contract.get("confidence") or 0.9
+    return _rows_plot(f"Estimates with {float(level):.1%} intervals (PPI, the look's level)",
+                      rows, low,
                       high, "estimate", None, "",
                       [("estimate", QColor(PALETTE[0]), "dot")])
 

@@ -45,17 +45,18 @@ from typing import Any
 from app import __version__
 from app.core.certificate.curves import dev_curves
 from app.core.certificate.inputs import hash_inputs, ledger_summary, relative_name
+from app.core.contracts.config.contract_specs import DEFAULT_CONFIDENCE, ContractSpec
 from app.core.contracts.kinds.registry import claim, kind_info
 from app.core.contracts.label_report import LabelReport
-from app.core.contracts.labels.families import loss_family
+from app.core.contracts.labels.families import default_tolerance, loss_family
 from app.core.formats.potato.config import find_config
 from app.core.formats.yaml_lines import read_yaml_lines
+from app.core.model import Study
 from app.core.progress import Job, Progress, scaled
 from app.core.project import ProjectData
 
 FORMAT = "accord-certificate-v1"
 ATTACHMENT_NAME = "accord-certificate.json"
-DEFAULT_CONFIDENCE = 0.9
 VOLATILE_KEYS = ("generated_at", "content_hash")
 """Keys ``verify`` does not compare: the stated time and the hash derived from it."""
 
@@ -151,7 +152,7 @@ def _labels_part(labels: LabelReport, project: ProjectData) -> dict[str, Any]:
     for spec in config.contracts:
         entry = status["contracts"][spec.id]
         result = entry.get("result", {})
-        params = dict(spec.params)
+        params = _used_parameters(spec, labels.study)
         contract = {
             "kind": entry["kind"], "schema": entry["schema"], "parameters": params,
             "renamed_from": spec.renamed_from, "state": entry["state"],
@@ -208,6 +209,21 @@ def study_name(project: Path) -> str:
     if isinstance(name, str) and name.strip():
         return name.strip()
     return project.resolve().name
+
+
+TOLERANCE_KINDS = frozenset({"selective_risk", "no_worse_than_human"})
+
+
+def _used_parameters(spec: ContractSpec, study: Study) -> dict[str, Any]:
+    """The parameters Potato's method evaluated the contract with: the keys as written,
+    the confidence (default 0.9) and, for the kinds that compare labels, the tolerance
+    (Potato's default for the schema's family when none is written)."""
+    used = {k: v for k, v in spec.params.items() if k in spec.written and v is not None}
+    used["confidence"] = float(spec.params.get("confidence") or DEFAULT_CONFIDENCE)
+    if str(spec.kind) in TOLERANCE_KINDS and "tolerance" not in used \
+            and spec.schema in study.schemes:
+        used["tolerance"] = default_tolerance(study.schemes[spec.schema])
+    return used
 
 
 def _certifies(kind: str, state: str) -> bool | None:

@@ -164,7 +164,7 @@ def _rule(tier: str, value: Any) -> str:
 
 
 def _at(name: str, threshold: Any) -> str:
-    return f"{name} accepts nothing" if threshold is None else f"{name} ≥ {float(threshold):.2f}"
+    return f"{name} accepts nothing" if threshold is None else f"{name} ≥ {float(threshold):.4g}"
 
 
 def _accepts_nothing(rule: Mapping[str, Any]) -> bool:
@@ -180,11 +180,19 @@ def _threshold(value: Any) -> str:
 
 
 def projection_line(status: ContractStatus) -> str | None:
+    """What is still needed, for a contract that is not met (Potato keeps the projection
+    of a tier it did not certify in a met result; it says nothing about the met rule)."""
+    if status.state == "met":
+        return None
     projection = status.result.get("projection")
     if isinstance(projection, Mapping):
         if "more_cert_labels" in projection or "more_calibration_labels" in projection:
-            return (f"Still needed: {projection.get('more_cert_labels')} more cert labels "
+            line = (f"Still needed: {projection.get('more_cert_labels')} more cert labels "
                     f"({projection.get('more_calibration_labels')} more calibration labels)")
+            if projection.get("reachable") is False:
+                line += (f": not reachable, {projection.get('items_left')} items are left "
+                         "to sample")
+            return line
         if "cert_labels_needed" in projection:
             return (f"Still needed: {projection['cert_labels_needed']} cert labels at "
                     f"threshold {projection.get('threshold')} "
