@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from app.core.contracts.label_report import label_report
-from app.core.contracts.potato_method.from_store import majority, method_contract, method_view
+from app.core.contracts.potato_method.from_store import method_contract, method_view
+from app.core.contracts.potato_method.truth import majority
 from tests.core.potato_method_oracle import _close, potato_result
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "potato_engine"

@@ -48,11 +48,11 @@ from app.core.contracts.potato_method.audit import evaluator
 from app.core.contracts.potato_method.from_labeling import labeling_view
 from app.core.contracts.potato_method.from_store import (
     BuiltView,
-    label_key,
     method_contract,
     method_view,
 )
 from app.core.contracts.potato_method.names import accepts, cli_result
+from app.core.contracts.potato_method.truth import label_key
 from app.core.contracts.potato_method.view import MethodView
 from app.core.contracts.statistics.looks import look_level
 from app.core.contracts.status import ContractStatus

@@ -14,7 +14,8 @@ one model):
   Potato makes;
 - **calibration items**: every answered calibration request of the schema (dev and
   cert), grouped by item in file order; one label per person (their latest: the last
-  version of their last request); the truth is the majority, ties to the first person;
+  version of their last request); the truth is ``humans.truth`` (majority, ties to the
+  first person, or Dawid-Skene: :mod:`~app.core.contracts.potato_method.truth`);
   split and ``pi`` of the item's first request (a dev item's ``pi`` is not multiplied by
   ``dev_fraction``). Verification requests are not calibration items;
 - **routed output**: the cascade's route of Accord's latest ``selective_risk`` look on the
@@ -30,7 +31,8 @@ Potato's default for the family: 0 for categorical, ordinal, multilabel and trac
 for numeric, 0.5 for the geometric families (spans have no Potato family: 0.5, like the
 other geometric ones). Only the single-label families group by class; the others are one
 cell ``*``, as Potato's ``class_of`` does. A structured truth with several people is the
-first person's answer unless a later person gave the identical answer more often.
+first person's answer unless a later person gave the identical answer more often (no
+Dawid-Skene: structured answers have no classes).
 """
 
 from __future__ import annotations
@@ -48,10 +50,10 @@ from app.core.contracts.labels.families import (
 from app.core.contracts.labels.losses import loss
 from app.core.contracts.potato_method.from_store import (
     BuiltView,
-    majority,
     route_stop,
     single_label_family,
 )
+from app.core.contracts.potato_method.truth import infer_truth, truth_notes
 from app.core.contracts.potato_method.view import (
     CalibrationItem,
     MethodView,
@@ -161,21 +163,18 @@ def labeling_view(study: Study, labeling: LabelingData, config: EngineConfig, sc
         drawn = requests.get(item)
         population.append(PopulationItem(item, tuple(answers.get(item, empty)), None,
                                          drawn[0].pi if drawn else None, out))
-    calibration = []
+    people_by_item: dict[str, dict[str, Any]] = {}
     for item, drawn in requests.items():
         answered = [r for r in drawn if r.answered]
-        if not answered:
-            continue
-        people: dict[str, Any] = {}
-        for r in answered:
-            people[r.annotator or f"request:{r.request}"] = to_answer(scheme, r.label)
-        first = drawn[0]
-        calibration.append(CalibrationItem(
-            item, majority(people), str(first.split or "dev"), first.pi,
-            tuple(answers.get(item, empty)), output(item)[0], people))
-    if config.humans.truth != "majority":
-        notes.append(f"humans.truth is {config.humans.truth}: Accord used the majority "
-                     "(Dawid-Skene is not read yet)")
+        if answered:
+            people_by_item[item] = {r.annotator or f"request:{r.request}":
+                                    to_answer(scheme, r.label) for r in answered}
+    truths = infer_truth(people_by_item, config.humans.truth)
+    calibration = [CalibrationItem(
+        item, truths[item], str(requests[item][0].split or "dev"), requests[item][0].pi,
+        tuple(answers.get(item, empty)), output(item)[0], people)
+        for item, people in people_by_item.items()]
+    notes.extend(truth_notes(config.humans.truth, {}, people_by_item))
     by = [str(c.params["by"]) for c in specs if str(c.kind) == "ppi" and c.params.get("by")]
     fields = {i: {f: str(it.record[f]) for f in by if it.record.get(f) is not None}
               for i, it in study.items.items()} if by else {}

@@ -17,22 +17,23 @@ the Potato method" in ``contracts.md``):
   output therefore depends on the order of certify calls, not only on the data, as in
   Potato; :func:`method_view` says so in its ``notes``.
 
-Choices where Potato is silent for an outside reader, each said in ``notes``: the stored
-route is taken from the latest ``selective_risk`` row of the schema whatever its cascade
-hash (Accord cannot recompute Potato's source-version hashes); ``humans.truth:
-dawid_skene`` and adjudicated items are not supported yet (the majority is used, and
-said); only single-label schemes (radio, select, likert) have a family here.
+The truth is ``humans.truth`` (:mod:`~app.core.contracts.potato_method.truth`: majority or
+Dawid-Skene, an adjudicated label winning). Choices where Potato is silent for an outside
+reader, each said in ``notes``: the stored route is taken from the latest
+``selective_risk`` row of the schema whatever its cascade hash (Accord cannot recompute
+Potato's source-version hashes); only single-label schemes (radio, select, likert) have a
+family here.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.contracts.config.contract_specs import DEFAULT_CONFIDENCE, ContractSpec
 from app.core.contracts.config.engine_config import EngineConfig
+from app.core.contracts.potato_method.truth import infer_truth, truth_notes
 from app.core.contracts.potato_method.view import (
     CalibrationItem,
     MethodContract,
@@ -74,25 +75,6 @@ def single_label_family(scheme: Scheme, tolerance: float) -> tuple[Any, Any] | N
             return abs(a - b) / max(1, len(labels) - 1) <= tolerance + _SLACK
         return ordinal, labels
     return None
-
-
-def label_key(value: Any) -> str:
-    """A label as text that equal labels share (a multilabel answer's names sorted)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, frozenset | set):  # a multilabel answer: its names, sorted
-        return json.dumps(sorted(map(str, value)))
-    return json.dumps(value, sort_keys=True, default=str)
-
-
-def majority(people: Mapping[str, Any]) -> Any:
-    """The most frequent label, ties to the first person's (in request order)."""
-    values = list(people.values())
-    counts: dict[str, int] = {}
-    for v in values:
-        counts[label_key(v)] = counts.get(label_key(v), 0) + 1
-    best = max(counts.values(), default=0)
-    return next((v for v in values if counts[label_key(v)] == best), None)
 
 
 def _threshold(route: Mapping[str, Any], tier: str, key: str) -> float | None:
@@ -179,17 +161,19 @@ def method_view(store: EngineStore, config: EngineConfig, scheme: Scheme,
         if request.schema == scheme.name:
             grouped.setdefault(request.item, []).append(request)
     calibration = []
-    for item, requests in grouped.items():
+    for requests in grouped.values():
         requests.sort(key=lambda r: r.id)
-        people = {str(r.user or r.id): r.label for r in requests}
+    people_by_item = {item: {str(r.user or r.id): r.label for r in requests}
+                      for item, requests in grouped.items()}
+    adjudicated = store.records.adjudicated.get(scheme.name, {})
+    truths = infer_truth(people_by_item, config.humans.truth, adjudicated)
+    for item, requests in grouped.items():
         pi = store.item_pi.get(item, {}).get(scheme.name, requests[0].pi)
         calibration.append(CalibrationItem(
-            item, majority(people), requests[0].split, pi,
+            item, truths[item], requests[0].split, pi,
             tuple(answers.get(item, [None] * len(tiers))), output(item)[0],
             {str(r.user): r.label for r in requests if r.user is not None}))
-    if config.humans.truth != "majority":
-        notes.append(f"humans.truth is {config.humans.truth}: Accord used the majority "
-                     "(Dawid-Skene is not read yet)")
+    notes.extend(truth_notes(config.humans.truth, adjudicated, people_by_item))
     by = any(str(c.kind) == "ppi" and c.params.get("by") for c in specs)
     grouped_by = [str(c.params["groups_by"]) for c in specs
                   if str(c.kind) == "distributional" and c.params.get("groups_by")]

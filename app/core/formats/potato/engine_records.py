@@ -49,6 +49,9 @@ class EngineRecords:
     """schema → ``origin:status`` → count of resolved labels."""
     certificate: dict[str, Any] | None = None
     """The latest certificate row: ``id``, ``content_sha256``, ``created_at``."""
+    adjudicated: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """schema → item → the adjudicated label (a resolved label of origin
+    ``adjudicated``: it replaces the people's inferred truth, as in Potato)."""
 
 
 def read_records(db: sqlite3.Connection, shown: Path) -> EngineRecords:
@@ -77,6 +80,12 @@ def read_records(db: sqlite3.Connection, shown: Path) -> EngineRecords:
                 "SELECT schema_name, origin, status, COUNT(*) FROM resolved_label"
                 " GROUP BY schema_name, origin, status"):
             resolved.setdefault(str(schema), Counter())[f"{origin}:{status}"] = int(n)
+    adjudicated: dict[str, dict[str, Any]] = {}
+    if "resolved_label" in tables:
+        for item, schema, value in db.execute(
+                "SELECT item_id, schema_name, value_json FROM resolved_label"
+                " WHERE origin = 'adjudicated' ORDER BY item_id"):
+            adjudicated.setdefault(str(schema), {})[str(item)] = _json_value(value)
     certificate = None
     if "certificate" in tables:
         row = db.execute("SELECT id, content_sha256, created_at FROM certificate"
@@ -84,7 +93,17 @@ def read_records(db: sqlite3.Connection, shown: Path) -> EngineRecords:
         if row is not None:
             certificate = {"id": int(row[0]), "content_sha256": str(row[1]),
                            "created_at": float(row[2])}
-    return EngineRecords(contracts, tuple(history), resolved, certificate)
+    return EngineRecords(contracts, tuple(history), resolved, certificate, adjudicated)
+
+
+def _json_value(text: Any) -> Any:
+    """A stored JSON value (``None`` when absent or unreadable)."""
+    if not isinstance(text, str):
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 def _object(text: Any) -> dict[str, Any]:
