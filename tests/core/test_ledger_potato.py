@@ -45,3 +45,17 @@ def test_looks_continue_after_potato_and_are_never_given_back(tmp_path: Path) ->
     assert again.ok and again.looks("acc") == 4
     assert again.level_spent("acc") == math.fsum([look_level(4, 0.9), spent])
     assert Ledger.open(tmp_path).looks("acc") == 4  # the ledger alone says 4 as well
+
+
+def test_damage_in_a_potato_project_names_its_own_ledger(tmp_path: Path) -> None:
+    (tmp_path / "engine.sqlite").write_bytes(b"")
+    ledger = Ledger.open(tmp_path, {})
+    _append(ledger, 1)
+    _append(Ledger.open(tmp_path, {}), 2)
+    path = tmp_path / POTATO_LEDGER_FILE
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(lines[0])  # the last line deleted
+    damaged = Ledger.open(tmp_path, {})
+    assert not damaged.ok and damaged.damage is not None
+    assert damaged.damage.startswith(".accord/ledger.jsonl ends at line 1")
+    assert "labeling/ledger.jsonl" not in damaged.damage

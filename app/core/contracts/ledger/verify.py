@@ -41,6 +41,7 @@ Damage and acknowledgement
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import sys
 from collections.abc import Iterator
@@ -216,7 +217,11 @@ def _read_state(project: Path) -> _State:
         head_text = None
     except OSError as exc:
         raise InputError(f"cannot read the ledger head ({exc})", file=head) from exc
-    return _verify(raw, head_text)
+    state = _verify(raw, head_text)
+    name = ledger_file(project).as_posix()
+    if state.damage is not None and name != _LEDGER_NAME:  # say where this ledger is
+        state = dataclasses.replace(state, damage=state.damage.replace(_LEDGER_NAME, name))
+    return state
 
 
 @contextlib.contextmanager
