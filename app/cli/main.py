@@ -21,6 +21,7 @@ from app import __version__
 from app.cli.agreement import add_agreement_commands, run_agreement, run_compare
 from app.cli.certificate import add_certificate_commands, run_certificate, run_verify
 from app.cli.gui import add_demo_command, add_open_command, run_demo, run_gui, run_open
+from app.cli.importing import add_import_command, run_import
 from app.cli.label import add_label_commands, run_label
 from app.core.errors import InputError
 
@@ -31,7 +32,7 @@ EXIT_BAD_INPUT = 2
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "agreement": run_agreement, "compare": run_compare, "label": run_label,
     "certificate": run_certificate, "verify": run_verify, "open": run_open,
-    "demo": run_demo,
+    "demo": run_demo, "import": run_import,
 }
 """Each subcommand's handler; no command at all opens the window (:func:`run_gui`)."""
 
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_certificate_commands(commands)
     add_open_command(commands)
     add_demo_command(commands)
+    add_import_command(commands)
     return parser
 
 

@@ -1,8 +1,8 @@
-"""Importers of other tools' exports (CVAT, Label Studio, COCO, ELAN, Praat, RTTM, KITTI,
-nuScenes, agent-trace logs; ``formats.md``, "Other tools' exports").
+"""Importers of other tools' exports (``formats.md``, "Other tools' exports";
+``accord import``).
 
-Each importer will be one module here that reads its tool's files and writes a
+Each format is one module here with ``read(sources, annotators) -> ImportedStudy``
+(:mod:`.model`), listed in :mod:`.registry`; :mod:`.writer` writes the study as a
 Potato-layout project, so every other part of Accord reads it through
-:mod:`app.core.formats.potato` with no special case. None is written yet: ``accord
-import`` arrives with the importers issue.
+:mod:`app.core.formats.potato` with no special case.
 """

@@ -1,0 +1,59 @@
+"""The import formats by name: each is a module of this package with one function,
+``read(sources, annotators) -> ImportedStudy``.
+
+``sources`` are the files or folders as the user gave them; ``annotators`` the
+``--annotator`` names given in the same positions (empty: the names come from the
+format, or from each source's file or folder name). Modules are imported only when their
+format is used, so a missing optional parser costs nothing until then.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from app.core.errors import InputError
+from app.core.formats.importers.model import ImportedStudy
+
+FORMATS: dict[str, str] = {
+    "labelstudio": "label_studio", "cvat": "cvat", "coco": "coco", "eaf": "eaf",
+    "textgrid": "textgrid", "rttm": "rttm", "kitti": "kitti", "nuscenes": "nuscenes",
+    "traces": "traces",
+}
+"""Format name (``cli.md``) → module of this package."""
+
+
+def read_study(format_name: str, sources: Sequence[Path], annotators: Sequence[str]
+               ) -> ImportedStudy:
+    """The study in ``sources``, read by the importer of ``format_name``."""
+    module = FORMATS.get(format_name)
+    if module is None:
+        raise InputError(f"unknown format '{format_name}'; expected one of "
+                         f"{', '.join(FORMATS)}", key="FORMAT")
+    if annotators and len(annotators) != len(sources):
+        raise InputError(f"{len(annotators)} --annotator names for {len(sources)} sources; "
+                         "expected one name per source, in the same order", key="--annotator")
+    for source in sources:
+        if not source.exists():
+            raise InputError("not found; expected a file or folder to import", file=source)
+    reader = importlib.import_module(f"app.core.formats.importers.{module}")
+    study: ImportedStudy = reader.read(list(sources), list(annotators))
+    return study
+
+
+def annotator_names(sources: Sequence[Path], annotators: Sequence[str]) -> list[str]:
+    """Each source's annotator: the given name, else the file's stem or the folder's
+    name; two sources with the same name are an error."""
+    names = list(annotators) if annotators else [
+        s.stem if s.is_file() else s.name for s in sources]
+    seen: dict[str, Path] = {}
+    for name, source in zip(names, sources, strict=True):
+        if not name or name.startswith("."):
+            raise InputError(f"'{name}' cannot be an annotator's folder name; give "
+                             "--annotator NAME", file=source)
+        if name in seen:
+            raise InputError(f"two sources are both annotator '{name}' ({seen[name]} and "
+                             f"{source}); give --annotator names", file=source)
+        seen[name] = source
+    return names

@@ -1,0 +1,129 @@
+"""An :class:`~app.core.formats.importers.model.ImportedStudy` written as a Potato-layout
+project: ``config.yaml``, ``data/items.jsonl``, the media copied under ``media/``, and
+``annotation_output/<annotator>/user_state.json`` in Potato 2.x's own shapes
+(``formats.md``), so everything in Accord reads it with no special case and Potato itself
+could open it.
+
+The project is written into a temporary folder beside ``project`` and renamed at the end,
+so a failure leaves nothing behind; an existing non-empty ``project`` is refused. The
+sources are only read.
+
+Stored answers, as Potato's browser forms save them: a radio choice is
+``[{"schema", "name": label}, true]``; a likert value ``[{"schema", "name": "3"}, "3"]``;
+a multiselect one such pair per chosen label; a media scheme one JSON string under the
+label name ``_data``; a trace or temporal-grounding scheme one JSON string under the
+scheme's own name.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from app.core.errors import InputError
+from app.core.formats.importers.model import (
+    CHOICE_TYPES,
+    DATA_TYPES,
+    OWN_NAME_TYPES,
+    SCALE_TYPES,
+    SET_TYPES,
+    ImportedStudy,
+)
+
+DATA_FILE = "data/items.jsonl"
+OUTPUT_DIR = "annotation_output"
+
+
+def stored_pairs(annotation_type: str, scheme: str, value: Any) -> list[list[Any]]:
+    """One answer as ``instance_id_to_label_to_value`` entries (see the module)."""
+    if annotation_type in CHOICE_TYPES:
+        return [[{"schema": scheme, "name": str(value)}, True]]
+    if annotation_type in SCALE_TYPES:
+        return [[{"schema": scheme, "name": str(value)}, str(value)]]
+    if annotation_type in SET_TYPES:
+        return [[{"schema": scheme, "name": str(v)}, True] for v in value]
+    text = json.dumps(value, separators=(",", ":"))
+    if annotation_type in DATA_TYPES:
+        return [[{"schema": scheme, "name": "_data"}, text]]
+    if annotation_type in OWN_NAME_TYPES:
+        return [[{"schema": scheme, "name": scheme}, text]]
+    raise ValueError(f"no stored shape for annotation type {annotation_type!r}")
+
+
+def user_state(name: str, study: ImportedStudy) -> dict[str, Any]:
+    """One annotator's ``user_state.json`` (the keys Potato 2.12 writes)."""
+    types = {s.name: s.annotation_type for s in study.schemes}
+    mine = study.answers.get(name, {})
+    labels = {item: [pair for scheme, value in answers.items()
+                     for pair in stored_pairs(types[scheme], scheme, value)]
+              for item, answers in mine.items()}
+    return {
+        "user_id": name, "instance_id_ordering": list(mine),
+        "current_instance_index": max(len(mine) - 1, 0),
+        "current_phase_and_page": ["annotation", None], "completed_phase_and_pages": [],
+        "max_assignments": -1, "instance_id_to_behavioral_data": {},
+        "instance_id_to_label_to_value": labels, "instance_id_to_span_to_value": {},
+        "phase_to_page_to_label_to_value": {}, "phase_to_page_to_span_to_value": {},
+    }
+
+
+def config(study: ImportedStudy, name: str) -> dict[str, Any]:
+    properties: dict[str, Any] = {"id_key": "id", "text_key": study.text_key}
+    return {
+        "annotation_task_name": study.task_name or name,
+        "task_dir": ".",
+        "data_files": [DATA_FILE],
+        "item_properties": properties,
+        "output_annotation_dir": f"{OUTPUT_DIR}/",
+        "annotation_schemes": [{"annotation_type": s.annotation_type, "name": s.name,
+                                **s.config} for s in study.schemes],
+    }
+
+
+@contextmanager
+def _staging(project: Path) -> Iterator[Path]:
+    """A temporary folder beside ``project`` that becomes it, or disappears on failure."""
+    if project.exists() and (not project.is_dir() or any(project.iterdir())):
+        raise InputError("expected a new or empty folder for the project; it exists and is "
+                         "not empty", file=project)
+    project.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{project.name}.import-", dir=project.parent))
+    try:
+        yield stage
+        if project.exists():
+            project.rmdir()
+        stage.replace(project)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+
+
+def write_project(study: ImportedStudy, project: Path) -> Path:
+    """Write ``study`` as the Potato project ``project`` (see the module)."""
+    with _staging(project) as stage:
+        (stage / "config.yaml").write_text(
+            yaml.safe_dump(config(study, project.name), sort_keys=False, allow_unicode=True),
+            encoding="utf-8")
+        (stage / "data").mkdir()
+        with (stage / DATA_FILE).open("w", encoding="utf-8") as handle:
+            for item in study.items.values():
+                handle.write(json.dumps({"id": item.id, **item.record}, ensure_ascii=False)
+                             + "\n")
+        for item in study.items.values():
+            for relative, source in item.media.items():
+                target = stage / relative
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, target)
+        for name in study.answers:
+            folder = stage / OUTPUT_DIR / name
+            folder.mkdir(parents=True)
+            (folder / "user_state.json").write_text(json.dumps(user_state(name, study),
+                                                               indent=2), encoding="utf-8")
+    return project
