@@ -60,6 +60,7 @@ class Project:
     items: list[dict[str, Any]]
     answer: Answerer
     media: Callable[[Path], None] | None = None
+    config: dict[str, Any] | None = None  # top-level keys added to base_config
 
 
 def base_config(schemes: list[dict[str, Any]]) -> dict[str, Any]:
@@ -388,6 +389,401 @@ def image_media(folder: Path) -> None:
         _png(folder / "images" / f"m{k:02d}.png", IMAGE_W, IMAGE_H)
 
 
+# --------------------------------------------------------------------------- traces
+
+# Agent traces: the steps are a list under each scheme's `steps_key`, one dict per
+# step (an assistant message with its `tool_calls`, or a tool's result), as Potato's
+# `agent_trace` display and the trace widgets read them. The answers below are built
+# by small mirrors of the widgets' own state (the `<script>` blocks of
+# server_utils/schemas/{trajectory_eval,process_reward,tool_call_review}.py): the
+# clicks change that state exactly as the widget's handlers do, and the answer is the
+# hidden input's value as the widget's save function serializes it (JSON.stringify:
+# no spaces, keys in insertion order). annotation.js posts a hidden input's value under
+# `<schema>:<label_name>` (syncAnnotationsFromDOM; label_name is the schema name) and
+# leaves an empty input out.
+
+TRACE_SEED = 55
+TRACE_STEPS_KEY = "steps"
+TRACE_SKILL = {"alice": 0.9, "bob": 0.8, "carol": 0.7}
+CORRECTNESS = ["correct", "incorrect", "partially_correct"]
+TRACE_ERRORS: list[dict[str, Any]] = [
+    {"name": "tool_misuse", "subtypes": ["wrong_tool", "wrong_arguments"]},
+    {"name": "hallucination"},
+    {"name": "unnecessary_step"},
+]
+VERDICTS = ["correct", "wrong_tool", "wrong_args"]
+OUTCOMES = ["success", "partial", "failure"]
+
+TRACE_SCHEMES: list[dict[str, Any]] = [
+    {"annotation_type": "radio", "name": "outcome", "description": "Did the agent do the task?",
+     "labels": OUTCOMES},
+    {"annotation_type": "trajectory_eval", "name": "step_check",
+     "description": "Judge every step", "steps_key": TRACE_STEPS_KEY,
+     "step_text_key": "content", "correctness_options": CORRECTNESS,
+     "error_types": TRACE_ERRORS,
+     "severities": [{"name": "minor", "weight": -1}, {"name": "major", "weight": -5},
+                    {"name": "critical", "weight": -10}]},
+    # first_error mode, no neutral option: an unmarked step is stored as reward 0
+    {"annotation_type": "process_reward", "name": "first_error",
+     "description": "Click the first wrong step", "steps_key": TRACE_STEPS_KEY,
+     "step_text_key": "content", "mode": "first_error"},
+    # per_step with the neutral option: unmarked is null, 0 is a deliberate neutral
+    {"annotation_type": "process_reward", "name": "step_reward",
+     "description": "Rate every step", "steps_key": TRACE_STEPS_KEY,
+     "step_text_key": "content", "mode": "per_step", "allow_neutral": True},
+    {"annotation_type": "tool_call_review", "name": "tool_review",
+     "description": "Judge each tool call", "steps_key": TRACE_STEPS_KEY,
+     "verdict_options": VERDICTS},
+]
+
+TRACE_CONFIG: dict[str, Any] = {
+    "instance_display": {"fields": [
+        {"key": "text", "type": "text", "label": "Task"},
+        {"key": TRACE_STEPS_KEY, "type": "agent_trace", "label": "Trace",
+         "display_options": {"speaker_key": "role", "text_key": "content"}}]},
+}
+
+Call = tuple[str, dict[str, Any], Any]  # tool, arguments, result
+
+
+def _trace_plan(t: random.Random, k: int) -> tuple[str, list[tuple[str, list[Call]]], str]:
+    """(task, rounds of (thought, calls), final reply) for item k, before any error."""
+    kind = k % 6
+    if kind == 0:
+        order = f"A-{t.randint(1000, 9999)}"
+        amount = round(t.uniform(10, 90), 2)
+        return (f"Order {order} arrived broken. Please refund it.",
+                [("Looking up the order first.",
+                  [("lookup_order", {"order_id": order},
+                    {"order_id": order, "status": "delivered", "total": amount})]),
+                 ("Delivered and damaged: refunding the full amount.",
+                  [("issue_refund", {"order_id": order, "amount": amount},
+                    {"refund_id": f"R-{t.randint(100, 999)}", "ok": True})])],
+                f"I've refunded {amount:.2f} for order {order}.")
+    if kind == 1:
+        city = t.choice(["Lyon", "Porto", "Gdansk", "Bergen"])
+        usd = t.randint(50, 400)
+        return (f"What's the weather in {city} tomorrow, and what is {usd} USD in euros?",
+                [("Two lookups, both at once.",
+                  [("get_weather", {"city": city, "date": "tomorrow"},
+                    {"city": city, "forecast": t.choice(["rain", "sun", "clouds"])}),
+                   ("convert_currency", {"amount": usd, "from": "USD", "to": "EUR"},
+                    {"amount": round(usd * 0.92, 2), "currency": "EUR"})])],
+                f"Tomorrow in {city}: see the forecast above; {usd} USD is about "
+                f"{usd * 0.92:.0f} EUR.")
+    if kind == 2:
+        day = t.randint(2, 27)
+        name = t.choice(["Ines Duarte", "Tomas Berg", "Mei Lin"])
+        flight = f"FL{t.randint(100, 999)}"
+        return (f"Book the cheapest flight from Oslo to Rome on {day} May for {name}.",
+                [("Searching flights.",
+                  [("search_flights", {"origin": "OSL", "destination": "FCO",
+                                       "date": f"2026-05-{day:02d}"},
+                    [{"flight": flight, "price": 129}, {"flight": "FL001", "price": 210}])]),
+                 (f"{flight} is the cheapest; booking it.",
+                  [("book_flight", {"flight_id": flight, "passenger": name},
+                    {"booking": f"BK{t.randint(1000, 9999)}", "ok": True})])],
+                f"Booked {flight} for {name}.")
+    if kind == 3:
+        team = t.choice(["support", "sales", "ops"])
+        return (f"Email the {team} team our article on password resets.",
+                [("Finding the article.",
+                  [("search_kb", {"query": "password reset"},
+                    {"article": "KB-17", "title": "Resetting a password"})]),
+                 ("Sending it.",
+                  [("send_email", {"to": f"{team}@example.com", "subject": "KB-17",
+                                   "body": "Resetting a password: see KB-17."},
+                    {"sent": True})])],
+                f"Sent KB-17 to {team}@example.com.")
+    if kind == 4:
+        order = f"B-{t.randint(1000, 9999)}"
+        street = f"{t.randint(1, 99)} Harbour Road"
+        return (f"Has order {order} shipped? If not, send it to {street}.",
+                [("Checking the order status.",
+                  [("lookup_order", {"order_id": order},
+                    {"order_id": order, "status": "processing"})]),
+                 ("Not shipped yet: changing the shipping address, and telling the "
+                  "warehouse.",
+                  [("update_shipping_address", {"order_id": order, "address": street},
+                    {"ok": True}),
+                   ("notify_warehouse", {"order_id": order}, {"ok": True})])],
+                f"Order {order} had not shipped; it will go to {street}.")
+    return ("Hi, can you help me with something?", [],
+            "Of course. What do you need help with?")
+
+
+WRONG_TOOL = {"lookup_order": "search_kb", "issue_refund": "issue_store_credit",
+              "get_weather": "search_kb", "convert_currency": "get_weather",
+              "search_flights": "book_flight", "book_flight": "hold_flight",
+              "search_kb": "search_web", "send_email": "send_sms",
+              "update_shipping_address": "update_billing_address",
+              "notify_warehouse": "send_email"}
+
+
+def _wrong_args(args: dict[str, Any]) -> dict[str, Any]:
+    key = sorted(args)[0]
+    value = args[key]
+    if isinstance(value, (int, float)):
+        return {**args, key: value * 10}
+    return {**args, key: str(value)[:-1] + ("7" if not str(value).endswith("7") else "3")}
+
+
+@dataclass(frozen=True)
+class Trace:
+    text: str
+    steps: list[dict[str, Any]]
+    correctness: list[str]            # per step, for trajectory_eval
+    reward: list[int]                 # per step: 1 / 0 (neutral) / -1
+    calls: list[tuple[int, str, str]]  # (step, tool, verdict) per call, in order
+    outcome: str
+
+
+def make_trace(k: int) -> Trace:
+    """Item k's trace and the truth its annotators perceive (with noise)."""
+    t = _truth(TRACE_SEED, f"a{k:02d}")
+    task, rounds, final = _trace_plan(t, k)
+    n_calls = sum(len(calls) for _, calls in rounds)
+    error = t.choice(["none", "none", "wrong_args", "wrong_tool"]) if n_calls else "none"
+    bad_call = t.randrange(n_calls) if error != "none" else -1
+    if not n_calls and t.random() < 0.5:
+        error = "hallucination"
+        final = "Your refund was issued yesterday."
+    steps: list[dict[str, Any]] = []
+    correctness: list[str] = []
+    reward: list[int] = []
+    calls: list[tuple[int, str, str]] = []
+    n = 0
+    for thought, planned in rounds:
+        step_calls: list[dict[str, Any]] = []
+        verdicts: list[str] = []
+        results: list[tuple[str, Any]] = []
+        for tool, args, result in planned:
+            verdict = "correct"
+            if n == bad_call:
+                verdict = error
+                if error == "wrong_tool":
+                    tool, result = WRONG_TOOL[tool], {"error": "not what was asked"}
+                else:
+                    args, result = _wrong_args(args), {"error": "not found"}
+            step_calls.append({"name": tool, "arguments": args})
+            verdicts.append(verdict)
+            results.append((tool, result))
+            n += 1
+        index = len(steps)
+        steps.append({"role": "assistant", "content": thought, "tool_calls": step_calls})
+        bad = [v for v in verdicts if v != "correct"]
+        correctness.append("correct" if not bad else
+                           "incorrect" if bad[0] == "wrong_tool" else "partially_correct")
+        reward.append(-1 if bad else 1)
+        calls += [(index, c["name"], v) for c, v in zip(step_calls, verdicts, strict=True)]
+        for tool, result in results:
+            steps.append({"role": "tool", "name": tool, "content": json.dumps(result),
+                          "tool_calls": []})
+            correctness.append("correct")
+            reward.append(0)  # a tool's output neither helps nor hurts
+    if not rounds:
+        steps.append({"role": "assistant", "content": "Hello! Let me see.", "tool_calls": []})
+        correctness.append("correct")
+        reward.append(0)
+    wrong_final = error != "none"
+    steps.append({"role": "assistant", "content": final, "tool_calls": []})
+    correctness.append("incorrect" if wrong_final else "correct")
+    reward.append(-1 if wrong_final else 1)
+    outcome = {"none": "success", "wrong_args": "partial"}.get(error, "failure")
+    return Trace(task, steps, correctness, reward, calls, outcome)
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))  # as JSON.stringify
+
+
+class TrajectoryEvalWidget:
+    """trajectory_eval's step state: {step_index, correctness} per card, error fields
+    added by the error-type select, severity radios and rationale box."""
+
+    def __init__(self, n_steps: int, severities: list[dict[str, Any]]) -> None:
+        self.steps: list[dict[str, Any]] = [{"step_index": i, "correctness": None}
+                                            for i in range(n_steps)]
+        self.weights = {s["name"]: abs(s["weight"]) for s in severities}
+
+    def click(self, idx: int, value: str) -> None:
+        step = self.steps[idx]
+        if step.get("correctness") == value:  # clicking the chosen button clears it
+            self.steps[idx] = step = {"step_index": idx, "correctness": None}
+        else:
+            step["correctness"] = value
+        if value == "correct" or not step["correctness"]:
+            for key in ("severity", "error_type", "error_subtype", "rationale"):
+                step.pop(key, None)
+
+    def error_type(self, idx: int, option: str) -> None:
+        parts = option.split("::")
+        self.steps[idx]["error_type"] = parts[0]
+        self.steps[idx]["error_subtype"] = parts[1] if len(parts) > 1 else ""
+
+    def severity(self, idx: int, name: str) -> None:
+        self.steps[idx]["severity"] = name
+
+    def rationale(self, idx: int, text: str) -> None:
+        self.steps[idx]["rationale"] = text
+
+    def value(self, max_score: int = 100) -> str:
+        penalty = sum(self.weights.get(s.get("severity", ""), 0) for s in self.steps
+                      if s.get("severity") and s["correctness"] != "correct")
+        incomplete = any(not s["correctness"] or (s["correctness"] != "correct"
+                                                  and not s.get("severity"))
+                         for s in self.steps)
+        return _dump({"steps": self.steps,
+                      "score": None if incomplete else max(0, max_score - penalty),
+                      "score_complete": not incomplete})
+
+
+class ProcessRewardWidget:
+    """process_reward's step model (makeStep) and its two click rules."""
+
+    def __init__(self, n_steps: int, mode: str, allow_neutral: bool) -> None:
+        self.mode = mode
+        self.unmarked = None if (allow_neutral and mode == "per_step") else 0
+        self.steps: list[dict[str, Any]] = [
+            {"index": i, "reward": self.unmarked, "source": None, "verified": False,
+             "ai_reward": None, "ai_reasoning": "", "confidence": None}
+            for i in range(n_steps)]
+
+    def _mark(self, step: dict[str, Any], value: int) -> None:
+        step.update(reward=value, verified=True, source="human")
+
+    def _clear(self, step: dict[str, Any]) -> None:
+        step.update(reward=self.unmarked, verified=False, source=None)
+
+    def click(self, idx: int, value: int) -> None:
+        step = self.steps[idx]
+        if self.mode != "first_error":  # applyHumanMark: a second click clears
+            if step["reward"] == value and step["verified"]:
+                self._clear(step)
+            else:
+                self._mark(step, value)
+        elif value == 1:
+            if step["reward"] == 1 and step["verified"]:
+                self._clear(step)
+            else:
+                self._mark(step, 1)
+        elif step["reward"] == -1 and step["verified"]:
+            for s in self.steps:
+                self._clear(s)
+        else:  # the first error: every earlier step correct, it and every later wrong
+            for s in self.steps:
+                self._mark(s, 1 if s["index"] < idx else -1)
+
+    def value(self) -> str:
+        return _dump({"steps": self.steps, "mode": self.mode})
+
+
+class ToolCallReviewWidget:
+    """tool_call_review's cards: one per tool call (`index` counts calls, `step` is the
+    trace step); only calls with a verdict or a note are saved, and nothing judged saves
+    an empty value."""
+
+    def __init__(self, calls: list[tuple[int, str, str]]) -> None:
+        self.calls = [{"index": i, "step": step, "tool": tool, "verdict": "", "notes": ""}
+                      for i, (step, tool, _) in enumerate(calls)]
+
+    def click(self, idx: int, verdict: str) -> None:
+        call = self.calls[idx]
+        call["verdict"] = "" if call["verdict"] == verdict else verdict
+
+    def note(self, idx: int, text: str) -> None:
+        self.calls[idx]["notes"] = text
+
+    def value(self) -> str:
+        data = [c for c in self.calls if c["verdict"] or c["notes"]]
+        return _dump(data) if data else ""
+
+
+def _noisy(truth: Any, options: list[Any], rng: random.Random, keep: float) -> Any:
+    return truth if rng.random() < keep else rng.choice(options)
+
+
+def answer_traces(user: str, k: int, rng: random.Random) -> Payload:
+    trace = make_trace(k)
+    skill = TRACE_SKILL[user]
+    n = len(trace.steps)
+    outcome = _noisy(trace.outcome, OUTCOMES, rng, skill)
+    payload: Payload = {f"outcome:{outcome}": outcome}  # radio: the option as key and value
+
+    # trajectory_eval: a card per step; a few steps left unjudged, a slip corrected
+    evaluation = TrajectoryEvalWidget(n, TRACE_SCHEMES[1]["severities"])
+    for i, truth in enumerate(trace.correctness):
+        if rng.random() < 0.05:
+            continue
+        value = _noisy(truth, CORRECTNESS, rng, skill)
+        if rng.random() < 0.1:  # clicked another button first, with a severity
+            other = rng.choice([c for c in CORRECTNESS if c != value])
+            evaluation.click(i, other)
+            if other != "correct":
+                evaluation.severity(i, "minor")
+        evaluation.click(i, value)
+        if value != "correct":
+            sub = "wrong_tool" if truth == "incorrect" else "wrong_arguments"
+            option = (f"tool_misuse::{sub}" if truth != "correct" and rng.random() < skill
+                      else rng.choice(["hallucination", "unnecessary_step",
+                                       "tool_misuse::wrong_tool"]))
+            evaluation.error_type(i, option)
+            if rng.random() < 0.9:
+                evaluation.severity(i, rng.choice(["minor", "major", "major", "critical"]))
+            if rng.random() < 0.5:
+                evaluation.rationale(i, f"step {i + 1}: {option.split('::')[-1]}")
+    payload["step_check:step_check"] = evaluation.value()
+
+    # process_reward, first_error: click the first wrong step, or tick the good ones
+    first = ProcessRewardWidget(n, "first_error", allow_neutral=False)
+    wrong = [i for i, r in enumerate(trace.reward) if r < 0]
+    seen = wrong[0] if wrong else None
+    if rng.random() > skill:
+        seen = rng.choice([None, *range(n)])
+    if seen is None:
+        for i in range(n):
+            if rng.random() < 0.85:
+                first.click(i, 1)
+    else:
+        for i in range(seen):
+            if rng.random() < 0.3:
+                first.click(i, 1)
+        first.click(seen, -1)
+    payload["first_error:first_error"] = first.value()
+
+    # process_reward, per_step with neutral: every step rated, a few left unmarked
+    per_step = ProcessRewardWidget(n, "per_step", allow_neutral=True)
+    for i, step_truth in enumerate(trace.reward):
+        if rng.random() < 0.08:
+            continue
+        per_step.click(i, _noisy(step_truth, [1, 0, -1], rng, skill))
+    payload["step_reward:step_reward"] = per_step.value()
+
+    # tool_call_review: a verdict per call; some skipped, some with a note only
+    review = ToolCallReviewWidget(trace.calls)
+    for i, (_, _, truth) in enumerate(trace.calls):
+        r = rng.random()
+        if r < 0.06:
+            continue
+        if r < 0.12:
+            review.note(i, "not sure about this one")
+            continue
+        review.click(i, _noisy(truth, VERDICTS, rng, skill))
+        if rng.random() < 0.15:
+            review.note(i, "checked the arguments")
+    if review.value():  # an empty hidden input is not posted
+        payload["tool_review:tool_review"] = review.value()
+    return payload
+
+
+def trace_items(n: int) -> list[dict[str, Any]]:
+    items = []
+    for k in range(n):
+        trace = make_trace(k)
+        items.append({"id": f"a{k:02d}", "text": trace.text, TRACE_STEPS_KEY: trace.steps})
+    return items
+
+
 # --------------------------------------------------------------------------- projects
 
 PROJECTS = {p.name: p for p in [
@@ -405,6 +801,8 @@ PROJECTS = {p.name: p for p in [
     Project("images", 8774, 44, IMAGE_SCHEMES,
             [{"id": f"m{k:02d}", "text": f"picture {k}", "image": f"images/m{k:02d}.png"}
              for k in range(12)], answer_images, image_media),
+    Project("traces", 8775, TRACE_SEED, TRACE_SCHEMES, trace_items(12), answer_traces,
+            config=TRACE_CONFIG),
 ]}
 
 
@@ -444,7 +842,7 @@ def build(project: Project) -> Path:
     assert 8771 <= project.port <= 8779
     work = Path(tempfile.mkdtemp(prefix=f"accord-potato-{project.name}-"))
     (work / "data").mkdir()
-    config = base_config(project.schemes)
+    config = base_config(project.schemes) | (project.config or {})
     (work / "config.yaml").write_text(
         f"# Written by tests/potato_real/annotation_projects.py for the real Potato 2.12.1 "
         f"server (seed {project.seed}).\n" + yaml.safe_dump(config, sort_keys=False))
