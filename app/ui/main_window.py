@@ -43,6 +43,7 @@ from app.ui.workers import JobWorker, WorkerPool
 
 if TYPE_CHECKING:
     from app.core.project import ProjectData
+    from app.ui.import_dialog import ImportDialog
 
 log = logging.getLogger(__name__)
 
@@ -226,6 +227,17 @@ class MainWindow(QMainWindow):
             self.error("Open a project first: there is nothing to certify.")
             return
         export_certificate(self, self.project, self.workers)
+
+    def import_study(self) -> ImportDialog:
+        """File > Import…: another tool's export written as a new project, then opened."""
+        from app.ui.import_dialog import ImportDialog
+
+        start = self.project.path.parent if self.project else None
+        dialog = ImportDialog(self, self.workers, report=self.error, start_dir=start)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.imported.connect(lambda project: self.open_path(project))
+        dialog.open()
+        return dialog
 
     def error(self, message: str) -> None:
         """The one dialog for an error (none in headless runs)."""

@@ -1,10 +1,12 @@
 """The main window's menus and keyboard shortcuts, built in one place.
 
 Shortcuts (where the design names none, the platform's standard keys): Ctrl+O open,
-F5 reload, Ctrl+E export the agreement report (CSV, JSON, HTML), Ctrl+Shift+E export the
-certificate PDF, F11 or Ctrl+Shift+P presentation mode, Ctrl+Q quit, Alt+1…8 raise the views
-in ``VIEW_NAMES`` order (a missing view's key does nothing). File > Open demo lists every
-bundled demo study; File > Open recent the remembered projects, most recent first.
+Ctrl+I import another tool's export, F5 reload, Ctrl+E export the agreement report (CSV,
+JSON, HTML), Ctrl+Shift+E export the certificate PDF, F11 or Ctrl+Shift+P presentation
+mode, Ctrl+Q quit, Alt+1…8 raise the views in ``VIEW_NAMES`` order (a missing view's key
+does nothing). File > Open demo lists every bundled demo study; File > Open recent the
+remembered projects, most recent first; File > Import… reads another tool's export
+(:mod:`app.ui.import_dialog`) and opens the project it writes.
 
 The menus know the window only through :class:`MenuHost` (the slots they call and the
 state they read) and as a plain ``QMainWindow`` (the menu bar, the parent of actions and
@@ -46,6 +48,8 @@ class MenuHost(Protocol):
         """The views' docks (filled once the views exist: :meth:`Menus.add_view_actions`)."""
 
     def open_path(self, path: Path) -> object: ...
+    def import_study(self) -> object:
+        """File > Import…: another tool's export as a new project, then opened."""
     def reload(self) -> None: ...
     def export_report(self) -> None: ...
     def export_certificate(self) -> None: ...
@@ -67,6 +71,7 @@ class Menus:
         for name, path in demo_studies().items():
             action = self.demos.addAction(name.replace("_", " "))
             action.triggered.connect(lambda _=False, p=path: host.open_path(p))
+        self.import_ = self._action(file, "&Import…", "Ctrl+I", host.import_study)
         file.addSeparator()
         self.export_certificate = self._action(file, "Export &certificate…", "Ctrl+Shift+E",
                                                host.export_certificate)
