@@ -357,3 +357,17 @@ def test_an_existing_non_empty_project_is_refused(
 
     assert code == 2 and str(out) in err and len(err.strip().splitlines()) == 1
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
+
+
+def test_the_same_coder_on_the_same_item_twice_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for folder in ("first", "second"):
+        (tmp_path / folder).mkdir()
+        _tiered_file(tmp_path / folder / "clip1.eaf")
+    out = tmp_path / "project"
+
+    code, _, err = _import(capsys, str(tmp_path / "first"), str(tmp_path / "second"),
+                           "-o", str(out))
+
+    _assert_refused(code, err, tmp_path / "second" / "clip1.eaf", out)
+    assert "already has item 'clip1'" in err

@@ -15,8 +15,8 @@ format's own time unit, and :class:`TimedCollector` turns them into an
   names are then not kept (a note says so when they differ).
 - **Units.** The reader says how many milliseconds its unit is (ELAN 1, TextGrid and
   RTTM 1000); :func:`in_ms` and :func:`in_seconds` are the one place a time is
-  converted, rounded to a nanosecond so that ``1.001 s`` is written as ``1001`` ms, not
-  ``1000.9999999999999``.
+  converted, rounded to 9 decimals so that ``1.001 s`` is written as ``1001`` ms, not
+  ``1000.9999999999999`` (whole numbers are written as integers).
 - **Items.** The item id is what the reader says (the file stem, the RTTM file-id); an
   item is listed once however many annotators hold it, in the order first seen, with
   ``text`` the name of the first file that held it. An annotator who holds an item with
