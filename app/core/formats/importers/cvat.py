@@ -27,10 +27,10 @@ centre) → the polygon of its four corners, since Potato's boxes are not rotate
 one ``landmark``; ellipse → ``ellipse`` (``rotation`` is its angle); mask → Potato's mask
 over the whole image: CVAT's own RLE runs over the mask's ``width``×``height`` box,
 row-major, starting with background, placed at ``left, top`` (a box reaching outside
-the image is cut at its edge, counted). Cuboids, skeletons and tags are skipped and
-counted. Attributes, ``occluded`` and ``z_order`` are not carried by Potato shapes
-(counted); ``source="auto"`` shapes (CVAT's automatic annotation, accepted into the
-job) are kept as the annotator's and counted.
+the image is cut at its edge, an empty mask left out; both counted). Cuboids, skeletons
+and tags are skipped and counted. Attributes, ``occluded`` and ``z_order`` are not
+carried by Potato shapes (counted); ``source="auto"`` shapes (CVAT's automatic
+annotation, accepted into the job) are kept as the annotator's and counted.
 """
 
 from __future__ import annotations
@@ -180,6 +180,7 @@ class _File:
         else:
             pixels = self.mask(elem, size)
             out = [im.mask(label, color, pixels)] if pixels.any() else []
+            self.counts["empty masks"] += not out
         self.used.update(s["type"] for s in out)
         return out
 
@@ -268,6 +269,9 @@ def read(sources: list[Path], annotators: list[str]) -> ImportedStudy:
     if counts["auto"]:
         notes.append(f"{counts['auto']} shapes came from CVAT's automatic annotation "
                      "(source=auto) and are kept as their annotator's.")
+    if counts["empty masks"]:
+        notes.append(f"{counts['empty masks']} masks cover no pixel of their image and were "
+                     "left out.")
     if counts["cut masks"]:
         notes.append(f"{counts['cut masks']} masks reached outside their image and were cut "
                      "at its edge.")

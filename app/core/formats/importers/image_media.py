@@ -20,7 +20,8 @@ Choices where the formats are silent:
   and ``data/`` under it; for a Label Studio upload (``/data/upload/1/8f3c2a1b-x.png``)
   also without the 8-hex-digit prefix Label Studio adds. No folder is searched deeper.
 - **Where an image goes in the project.** ``images/<name>`` (``<name>`` keeps the
-  reference's safe subfolders, as COCO's ``train/0001.jpg``); a second, different file
+  reference's safe subfolders, as COCO's ``train/0001.jpg``; of a Label Studio server
+  path only the file name is kept, without the upload prefix); a second, different file
   with the same name gets ``_2``, ``_3``... before its suffix. A missing image keeps that
   path in the record (drop the file there later and it is found) and its reference
   under ``image_source``; a note counts them. The record also holds ``width`` and
@@ -227,8 +228,8 @@ class ImageStudy:
         """Put the media file ``reference`` names under ``key`` in the item's record
         (copied into ``under/`` when found beside the export); the file, or ``None``."""
         found = locate(folder, reference, upload_prefix=upload_prefix)
-        if upload_prefix:  # a server path: only the file name means something here
-            relative = PurePosixPath(found.name if found else reference_name(reference)
+        if upload_prefix:  # a server path: only the file name, less the upload prefix
+            relative = PurePosixPath(UPLOAD_PREFIX.sub("", reference_name(reference), count=1)
                                      or "media")
         else:
             relative = safe_relative(reference)
