@@ -180,7 +180,8 @@ class _Reader:
             family = _family(kind, value)
             if family is None or (family in ("choices", "rating")
                                   and res.get("id") in regions):
-                self.skipped["per-region " + kind if family else kind] += 1
+                self.skipped[f"per-region {kind}" if family else
+                             "labels (text span)" if kind == "labels" else kind] += 1
                 continue
             name = str(res.get("from_name", kind))
             control = self.controls.setdefault(name, _Control(family))
