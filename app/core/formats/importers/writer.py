@@ -38,6 +38,8 @@ from app.core.formats.importers.model import (
 )
 
 DATA_FILE = "data/items.jsonl"
+MEDIA_TYPES = frozenset({"image", "audio", "video"})
+"""Record keys that name their own ``instance_display`` field type."""
 OUTPUT_DIR = "annotation_output"
 
 
@@ -76,7 +78,7 @@ def user_state(name: str, study: ImportedStudy) -> dict[str, Any]:
 
 def config(study: ImportedStudy, name: str) -> dict[str, Any]:
     properties: dict[str, Any] = {"id_key": "id", "text_key": study.text_key}
-    return {
+    out: dict[str, Any] = {
         "annotation_task_name": study.task_name or name,
         "task_dir": ".",
         "data_files": [DATA_FILE],
@@ -85,6 +87,11 @@ def config(study: ImportedStudy, name: str) -> dict[str, Any]:
         "annotation_schemes": [{"annotation_type": s.annotation_type, "name": s.name,
                                 **s.config} for s in study.schemes],
     }
+    if study.media_keys:  # shown beside every scheme, as Potato's instance_display does
+        out["instance_display"] = {"fields": [
+            {"key": key, "type": key if key in MEDIA_TYPES else "image"}
+            for key in study.media_keys]}
+    return out
 
 
 @contextmanager
