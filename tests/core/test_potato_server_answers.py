@@ -19,15 +19,23 @@ from typing import Any
 import numpy as np
 import pytest
 
+from app.core.agreement.regions.chance import detection_and_classification
+from app.core.agreement.regions.potato_reading import CLAUSES
 from app.core.agreement.report import agreement_report
 from app.core.agreement.result import AgreementReport
+from app.core.agreement.sets.agreement import set_agreement, summarize
 from app.core.agreement.sets.matching import match
-from app.core.agreement.sets.structured import SetOptions
+from app.core.agreement.sets.structured import (
+    SetOptions,
+    region_set_similarity,
+    selector_and_similarity,
+    with_image_sizes,
+)
 from app.core.formats.potato.project import load_study
 from app.core.geometry.intervals import segment_iou_matrix
 from app.core.geometry.point_objects import similarity
 from app.core.geometry.regions import region_iou_matrix
-from app.core.model import Study
+from app.core.model import Answer, Kind, Study
 from app.core.objects import (
     EllipseRegion,
     KeypointSet,
@@ -35,6 +43,7 @@ from app.core.objects import (
     ObjectSet,
     OpenPath,
     Point3D,
+    PolygonRegion,
     Polyline3D,
     Segment,
     Segment3D,
@@ -213,6 +222,10 @@ def test_point_object_similarities() -> None:
     k = KeypointSet("p", ((0.0, 0.0, 2), (0.1, 0.1, 2)))
     assert similarity(k, k) == 1.0
     assert similarity(Landmark("a", 0.5, 0.5), Point3D("p", (0, 0, 0))) == 0.0  # type: ignore[arg-type]
+    # a polyline and a freeform stroke are two types: Potato never matches them
+    path = ((0.1, 0.1), (0.2, 0.2), (0.3, 0.3))
+    assert similarity(OpenPath("a", path), OpenPath("a", path)) == 1.0
+    assert similarity(OpenPath("a", path), OpenPath("a", path, "freeform")) == 0.0
 
 
 def test_a_match_exactly_at_the_threshold_survives_milliseconds() -> None:
@@ -293,3 +306,72 @@ def test_by_design_differences_have_notes() -> None:
     assert any("instant" in n and "Potato" in n for n in schemes["grounding"].notes)
     assert potato("timed", "actions")["n_scored_pairs"] == 0
     assert acc("timed", "actions", "mean_matched_iou") > 0
+
+
+def _shapes_as_potato_draws_ellipses() -> dict[str, dict[str, Answer]]:
+    """The `shapes` answers as the report scores them (open paths in pixels) but with
+    every ellipse replaced by the 36-gon Potato's report builds in normalized
+    coordinates (built here with numpy, not Potato's code)."""
+    def gon(e: EllipseRegion) -> PolygonRegion:
+        t = np.arange(36) * 2 * np.pi / 36
+        a = np.radians(e.angle_deg)
+        dx, dy = e.rx * np.cos(t), e.ry * np.sin(t)
+        return PolygonRegion(e.label, tuple(zip((e.cx + dx * np.cos(a) - dy * np.sin(a)).tolist(),
+                                                (e.cy + dx * np.sin(a) + dy * np.cos(a)).tolist(),
+                                                strict=True)))
+
+    sized = with_image_sizes(study("images"), study("images").answers_for("shapes"))
+    return {item: {who: ObjectSet(tuple(gon(o) if isinstance(o, EllipseRegion) else o
+                                        for o in a.objects)) if isinstance(a, ObjectSet) else a
+                   for who, a in by.items()}
+            for item, by in sized.items()}
+
+
+def test_image_shapes_differ_from_potato_only_by_the_ellipses() -> None:
+    """`shapes` (boxes, polygons, ellipses, landmarks, keypoint sets, polylines, freeform
+    strokes on 320 x 180 images). Compared object pair by object pair with Potato's code,
+    every similarity and every matching is the same except the ellipses': Potato's report
+    builds them in normalized coordinates as 36-gons, Accord in pixels as 64-gons
+    (agreement.md: ellipses are measured as drawn). Drawn Potato's way, Accord's own
+    scoring gives Potato's numbers; Potato's numbers are in the note and in potato_iaa."""
+    p = potato("images", "shapes")
+    r = report("images").schemes["shapes"]
+    # measured alike: equal
+    assert (r.n_items, r.n_pairs, r.extra["n_empty_pairs"]) == (
+        p["n_items"], p["n_scored_pairs"], p["n_empty_pairs"])
+    for name in ("mean_object_count_diff", "classification_alpha"):
+        assert acc("images", "shapes", name) == same(p[name])
+    # the one difference: ellipses as drawn (Accord 0.5907 / 0.8199 / 0.8263 / 0.1685)
+    for name, lower in (("mean_agreement", 0.04), ("detection_f1", 0.03),
+                        ("mean_matched_iou", 0.002), ("detection_alpha", 0.03)):
+        assert p[name] - acc("images", "shapes", name) > lower
+    select, sim = selector_and_similarity(Kind.REGIONS)
+    sets = run(set_agreement(_shapes_as_potato_draws_ellipses(), select, sim, 0.5))
+    s = summarize(sets.outcomes)
+    for name in ("mean_agreement", "detection_f1", "mean_matched_iou"):
+        assert getattr(s, name) == same(p[name])
+    detection, classification, _ = detection_and_classification(sets, 0.5,
+                                                                region_set_similarity)
+    assert (detection.value, classification.value) == (same(p["detection_alpha"]), 1.0)
+    # what Potato shows, and why
+    shown = r.extra["potato_iaa"]
+    for name in ("mean_agreement", "mean_object_count_diff", "detection_f1",
+                 "mean_matched_iou", "detection_alpha", "classification_alpha",
+                 "n_scored_pairs", "n_empty_pairs"):
+        assert shown[name] == same(p[name])
+    (note,) = [n for n in r.notes if "(potato_iaa) because" in n]
+    assert note.startswith("Potato 2.12.1's /admin/iaa shows mean_agreement 0.632955, "
+                           "detection_f1 0.856787, mean_matched_iou 0.828673, "
+                           "detection_alpha 0.204694 on these answers")
+    assert note.endswith("because " + CLAUSES["ellipses"])
+
+
+def test_image_shapes_sigma_and_ks_by_design_with_a_note() -> None:
+    """σ and KS: agreement.md fixes Accord's GIoU (convex hull for polygons and ellipses,
+    regions only) and its seeded numpy baseline; Potato's report uses the GIoU of every
+    object's bounding box and Python's random. Different measures, said in the notes."""
+    p = potato("images", "shapes")
+    assert abs(acc("images", "shapes", "sigma") - p["sigma"]) > 0.01
+    assert abs(acc("images", "shapes", "ks") - p["ks"]) > 0.01
+    assert any("σ and KS another way" in n and "random.Random(20260813)" in n
+               for n in report("images").schemes["shapes"].notes)

@@ -37,8 +37,14 @@ from app.core.agreement.coefficient import Coefficient
 from app.core.agreement.masks.report import fill_mask_metrics, mask_agreement
 from app.core.agreement.regions.chance import fill_region_chance
 from app.core.agreement.regions.distances import RegionAgreement
+from app.core.agreement.regions.potato_reading import add_potato_reading
 from app.core.agreement.result import AgreementReport, SchemeResult
-from app.core.agreement.sets.structured import SET_KINDS, SetOptions, score_set_scheme
+from app.core.agreement.sets.structured import (
+    SET_KINDS,
+    SetOptions,
+    region_set_similarity,
+    score_set_scheme,
+)
 from app.core.errors import InputError
 from app.core.model import Answer, Kind, Scheme, Study
 from app.core.objects import BoxRegion, EllipseRegion, Mask, ObjectSet, PolygonRegion
@@ -110,8 +116,10 @@ def _scheme_results(study: Study, scheme: Scheme, options: SetOptions
         sets = yield from score_set_scheme(study, scheme, result, options)
         result.details = sets
         if scheme.kind is Kind.REGIONS:
-            loc = fill_region_chance(result, sets.regions_only or sets,
-                                     options.threshold_for(scheme), options.seed)
+            threshold = options.threshold_for(scheme)
+            loc = fill_region_chance(result, sets, threshold, options.seed,
+                                     region_set_similarity)
+            add_potato_reading(result, answers, sets, threshold)
             result.details = RegionAgreement.of(sets, loc)
         return results
     _score_categorical(study, scheme, result)

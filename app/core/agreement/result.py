@@ -14,7 +14,10 @@ Beyond ``cli.md`` (extra keys only, none renamed):
   out as undefined;
 - ``categorical_reference`` for traces: the α the same annotators reach on a simpler
   categorical scheme of the study, to read step-level α against;
-- ``not_computed``: a sentence, for kinds that a later part of Accord computes.
+- ``not_computed``: a sentence, for kinds that a later part of Accord computes;
+- ``potato_iaa`` for an image scheme: the numbers Potato 2.12.1's ``/admin/iaa`` shows
+  where they differ from Accord's (:mod:`app.core.agreement.regions.potato_reading`),
+  with a note saying why.
 """
 
 from __future__ import annotations

@@ -11,7 +11,9 @@
   box areas (zero: similarity 0);
 - open paths (polylines, freeform strokes): boundary F1, the harmonic mean of the share
   of A's points within ``tolerance`` of B's nearest point and the converse; tolerance 5
-  (pixels when the image size is known, otherwise Potato's normalized reading);
+  (pixels when the image size is known, otherwise Potato's normalized reading); a
+  polyline and a freeform stroke are different types and never match (Potato's
+  ``similarity`` compares objects of one type only);
 - 3D point: ``1 − d / 2 m``; 3D polyline: boundary F1 in 3D at 0.5 m; point-cloud
   segment: Jaccard of the point indices.
 
@@ -96,6 +98,8 @@ def similarity(a: PointObject, b: PointObject) -> float:
     if isinstance(a, KeypointSet) and isinstance(b, KeypointSet):
         return oks(a, b)
     if isinstance(a, OpenPath) and isinstance(b, OpenPath):
+        if a.kind != b.kind:
+            return 0.0
         pa, tol = path_points(a)
         pb, _ = path_points(b)
         return boundary_f1(pa, pb, tol)

@@ -5,11 +5,18 @@ Chance-corrected agreement for regions). Three questions are answered separately
 
 - **Detection α**: objects of an item are clustered across annotators (annotators in
   sorted name order; the first one's objects each start a cluster; each next annotator's
-  objects are matched, with the set matching and threshold, against the clusters' first
-  members; unmatched objects start new clusters). Each annotator of the item is present
-  or absent on each cluster; nominal Krippendorff α over clusters.
+  objects are matched, with the set matching, similarity and threshold, against the
+  clusters' first members; unmatched objects start new clusters). Each annotator of the
+  item is present or absent on each cluster; nominal Krippendorff α over clusters.
 - **Classification α**: nominal α over the member labels of clusters with two or more
   members.
+- **Which objects** (a choice: the spec defines these questions for regions and gives
+  landmarks, keypoint sets and open paths Potato 2.12.1's similarity): detection and
+  classification ask whether an object was found and what it was called, which is as
+  meaningful for a landmark as for a box, so they cluster *every* object of the scheme
+  with the set similarity, as Potato's ``/admin/iaa`` does. Localization needs an area
+  for GIoU, so it uses the boxes, polygons and ellipses only
+  (:attr:`SetAgreement.regions_only`).
 - **Localization**: distance ``d = (1 − GIoU) / 2``. Within-item distances are those of
   every matched pair of every annotator pair; between-item (chance) distances are those
   of object pairs from *different* items of the pool (every object of every scored
@@ -28,7 +35,7 @@ items holding the largest shares of the total within-item distance (at most five
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,6 +61,13 @@ ONE_LABEL = (
 )
 NO_SHARED_OBJECTS = "no object was found by two or more annotators"
 
+ClusterSimilarity = Callable[[Sequence[SceneObject], Sequence[SceneObject]], np.ndarray]
+"""Similarity matrix of an annotator's objects against the clusters' first members."""
+
+
+def _region_iou(a: Sequence[SceneObject], b: Sequence[SceneObject]) -> np.ndarray:
+    return region_iou_matrix(a, b)  # type: ignore[arg-type]
+
 
 @dataclass(frozen=True, slots=True)
 class Localization:
@@ -67,7 +81,8 @@ def _label(obj: SceneObject) -> str:
     return str(getattr(obj, "label", ""))
 
 
-def detection_clusters(objects: dict[str, tuple[SceneObject, ...]], threshold: float
+def detection_clusters(objects: dict[str, tuple[SceneObject, ...]], threshold: float,
+                       similarity: ClusterSimilarity = _region_iou
                        ) -> list[dict[str, SceneObject]]:
     """Clusters of one item: annotator → the member object it contributed."""
     clusters: list[dict[str, SceneObject]] = []
@@ -75,7 +90,7 @@ def detection_clusters(objects: dict[str, tuple[SceneObject, ...]], threshold: f
     for name in sorted(objects):
         mine = objects[name]
         if firsts and mine:
-            rows, cols = match(region_iou_matrix(mine, firsts), threshold)  # type: ignore[arg-type]
+            rows, cols = match(similarity(mine, firsts), threshold)
         else:
             rows = cols = np.zeros(0, dtype=np.int64)
         joined = dict(zip(rows.tolist(), cols.tolist(), strict=True))
@@ -88,7 +103,8 @@ def detection_clusters(objects: dict[str, tuple[SceneObject, ...]], threshold: f
     return clusters
 
 
-def _nominal_alpha(rows: list[dict[str, str]]) -> Coefficient:
+def nominal_alpha(rows: list[dict[str, str]]) -> Coefficient:
+    """Nominal α over units given as annotator → value."""
     names = sorted({n for r in rows for n in r})
     values = sorted({v for r in rows for v in r.values()})
     column = {n: j for j, n in enumerate(names)}
@@ -100,18 +116,37 @@ def _nominal_alpha(rows: list[dict[str, str]]) -> Coefficient:
     return alpha(counts_from_codes(codes, len(values)), nominal_metric)
 
 
-def detection_and_classification(agreement: SetAgreement, threshold: float
-                                 ) -> tuple[Coefficient, Coefficient, int]:
+Clustering = Callable[[dict[str, tuple[SceneObject, ...]], float],
+                      list[dict[str, SceneObject]]]
+
+
+def cluster_rows(agreement: SetAgreement, threshold: float,
+                 similarity: ClusterSimilarity = _region_iou,
+                 clustering: Clustering | None = None
+                 ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """The units of detection α (per cluster, each annotator of the item present or
+    absent) and of classification α (the member labels of clusters with two or more
+    members); ``clustering`` replaces :func:`detection_clusters` when given."""
     presence: list[dict[str, str]] = []
     labels: list[dict[str, str]] = []
     for item in agreement.items_scored:
         objects = agreement.objects[item]
-        for cluster in detection_clusters(objects, threshold):
+        clusters = (clustering(objects, threshold) if clustering is not None
+                    else detection_clusters(objects, threshold, similarity))
+        for cluster in clusters:
             presence.append({name: ("present" if name in cluster else "absent")
                              for name in objects})
             if len(cluster) >= 2:
                 labels.append({name: _label(obj) for name, obj in cluster.items()})
-    detection = _nominal_alpha(presence) if presence else Coefficient.undefined(
+    return presence, labels
+
+
+def detection_and_classification(agreement: SetAgreement, threshold: float,
+                                 similarity: ClusterSimilarity = _region_iou
+                                 ) -> tuple[Coefficient, Coefficient, int]:
+    """Detection and classification α, and the number of clusters."""
+    presence, labels = cluster_rows(agreement, threshold, similarity)
+    detection = nominal_alpha(presence) if presence else Coefficient.undefined(
         "no object was drawn on any scored item")
     if detection.value is None and presence and \
             all(v == "present" for r in presence for v in r.values()):
@@ -119,7 +154,7 @@ def detection_and_classification(agreement: SetAgreement, threshold: float
     if not labels:
         classification = Coefficient.undefined(NO_SHARED_OBJECTS)
     else:
-        classification = _nominal_alpha(labels)
+        classification = nominal_alpha(labels)
         if classification.value is None:
             classification = Coefficient.undefined(ONE_LABEL)
     return detection, classification, len(presence)
@@ -177,12 +212,16 @@ def between_pairs(owner: np.ndarray, seed: int, n_draws: int = BASELINE_PAIRS
 
 
 def fill_region_chance(result: SchemeResult, agreement: SetAgreement, threshold: float,
-                       seed: int) -> Localization:
-    detection, classification, n_clusters = detection_and_classification(agreement, threshold)
+                       seed: int, similarity: ClusterSimilarity = _region_iou
+                       ) -> Localization:
+    """Detection and classification α over every object of ``agreement`` (clustered
+    with ``similarity``); σ and KS over its regions (``regions_only`` when set)."""
+    detection, classification, n_clusters = detection_and_classification(
+        agreement, threshold, similarity)
     result.put("detection_alpha", detection)
     result.put("classification_alpha", classification)
     result.extra["n_clusters"] = n_clusters
-    loc = localization(agreement, seed)
+    loc = localization(agreement.regions_only or agreement, seed)
     result.extra["chance_baseline"] = {"seed": seed, "n_pairs": int(loc.between.size),
                                        "all_between_item_pairs": loc.all_between_pairs}
     if loc.within.size == 0:

@@ -83,6 +83,9 @@ class SetAgreement:
     regions_only: SetAgreement | None = None
     """For an image scheme holding landmarks, keypoints or paths: the same scoring over
     its boxes, polygons and ellipses alone (the chance-corrected numbers use it)."""
+    matrices: dict[tuple[str, str, str], np.ndarray] | None = None
+    """(item, a, b) → the pair's similarity matrix, when asked for (``keep_matrices``);
+    at most the comparison budget's number of entries."""
 
 
 def score_pair(item: str, a: str, b: str, objects_a: Sequence[SceneObject],
@@ -119,14 +122,15 @@ def per_pair(similarity: Similarity) -> BatchSimilarity:
 
 
 def set_agreement(answers: Mapping[str, Mapping[str, Answer]], select: Selector,
-                  similarity: BatchSimilarity, threshold: float, budget: int = DEFAULT_BUDGET
-                  ) -> Job[SetAgreement]:
+                  similarity: BatchSimilarity, threshold: float, budget: int = DEFAULT_BUDGET,
+                  keep_matrices: bool = False) -> Job[SetAgreement]:
     """Score every pair on every scored item within the comparison budget.
 
     Pairs are gathered across items into batches of about ``BATCH_COMPARISONS`` object
-    comparisons, and each batch's similarity matrices come from one call.
+    comparisons, and each batch's similarity matrices come from one call (kept in
+    ``matrices`` with ``keep_matrices``).
     """
-    result = SetAgreement()
+    result = SetAgreement(matrices={} if keep_matrices else None)
     remaining = budget
     items = sorted(i for i, by in answers.items() if len(by) >= 2)
     pending: list[tuple[str, str, str]] = []
@@ -161,6 +165,8 @@ def _flush(result: SetAgreement, pending: list[tuple[str, str, str]],
     pairs = [(result.objects[item][x], result.objects[item][y]) for item, x, y in pending]
     for (item, x, y), (a, b), sim in zip(pending, pairs, similarity(pairs), strict=True):
         result.outcomes.append(score_pair(item, x, y, a, b, sim, threshold))
+        if result.matrices is not None:
+            result.matrices[(item, x, y)] = sim
 
 
 # --------------------------------------------------------------------------- summaries

@@ -168,7 +168,9 @@ def _tier_similarity(a: Sequence[SceneObject], b: Sequence[SceneObject]) -> np.n
     return segment_iou_matrix(a, b, within_tier=True)  # type: ignore[arg-type]
 
 
-def _region_similarity(a: Sequence[SceneObject], b: Sequence[SceneObject]) -> np.ndarray:
+def region_set_similarity(a: Sequence[SceneObject], b: Sequence[SceneObject]) -> np.ndarray:
+    """An image scheme's similarity: 2D IoU between regions, Potato 2.12.1's similarity
+    between landmarks, keypoint sets and open paths, 0 across the two families."""
     ra, rb = _only(a, REGION_TYPES), _only(b, REGION_TYPES)
     if len(ra) == len(a) and len(rb) == len(b):
         return region_iou_matrix(a, b)  # type: ignore[arg-type]
@@ -184,7 +186,7 @@ def selector_and_similarity(kind: Kind) -> tuple[Selector, BatchSimilarity]:
     if kind is Kind.TIERS:
         return _segments, per_pair(_tier_similarity)
     if kind is Kind.REGIONS:
-        return _ClampedRegions(), per_pair(_region_similarity)
+        return _ClampedRegions(), per_pair(region_set_similarity)
     raise ValueError(f"{kind} is not a set kind")
 
 
@@ -198,16 +200,16 @@ def score_set_scheme(study: Study, scheme: Scheme, result: SchemeResult,
     if scheme.kind is Kind.REGIONS:
         answers = with_image_sizes(study, answers)
     agreement = yield from set_agreement(answers, select, similarity, threshold,
-                                         options.budget)
+                                         options.budget, scheme.kind is Kind.REGIONS)
     if scheme.kind is Kind.REGIONS and _holds(answers, IMAGE_POINT_TYPES):
-        # the chance-corrected questions are defined for areas (GIoU): regions only
+        # localization (σ, KS) needs an area for GIoU: regions only
         agreement.regions_only = yield from set_agreement(
-            answers, _RegionsOnly(), per_pair(_region_similarity), threshold, options.budget)
+            answers, _RegionsOnly(), per_pair(region_set_similarity), threshold, options.budget)
         result.notes.append(
             "landmarks, keypoint sets and open paths are matched by Potato 2.12.1's "
-            "similarity (1 - d/0.05, OKS, boundary F1) in the set metrics; the "
-            "chance-corrected detection, classification and localization numbers use the "
-            "boxes, polygons and ellipses only")
+            "similarity (1 - d/0.05, OKS, boundary F1) in the set metrics and in the "
+            "detection and classification α; localization (σ, KS) uses the boxes, "
+            "polygons and ellipses only (GIoU needs an area)")
     result.extra["threshold"] = threshold
     fill_set_metrics(result, agreement, options)
     result.notes.extend(potato_notes(scheme, agreement))
