@@ -259,8 +259,6 @@ def test_first_error_differs_only_by_reading_unmarked_zero(
     assert as_potato["n_units"] > scheme_report(capsys, "first_error")["n_units"]
 
 
-@pytest.mark.xfail(strict=True, reason="Accord's report does not yet say that Potato 2.12.1 "
-                   "reads an unmarked step's reward 0 as a label (agreement.md: say so)")
 def test_first_error_note_says_what_potato_reports(capsys: pytest.CaptureFixture[str]) -> None:
     notes = scheme_report(capsys, "first_error")["notes"]
     assert any("Potato" in n and "0" in n for n in notes)
@@ -298,8 +296,6 @@ def test_potato_reads_no_label_where_accord_reads_all(
     assert r["n_items"] == oracle["n_items"]
 
 
-@pytest.mark.xfail(strict=True, reason="Accord's report does not yet say that Potato 2.12.1's "
-                   "/admin/iaa scores no item of trajectory_eval / tool_call_review")
 @pytest.mark.parametrize("scheme", ["step_check", "tool_review"])
 def test_note_says_potato_reports_nothing(scheme: str,
                                           capsys: pytest.CaptureFixture[str]) -> None:

@@ -153,6 +153,25 @@ def _score_categorical(study: Study, scheme: Scheme, result: SchemeResult) -> No
     result.details = units
     if scheme.kind is Kind.TRACE:
         result.notes.append("steps are units: each step of each trace is compared on its own")
+        result.notes.extend(_potato_trace_notes(scheme))
+
+
+def _potato_trace_notes(scheme: Scheme) -> list[str]:
+    """What Potato 2.12.1's /admin/iaa shows for a trace scheme where it differs
+    (``agreement.md``, "Agreeing with Potato 2.12.1's own agreement report")."""
+    kind = scheme.annotation_type
+    if kind in ("trajectory_eval", "tool_call_review", "gui_trajectory"):
+        what = ("the steps' correctness" if kind == "trajectory_eval"
+                else "a bare list of judged steps")
+        return [f"Potato 2.12.1's /admin/iaa scores no item of this scheme: its step reader "
+                f"does not read {what}, so it reports no agreement here"]
+    cfg = scheme.config
+    neutral = bool(cfg.get("allow_neutral")) and cfg.get("mode", "first_error") == "per_step"
+    if kind == "process_reward" and not neutral:
+        return ["an unmarked step (reward 0, with no neutral option) is no label here; "
+                "Potato 2.12.1's /admin/iaa counts it as the label 0, so it reports other "
+                "numbers"]
+    return []
 
 
 def coded_units(study: Study, scheme: Scheme) -> CodedUnits:
