@@ -142,8 +142,8 @@ class _File:
         elif isinstance(seg, list) and seg:
             if len(seg) > 1:
                 self.counts["parts"] += 1
-            out = [im.polygon(label, color, _unit(self.polygon(p, f"{key}.segmentation[{j}]"),
-                                                  size)) for j, p in enumerate(seg)]
+            out = [im.polygon(label, color, im.pixels_to_unit(
+                self.polygon(p, f"{key}.segmentation[{j}]"), size)) for j, p in enumerate(seg)]
         else:
             bbox = ann.get("bbox")
             if not isinstance(bbox, list) or len(bbox) != 4 or not all(_finite(v) for v in bbox):
@@ -153,7 +153,7 @@ class _File:
             if w < 0 or h < 0:
                 raise self.error(f"a bbox with negative width or height ({w:g} × {h:g} px); "
                                  "expected sizes of 0 or more", f"{key}.bbox")
-            (nx, ny), (nw, nh) = _unit([(x, y), (w, h)], size)
+            (nx, ny), (nw, nh) = im.pixels_to_unit([(x, y), (w, h)], size)
             out = [im.bbox(label, color, nx, ny, nw, nh)]
         self.used.update(s["type"] for s in out)
         return out
@@ -207,11 +207,6 @@ def _finite(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and \
         math.isfinite(value)
 
-
-def _unit(points: list[tuple[float, float]], size: tuple[int, int]) -> list[tuple[float, float]]:
-    """Pixels → Potato's [0, 1] (x by the image width, y by its height): the one conversion."""
-    W, H = size  # noqa: N806
-    return [(x / W, y / H) for x, y in points]
 
 
 def read(sources: list[Path], annotators: list[str]) -> ImportedStudy:

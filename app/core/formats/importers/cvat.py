@@ -156,12 +156,12 @@ class _File:
                 self.counts["rotated"] += 1
                 centre = ((xtl + xbr) / 2, (ytl + ybr) / 2)
                 corners = im.rotated_corners(xtl, ytl, xbr - xtl, ybr - ytl, angle, centre)
-                out = [im.polygon(label, color, _unit(corners, size))]
+                out = [im.polygon(label, color, im.pixels_to_unit(corners, size))]
             else:
-                (x, y), (w, h) = _unit([(xtl, ytl), (xbr - xtl, ybr - ytl)], size)
+                (x, y), (w, h) = im.pixels_to_unit([(xtl, ytl), (xbr - xtl, ybr - ytl)], size)
                 out = [im.bbox(label, color, x, y, w, h)]
         elif tag in ("polygon", "polyline", "points"):
-            points = _unit(self.points(elem), size)
+            points = im.pixels_to_unit(self.points(elem), size)
             least = {"polygon": 3, "polyline": 2, "points": 1}[tag]
             if len(points) < least:
                 raise self.error(f"a <{tag}> with {len(points)} points; expected at least "
@@ -175,7 +175,7 @@ class _File:
             if rx < 0 or ry < 0:
                 raise self.error(f"an <ellipse> with negative radii ({rx:g}, {ry:g})", elem)
             angle = self.number(elem, "rotation") if elem.get("rotation") else 0.0
-            (ncx, ncy), (nrx, nry) = _unit([(cx, cy), (rx, ry)], size)
+            (ncx, ncy), (nrx, nry) = im.pixels_to_unit([(cx, cy), (rx, ry)], size)
             out = [im.ellipse(label, color, ncx, ncy, nrx, nry, angle)]
         else:
             pixels = self.mask(elem, size)
@@ -233,11 +233,6 @@ class _File:
             full[y0:y1, x0:x1] = box[y0 - top:y1 - top, x0 - left:x1 - left]
         return full
 
-
-def _unit(points: list[tuple[float, float]], size: tuple[int, int]) -> list[tuple[float, float]]:
-    """Pixels → Potato's [0, 1] (x by the image width, y by its height): the one conversion."""
-    W, H = size  # noqa: N806
-    return [(x / W, y / H) for x, y in points]
 
 
 def read(sources: list[Path], annotators: list[str]) -> ImportedStudy:

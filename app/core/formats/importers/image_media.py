@@ -133,6 +133,14 @@ def check_size(width: Any, height: Any, *, file: Path | str, key: str,
 # ------------------------------------------------------------------------------- shapes
 
 
+def pixels_to_unit(points: list[tuple[float, float]], size: tuple[int, int]
+                   ) -> list[tuple[float, float]]:
+    """Pixels → Potato's [0, 1] (x by the image width, y by its height): the one
+    conversion of the pixel formats (CVAT, COCO)."""
+    width, height = size
+    return [(x / width, y / height) for x, y in points]
+
+
 def _r(value: float) -> float:
     """A plain float, unrounded (Potato's browser writes full doubles too)."""
     return float(value)
