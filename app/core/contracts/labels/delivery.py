@@ -62,8 +62,8 @@ def _routed(config: EngineConfig, statuses: Mapping[str, ContractStatus], data: 
 
     The cascade is routed once for every item (:func:`_routed_all`, remembered for the
     last schema data and gate states) and the items with a human label are dropped:
-    ``label status`` asks for the same routing twice (the estimates' machine labels, then
-    the accepted counts), and an item's route does not depend on the other items.
+    a report asks for the same routing more than once (the accepted counts, the export,
+    the certificate), and an item's route does not depend on the other items.
     """
     key = [(c.id, statuses[c.id].state, statuses[c.id].accepts)
            for c in config.contracts_for(data.scheme.name) if c.kind in GATING]
@@ -127,28 +127,6 @@ def delivered(config: EngineConfig, statuses: Mapping[str, ContractStatus], data
     routed, certified = _routed(config, statuses, data, humans)
     return {item: Delivered(tier, machine.label, certified)
             for item, (tier, machine) in routed.items()}
-
-
-def would_deliver(config: EngineConfig, statuses: Mapping[str, ContractStatus],
-                  data: SchemaData) -> tuple[dict[str, MachineLabel] | None, str | None]:
-    """item → the machine label the cascade *would* deliver under the current rules,
-    whether or not a person labelled the item (what the estimates read, ``contracts.md``:
-    "the machine label is the one the cascade would deliver").
-
-    ``(None, reason)`` when the cascade delivers nothing at all (no gating contract on the
-    schema, one not met, or met rules that accept no item): the estimate kinds then fall
-    back to the all-accepting cascade and say so with ``reason``.
-    """
-    schema = data.scheme.name
-    if not any(c.kind in GATING for c in config.contracts_for(schema)):
-        return None, ("no selective_risk or threshold_legacy contract on this schema "
-                      "delivers machine labels")
-    if blocked := blocking(config, statuses, schema):
-        return None, f"no machine label is delivered until {', '.join(blocked)} is met"
-    routed, _ = _routed(config, statuses, data, set())
-    if not routed:
-        return None, "the met rules accept no machine label"
-    return {item: machine for item, (_, machine) in routed.items()}, None
 
 
 def human_items(study: Study, labeling: LabelingData, schema: str) -> dict[str, Any]:
