@@ -188,3 +188,10 @@ def test_migrate_config_writes_legacy_contracts(tmp_path: Path,
     assert engine["contracts"] == [{"id": "legacy-sentiment", "kind": "threshold_legacy",
                                     "schema": "sentiment", "threshold": 0.8}]
     assert (project / "config.yaml").read_bytes() == before
+    # Potato 2.12.1's keys, and a file Accord reads back
+    assert engine["enabled"] is True and engine["cascade"] == ["icl"]
+    assert engine["sources"] == [{"id": "icl", "kind": "llm", "model": "icl",
+                                  "confidence": {"method": "verbalized"}}]
+    capsys.readouterr()
+    status = _json(["label", "status", str(project), "--json"], capsys)
+    assert status["contracts"]["legacy-sentiment"]["kind"] == "threshold_legacy"

@@ -6,11 +6,14 @@ confidence_threshold``) from ``config.yaml`` and writes ``labeling/engine.yaml``
 ``schemas`` or ``schema_names`` list; all categorical schemes when it names none), so a
 migrated project behaves as before. ``config.yaml`` is never edited.
 
-Choices: the cascade is one tier named after the old block's model (``model`` or
-``llm_labeling.model``, else ``icl``) with source ``verbalized`` (an LLM's stated
-confidence, which is what the old block thresholded). An existing ``engine.yaml`` is
-extended: contracts already there are kept, ``legacy-<schema>`` ones are added when
-missing. The file is written atomically.
+Choices: a new file is written in Potato 2.12.1's keys (``contracts.md``, "Agreeing with
+Potato 2.12.1", item 3): ``enabled: true``, one ``llm`` source named after the old
+block's model (``model`` or ``llm_labeling.model``, else ``icl``) with ``confidence:
+{method: verbalized}`` (an LLM's stated confidence, which is what the old block
+thresholded), and a ``cascade`` of its id. An existing ``engine.yaml`` is extended in
+whichever shape it has: contracts already there are kept, ``legacy-<schema>`` ones are
+added when missing, and a cascade is added only when it has none. The file is written
+atomically.
 """
 
 from __future__ import annotations
@@ -62,22 +65,23 @@ def migrate_config(project: Path, study: Study) -> Path:
     llm = _llm(block)
     model = str(block.get("model", llm.get("model", "icl")))
     target = config_path.parent / "labeling" / "engine.yaml"
-    engine: dict[str, Any] = {"cascade": [{"name": model, "source": "verbalized"}],
-                              "contracts": []}
+    engine: dict[str, Any] = {"enabled": True, "contracts": []}
     if target.exists():
         existing = read_yaml(target)
         if isinstance(existing, dict):
             engine = existing
             engine.setdefault("contracts", [])
     have = {c.get("id") for c in engine["contracts"] if isinstance(c, dict)}
-    tier_names = [t.get("name") for t in engine.get("cascade", []) if isinstance(t, dict)]
+    has_cascade = bool(engine.get("cascade")) or bool(engine.get("sources"))
     for name in schemas:
         ident = f"legacy-{name}"
         if ident not in have:
             engine["contracts"].append({"id": ident, "kind": "threshold_legacy",
                                         "schema": name, "threshold": threshold})
-    if not tier_names:
-        engine["cascade"] = [{"name": model, "source": "verbalized"}]
+    if not has_cascade:
+        engine["sources"] = [{"id": model, "kind": "llm", "model": model,
+                              "confidence": {"method": "verbalized"}}]
+        engine["cascade"] = [model]
     text = ("# Written by 'accord label migrate-config' from config.yaml's icl_labeling.\n"
             + yaml.safe_dump(engine, sort_keys=False))
     target.parent.mkdir(parents=True, exist_ok=True)
