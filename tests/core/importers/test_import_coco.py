@@ -6,92 +6,28 @@ Potato project and Accord's own reader."""
 from __future__ import annotations
 
 import json
-import struct
-import zlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-import yaml
 from pycocotools import mask as coco_mask
 
-from app.cli.main import main
 from app.core.formats.potato.project import load_study
 from app.core.objects import BoxRegion, Mask, PolygonRegion
+from tests.core.importers.support import (
+    import_into_occupied,
+    potato_project,
+    rounded_agreement,
+    run_import,
+    stored,
+    under_data,
+    write_png,
+)
 
 W, H = 64, 48
 
 # ------------------------------------------------------------------------------ helpers
-
-
-def _import(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(["import", "coco", *args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _stored(project: Path, annotator: str, item: str, scheme: str = "objects") -> Any:
-    state = json.loads((project / "annotation_output" / annotator / "user_state.json")
-                       .read_text(encoding="utf-8"))
-    pairs = state["instance_id_to_label_to_value"][item]
-    return json.loads(next(v for k, v in pairs if k["schema"] == scheme and k["name"] == "_data"))
-
-
-def _agreement(capsys: pytest.CaptureFixture[str], project: Path) -> dict[str, Any]:
-    capsys.readouterr()
-    assert main(["agreement", str(project), "--json"]) == 0
-    report = json.loads(capsys.readouterr().out)
-    report.pop("project")
-    return _rounded(report)
-
-
-def _rounded(value: Any) -> Any:
-    if isinstance(value, float):
-        return round(value, 9)
-    if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_rounded(v) for v in value]
-    return value
-
-
-def _png(path: Path, width: int, height: int) -> Path:
-    """A grey PNG of the given size (only its header matters here)."""
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(
-            ">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-    raw = b"".join(b"\x00" + bytes(width) for _ in range(height))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(
-        ">IIBBBBB", width, height, 8, 0, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(raw))
-        + chunk(b"IEND", b""))
-    return path
-
-
-def _potato_project(root: Path, scheme: dict[str, Any], items: list[str],
-                    answers: dict[str, dict[str, Any]]) -> Path:
-    """The same study as a Potato project written by hand (images under images/)."""
-    (root / "data").mkdir(parents=True)
-    (root / "config.yaml").write_text(yaml.safe_dump({
-        "annotation_task_name": "by hand", "task_dir": ".", "data_files": ["data/items.jsonl"],
-        "item_properties": {"id_key": "id", "text_key": "text"},
-        "output_annotation_dir": "annotation_output/", "annotation_schemes": [scheme]}))
-    (root / "data" / "items.jsonl").write_text("".join(json.dumps(
-        {"id": i, "text": i, "image": f"images/{i}", "width": W, "height": H}) + "\n"
-        for i in items))
-    for i in items:
-        _png(root / "images" / i, W, H)
-    for name, mine in answers.items():
-        folder = root / "annotation_output" / name
-        folder.mkdir(parents=True)
-        labels = {item: [[{"schema": scheme["name"], "name": "_data"}, json.dumps(value)]]
-                  for item, value in mine.items()}
-        folder.joinpath("user_state.json").write_text(json.dumps({
-            "user_id": name, "instance_id_ordering": list(mine),
-            "instance_id_to_label_to_value": labels, "instance_id_to_span_to_value": {}}))
-    return root
 
 
 def _rows(y0: int, y1: int) -> np.ndarray:
@@ -178,21 +114,21 @@ def _potato_shape(obj: tuple[Any, ...]) -> dict[str, Any]:
 def test_box_polygon_and_mask_round_trip_in_potato_units(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     export = tmp_path / "export"
-    _png(export / "images" / "a.png", W, H)
+    write_png(export / "images" / "a.png", W, H)
     source = _coco(export / "ann.json", "ann")
     out = tmp_path / "project"
-    code, stdout, err = _import(capsys, str(source), "-o", str(out))
+    code, stdout, err = run_import(capsys, "coco", str(source), "-o", str(out))
     assert (code, err) == (0, ""), err
     assert "3 items" in stdout
 
-    stored = _stored(out, "ann", "a.png")
-    assert stored[0]["type"] == "bbox"
-    assert stored[0]["coordinates"] == pytest.approx(
+    shapes = stored(out, "ann", "a.png")
+    assert shapes[0]["type"] == "bbox"
+    assert shapes[0]["coordinates"] == pytest.approx(
         {"x": 10 / W, "y": 10 / H, "width": 20 / W, "height": 15 / H})
-    assert stored[1]["type"] == "polygon"  # the segmentation wins over the bbox
-    assert [c for p in stored[1]["coordinates"] for c in (p["x"], p["y"])] == pytest.approx(
+    assert shapes[1]["type"] == "polygon"  # the segmentation wins over the bbox
+    assert [c for p in shapes[1]["coordinates"] for c in (p["x"], p["y"])] == pytest.approx(
         [40 / W, 5 / H, 55 / W, 8 / H, 50 / W, 30 / H])
-    mask = _stored(out, "ann", "b.png")[0]
+    mask = stored(out, "ann", "b.png")[0]
     assert mask["type"] == "mask" and mask["rle"]["size"] == [H, W]
     assert list(Mask.from_array("road", _rows(30, 48)).counts) == mask["rle"]["counts"]
 
@@ -220,8 +156,8 @@ def test_uncompressed_rle_matches_compressed(tmp_path: Path,
     plain = _coco(tmp_path / "plain" / "ben.json", "ben", compressed=False)
     packed = _coco(tmp_path / "packed" / "ben.json", "ben")
     for source, out in ((plain, tmp_path / "p1"), (packed, tmp_path / "p2")):
-        assert _import(capsys, str(source), "-o", str(out))[0] == 0
-    assert _stored(tmp_path / "p1", "ben", "b.png") == _stored(tmp_path / "p2", "ben", "b.png")
+        assert run_import(capsys, "coco", str(source), "-o", str(out))[0] == 0
+    assert stored(tmp_path / "p1", "ben", "b.png") == stored(tmp_path / "p2", "ben", "b.png")
 
 
 def test_empty_answer_absent_item_parts_and_names(tmp_path: Path,
@@ -232,8 +168,8 @@ def test_empty_answer_absent_item_parts_and_names(tmp_path: Path,
     cy.write_text(json.dumps(raw))
     ben = _coco(tmp_path / "ben.json", "ben", offset=1000)
     out = tmp_path / "project"
-    code, stdout, _ = _import(capsys, str(cy), str(ben), "-o", str(out), "--annotator", "Cy",
-                              "--annotator", "Ben")
+    code, stdout, _ = run_import(capsys, "coco", str(cy), str(ben), "-o", str(out),
+                                 "--annotator", "Cy", "--annotator", "Ben")
     assert code == 0
     study = load_study(out)
     objects = study.answers_for("objects")
@@ -250,11 +186,11 @@ def test_same_agreement_as_the_potato_project(tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     export = tmp_path / "export"
     for name in STUDY:
-        _png(export / name, W, H)
+        write_png(export / name, W, H)
     files = [_coco(export / f"{a}.json", a, compressed=a == "ann", offset=1000 * k)
              for k, a in enumerate(("ann", "ben", "cy"))]
     imported = tmp_path / "imported"
-    assert _import(capsys, *map(str, files), "-o", str(imported))[0] == 0
+    assert run_import(capsys, "coco", *map(str, files), "-o", str(imported))[0] == 0
 
     answers: dict[str, dict[str, Any]] = {}
     for item, by in STUDY.items():
@@ -263,9 +199,12 @@ def test_same_agreement_as_the_potato_project(tmp_path: Path,
     scheme = {"annotation_type": "image_annotation", "name": "objects",
               "source_field": "image", "tools": ["bbox", "polygon", "brush"],
               "labels": list(CATEGORIES)}
-    by_hand = _potato_project(tmp_path / "by_hand", scheme, list(STUDY), answers)
+    records = [{"id": i, "text": i, "image": f"images/{i}", "width": W, "height": H}
+               for i in STUDY]
+    by_hand = potato_project(tmp_path / "by_hand", [scheme], records,
+                             under_data("objects", answers), image_size=(W, H))
 
-    got, expected = _agreement(capsys, imported), _agreement(capsys, by_hand)
+    got, expected = rounded_agreement(capsys, imported), rounded_agreement(capsys, by_hand)
     assert set(got["schemes"]) == {"objects", "objects#masks"}
     assert got == expected
     assert got["schemes"]["objects"]["n_pairs"] == 7
@@ -292,7 +231,7 @@ def test_bad_input_is_one_line_and_no_project(
     damage(raw)
     source.write_text(json.dumps(raw))
     out = tmp_path / "project"
-    code, stdout, err = _import(capsys, str(source), "-o", str(out))
+    code, stdout, err = run_import(capsys, "coco", str(source), "-o", str(out))
     assert code == 2 and stdout == ""
     assert err.count("\n") == 1 and str(source) in err and expected in err
     assert "Traceback" not in err
@@ -302,7 +241,7 @@ def test_bad_input_is_one_line_and_no_project(
 def test_truncated_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = _coco(tmp_path / "ann.json", "ann")
     source.write_text(source.read_text()[:150])
-    code, _, err = _import(capsys, str(source), "-o", str(tmp_path / "out"))
+    code, _, err = run_import(capsys, "coco", str(source), "-o", str(tmp_path / "out"))
     assert code == 2 and err.count("\n") == 1 and str(source) in err and "JSON" in err
     assert not (tmp_path / "out").exists()
 
@@ -311,8 +250,5 @@ def test_existing_project_folder_is_refused(tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     source = _coco(tmp_path / "ann.json", "ann")
     out = tmp_path / "project"
-    out.mkdir()
-    (out / "keep.txt").write_text("mine")
-    code, _, err = _import(capsys, str(source), "-o", str(out))
+    code, err = import_into_occupied(capsys, "coco", out, str(source))
     assert code == 2 and "not empty" in err and str(out) in err
-    assert [p.name for p in out.iterdir()] == ["keep.txt"]

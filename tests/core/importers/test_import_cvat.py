@@ -6,10 +6,7 @@ own reader."""
 
 from __future__ import annotations
 
-import json
 import math
-import struct
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -18,79 +15,21 @@ import pytest
 import yaml
 from lxml import etree
 
-from app.cli.main import main
 from app.core.formats.potato.project import load_study
 from app.core.objects import BoxRegion, EllipseRegion, Landmark, Mask, OpenPath, PolygonRegion
+from tests.core.importers.support import (
+    import_into_occupied,
+    potato_project,
+    rounded_agreement,
+    run_import,
+    stored,
+    under_data,
+    write_png,
+)
 
 W, H = 80, 60
 
 # ------------------------------------------------------------------------------ helpers
-
-
-def _import(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(["import", "cvat", *args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _stored(project: Path, annotator: str, item: str, scheme: str = "objects") -> Any:
-    state = json.loads((project / "annotation_output" / annotator / "user_state.json")
-                       .read_text(encoding="utf-8"))
-    pairs = state["instance_id_to_label_to_value"][item]
-    return json.loads(next(v for k, v in pairs if k["schema"] == scheme and k["name"] == "_data"))
-
-
-def _agreement(capsys: pytest.CaptureFixture[str], project: Path) -> dict[str, Any]:
-    capsys.readouterr()
-    assert main(["agreement", str(project), "--json"]) == 0
-    report = json.loads(capsys.readouterr().out)
-    report.pop("project")
-    return _rounded(report)
-
-
-def _rounded(value: Any) -> Any:
-    if isinstance(value, float):
-        return round(value, 9)
-    if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_rounded(v) for v in value]
-    return value
-
-
-def _png(path: Path, width: int, height: int) -> Path:
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(
-            ">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-    raw = b"".join(b"\x00" + bytes(width) for _ in range(height))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(
-        ">IIBBBBB", width, height, 8, 0, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(raw))
-        + chunk(b"IEND", b""))
-    return path
-
-
-def _potato_project(root: Path, scheme: dict[str, Any], items: list[str],
-                    answers: dict[str, dict[str, Any]]) -> Path:
-    (root / "data").mkdir(parents=True)
-    (root / "config.yaml").write_text(yaml.safe_dump({
-        "annotation_task_name": "by hand", "task_dir": ".", "data_files": ["data/items.jsonl"],
-        "item_properties": {"id_key": "id", "text_key": "text"},
-        "output_annotation_dir": "annotation_output/", "annotation_schemes": [scheme]}))
-    (root / "data" / "items.jsonl").write_text("".join(json.dumps(
-        {"id": i, "text": i, "image": f"images/{i}"}) + "\n" for i in items))
-    for i in items:
-        _png(root / "images" / i, W, H)
-    for name, mine in answers.items():
-        folder = root / "annotation_output" / name
-        folder.mkdir(parents=True)
-        labels = {item: [[{"schema": scheme["name"], "name": "_data"}, json.dumps(value)]]
-                  for item, value in mine.items()}
-        folder.joinpath("user_state.json").write_text(json.dumps({
-            "user_id": name, "instance_id_ordering": list(mine),
-            "instance_id_to_label_to_value": labels, "instance_id_to_span_to_value": {}}))
-    return root
 
 
 def _blob(x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
@@ -212,13 +151,13 @@ def _potato_shape(obj: tuple[Any, ...]) -> dict[str, Any]:
 def test_every_shape_round_trips_in_potato_units(tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     source = _cvat(tmp_path / "job_ann" / "annotations.xml", "ann")
-    _png(tmp_path / "job_ann" / "images" / "a.png", W, H)
+    write_png(tmp_path / "job_ann" / "images" / "a.png", W, H)
     out = tmp_path / "project"
-    code, stdout, err = _import(capsys, str(source.parent), "-o", str(out))
+    code, stdout, err = run_import(capsys, "cvat", str(source.parent), "-o", str(out))
     assert (code, err) == (0, ""), err
     assert "job_ann: answers on 3 items" in stdout  # the folder names the annotator
 
-    box, polygon, ellipse = _stored(out, "job_ann", "a.png")
+    box, polygon, ellipse = stored(out, "job_ann", "a.png")
     assert polygon["type"] == "polygon" and len(polygon["coordinates"]) == 3
     assert box["coordinates"] == pytest.approx(
         {"x": 10 / W, "y": 10 / H, "width": 20.5 / W, "height": 15.25 / H})
@@ -251,15 +190,15 @@ def test_rotated_box_becomes_its_corners(tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     source = _cvat(tmp_path / "cy.xml", "cy", meta="job")  # labels under <meta><job>
     out = tmp_path / "project"
-    code, stdout, _ = _import(capsys, str(source), "-o", str(out))
+    code, stdout, _ = run_import(capsys, "cvat", str(source), "-o", str(out))
     assert code == 0
-    (shape,) = _stored(out, "cy", "a.png")
+    (shape,) = stored(out, "cy", "a.png")
     expected = _potato_shape(STUDY["a.png"]["cy"][0])
     assert shape["type"] == "polygon"
     got = [c for p in shape["coordinates"] for c in (p["x"], p["y"])]
     assert got == pytest.approx([c for p in expected["coordinates"] for c in (p["x"], p["y"])])
     assert "1 rotated boxes became polygons" in stdout
-    assert _stored(out, "cy", "b.png") == []  # present, nothing drawn: an empty answer
+    assert stored(out, "cy", "b.png") == []  # present, nothing drawn: an empty answer
     assert "c.png" not in load_study(out).answers_for("objects")
 
 
@@ -271,9 +210,9 @@ def test_same_agreement_as_the_potato_project(tmp_path: Path,
     files = [_cvat(tmp_path / "export" / f"{a}.xml", a, offset=100 * k)
              for k, a in enumerate(("ann", "ben", "cy"))]
     for name in STUDY:
-        _png(tmp_path / "export" / "images" / name, W, H)
+        write_png(tmp_path / "export" / "images" / name, W, H)
     imported = tmp_path / "imported"
-    assert _import(capsys, *map(str, files), "-o", str(imported))[0] == 0
+    assert run_import(capsys, "cvat", *map(str, files), "-o", str(imported))[0] == 0
 
     answers: dict[str, dict[str, Any]] = {}
     for item, by in STUDY.items():
@@ -285,9 +224,11 @@ def test_same_agreement_as_the_potato_project(tmp_path: Path,
     scheme = {"annotation_type": "image_annotation", "name": "objects",
               "source_field": "image", "tools": ["bbox", "polygon", "ellipse", "brush"],
               "labels": [n for n, _ in LABELS]}
-    by_hand = _potato_project(tmp_path / "by_hand", scheme, list(STUDY), answers)
+    records = [{"id": i, "text": i, "image": f"images/{i}"} for i in STUDY]
+    by_hand = potato_project(tmp_path / "by_hand", [scheme], records,
+                             under_data("objects", answers), image_size=(W, H))
 
-    got, expected = _agreement(capsys, imported), _agreement(capsys, by_hand)
+    got, expected = rounded_agreement(capsys, imported), rounded_agreement(capsys, by_hand)
     assert set(got["schemes"]) == {"objects", "objects#masks"}
     assert got == expected
     assert got["coverage"] == {"n_items": 3, "n_annotators": 3}
@@ -318,7 +259,7 @@ def test_bad_input_is_one_line_and_no_project(tmp_path: Path,
                                               new: str, expected: str) -> None:
     source = _damaged(tmp_path, old, new)
     out = tmp_path / "project"
-    code, stdout, err = _import(capsys, str(source), "-o", str(out))
+    code, stdout, err = run_import(capsys, "cvat", str(source), "-o", str(out))
     assert code == 2 and stdout == ""
     assert err.count("\n") == 1 and f"{source}:" in err and expected in err, err
     assert not out.exists() and list(tmp_path.iterdir()) == [source]
@@ -328,7 +269,7 @@ def test_truncated_xml_names_the_line(tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     source = _cvat(tmp_path / "ann.xml", "ann")
     source.write_text(source.read_text()[:900])
-    code, _, err = _import(capsys, str(source), "-o", str(tmp_path / "out"))
+    code, _, err = run_import(capsys, "cvat", str(source), "-o", str(tmp_path / "out"))
     assert code == 2 and err.count("\n") == 1 and f"{source}:" in err
     assert "truncated XML" in err and not (tmp_path / "out").exists()
 
@@ -336,9 +277,5 @@ def test_truncated_xml_names_the_line(tmp_path: Path,
 def test_existing_project_folder_is_refused(tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     source = _cvat(tmp_path / "ann.xml", "ann")
-    out = tmp_path / "project"
-    out.mkdir()
-    (out / "keep.txt").write_text("mine")
-    code, _, err = _import(capsys, str(source), "-o", str(out))
+    code, err = import_into_occupied(capsys, "cvat", tmp_path / "project", str(source))
     assert code == 2 and "not empty" in err
-    assert [p.name for p in out.iterdir()] == ["keep.txt"]

@@ -12,79 +12,25 @@ import yaml
 from lxml import etree
 from pympi import Elan
 
-from app.cli.main import main
 from app.core.formats.potato.project import load_study
 from app.core.objects import Segment
+from tests.core.importers.support import (
+    assert_refused,
+    import_into_occupied,
+    potato_project,
+    rounded_agreement,
+    run_import,
+    stored,
+    under_data,
+)
 
 # ------------------------------------------------------------------------------ helpers
-
-
-def _import(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(["import", "eaf", *args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _stored(project: Path, annotator: str, item: str, scheme: str) -> Any:
-    state = json.loads((project / "annotation_output" / annotator / "user_state.json")
-                       .read_text(encoding="utf-8"))
-    pairs = state["instance_id_to_label_to_value"][item]
-    return json.loads(next(v for k, v in pairs if k["schema"] == scheme and k["name"] == "_data"))
-
-
-def _agreement(capsys: pytest.CaptureFixture[str], project: Path) -> dict[str, Any]:
-    capsys.readouterr()
-    assert main(["agreement", str(project), "--json"]) == 0
-    report = json.loads(capsys.readouterr().out)
-    report.pop("project")
-    return _rounded(report)
-
-
-def _rounded(value: Any) -> Any:
-    if isinstance(value, float):
-        return round(value, 9)
-    if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_rounded(v) for v in value]
-    return value
-
-
-def _potato_project(root: Path, scheme: dict[str, Any], items: list[str],
-                    answers: dict[str, dict[str, Any]]) -> Path:
-    """A Potato project written by hand: one structured scheme stored under ``_data``."""
-    (root / "data").mkdir(parents=True)
-    (root / "config.yaml").write_text(yaml.safe_dump({
-        "annotation_task_name": "by hand", "task_dir": ".", "data_files": ["data/items.jsonl"],
-        "item_properties": {"id_key": "id", "text_key": "text"},
-        "output_annotation_dir": "annotation_output/", "annotation_schemes": [scheme]}))
-    (root / "data" / "items.jsonl").write_text(
-        "".join(json.dumps({"id": i, "text": f"{i}.eaf"}) + "\n" for i in items))
-    for name, mine in answers.items():
-        folder = root / "annotation_output" / name
-        folder.mkdir(parents=True)
-        labels = {item: [[{"schema": scheme["name"], "name": "_data"}, json.dumps(value)]]
-                  for item, value in mine.items()}
-        folder.joinpath("user_state.json").write_text(json.dumps({
-            "user_id": name, "instance_id_ordering": list(mine),
-            "instance_id_to_label_to_value": labels, "instance_id_to_span_to_value": {}}))
-    return root
 
 
 def _new_eaf() -> Any:
     eaf = Elan.Eaf()
     eaf.remove_tier("default")
     return eaf
-
-
-def _assert_refused(code: int, err: str, shown: Path, out: Path) -> None:
-    assert code == 2
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and str(shown) in lines[0], err
-    assert "Traceback" not in err
-    assert not out.exists()
-    assert not [p for p in out.parent.iterdir() if p.name.startswith(f".{out.name}.")]
 
 
 # ------------------------------------------------------------------------ round trips
@@ -106,10 +52,10 @@ def test_one_tier_per_coder_is_segments_in_seconds_with_the_audio(
     (src / "rec 1.wav").write_bytes(b"RIFF....WAVE")
     out = tmp_path / "project"
 
-    code, printed, _ = _import(capsys, str(src), "-o", str(out))
+    code, printed, _ = run_import(capsys, "eaf", str(src), "-o", str(out))
 
     assert code == 0 and "segments (audio_annotation)" in printed
-    assert _stored(out, "alice", "rec1", "segments") == {"segments": [
+    assert stored(out, "alice", "rec1", "segments") == {"segments": [
         {"id": "segment_1", "start_time": 1.25, "end_time": 2.5, "label": "laugh"},
         {"id": "segment_2", "start_time": 4, "end_time": 4.72, "label": "cough"}]}
     record = json.loads((out / "data" / "items.jsonl").read_text().splitlines()[0])
@@ -150,7 +96,7 @@ def test_several_tiers_per_coder_are_one_tiered_scheme_in_milliseconds(
     _tiered_file(tmp_path / "clip1.eaf")
     out = tmp_path / "project"
 
-    code, printed, _ = _import(capsys, str(tmp_path / "clip1.eaf"), "-o", str(out))
+    code, printed, _ = run_import(capsys, "eaf", str(tmp_path / "clip1.eaf"), "-o", str(out))
 
     assert code == 0, printed
     config = yaml.safe_load((out / "config.yaml").read_text())
@@ -161,16 +107,16 @@ def test_several_tiers_per_coder_are_one_tiered_scheme_in_milliseconds(
         ("words", "independent", None, None),
         ("gloss", "dependent", "words", "symbolic_association"),
         ("morph", "dependent", "words", "symbolic_subdivision")]
-    bob = _stored(out, "bob", "clip1", "tiers")["annotations"]
+    bob = stored(out, "bob", "clip1", "tiers")["annotations"]
     assert bob["gloss"] == []
     assert [(a["start_time"], a["end_time"], a["label"], a["parent_id"])
             for a in bob["morph"]] == [(1100, 1750, "hel", bob["words"][0]["id"]),
                                        (1750, 2400, "lo", bob["words"][0]["id"])]
-    alice = _stored(out, "alice", "clip1", "tiers")["annotations"]
+    alice = stored(out, "alice", "clip1", "tiers")["annotations"]
     assert [(a["tier"], a["start_time"], a["end_time"]) for a in alice["words"]] == [
         ("words", 1000, 2500), ("words", 3000, 4000)]
     assert alice["gloss"][0]["parent_id"] == alice["words"][1]["id"]
-    assert _stored(out, "carol", "clip1", "tiers")["annotations"]["words"][0]["label"] == "hello"
+    assert stored(out, "carol", "clip1", "tiers")["annotations"]["words"][0]["label"] == "hello"
     study = load_study(out)
     assert study.annotators == ("alice", "bob", "carol")
     morph = [s for s in study.answers["tiers"]["clip1"]["bob"].objects
@@ -194,10 +140,10 @@ def test_unaligned_slots_of_a_time_subdivision_are_placed_evenly(
     eaf.to_file(str(tmp_path / "w.eaf"))
     out = tmp_path / "project"
 
-    code, printed, _ = _import(capsys, str(tmp_path / "w.eaf"), "-o", str(out))
+    code, printed, _ = run_import(capsys, "eaf", str(tmp_path / "w.eaf"), "-o", str(out))
 
     assert code == 0, printed
-    phones = _stored(out, "alice", "w", "tiers")["annotations"]["phones"]
+    phones = stored(out, "alice", "w", "tiers")["annotations"]["phones"]
     assert [(p["start_time"], p["end_time"], p["label"], p["parent_id"]) for p in phones] == [
         (1000, 1200, "k", word), (1200, 1400, "a", word), (1400, 1600, "t", word)]
     assert "2 unaligned time slots" in printed
@@ -213,11 +159,11 @@ def test_each_source_is_one_coders_copy_with_annotator_names(
         eaf.to_file(str(tmp_path / coder / "s1.eaf"))
     out = tmp_path / "project"
 
-    code, _, err = _import(capsys, str(tmp_path / "first"), str(tmp_path / "second"),
-                           "-o", str(out), "--annotator", "ann", "--annotator", "ben")
+    code, _, err = run_import(capsys, "eaf", str(tmp_path / "first"), str(tmp_path / "second"),
+                              "-o", str(out), "--annotator", "ann", "--annotator", "ben")
 
     assert code == 0, err
-    assert _stored(out, "ben", "s1", "segments")["segments"][0]["end_time"] == 0.95
+    assert stored(out, "ben", "s1", "segments")["segments"][0]["end_time"] == 0.95
     assert load_study(out).annotators == ("ann", "ben")
 
 
@@ -263,18 +209,19 @@ def _study_as_potato(root: Path) -> Path:
                 "parent_id": None} for i, (a, b, v) in enumerate(marks)]
         for tier, marks in tiers.items()}} for item, tiers in per_item.items()}
         for coder, per_item in STUDY.items()}
-    return _potato_project(root, scheme, list(ITEMS), answers)
+    records = [{"id": i, "text": f"{i}.eaf"} for i in ITEMS]
+    return potato_project(root, [scheme], records, under_data("tiers", answers))
 
 
 def test_a_study_in_elan_agrees_as_the_same_study_in_potato(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _write_study_as_eaf(tmp_path / "elan")
     imported = tmp_path / "imported"
-    code, _, err = _import(capsys, str(tmp_path / "elan"), "-o", str(imported))
+    code, _, err = run_import(capsys, "eaf", str(tmp_path / "elan"), "-o", str(imported))
     assert code == 0, err
 
-    got = _agreement(capsys, imported)
-    want = _agreement(capsys, _study_as_potato(tmp_path / "potato"))
+    got = rounded_agreement(capsys, imported)
+    want = rounded_agreement(capsys, _study_as_potato(tmp_path / "potato"))
 
     assert got == want
     tiers = got["schemes"]["tiers"]
@@ -326,9 +273,9 @@ def test_bad_files_are_one_line_and_leave_no_project(
     bad.write_text(broken, encoding="utf-8")
     out = tmp_path / "project"
 
-    code, _, err = _import(capsys, str(bad), "-o", str(out))
+    code, _, err = run_import(capsys, "eaf", str(bad), "-o", str(out))
 
-    _assert_refused(code, err, bad, out)
+    assert_refused(code, err, out, bad)
     assert expected in err
 
 
@@ -340,9 +287,9 @@ def test_a_reference_to_a_missing_annotation_is_an_error(
     bad.write_text(text.replace('ANNOTATION_REF="a', 'ANNOTATION_REF="zz'), encoding="utf-8")
     out = tmp_path / "project"
 
-    code, _, err = _import(capsys, str(bad), "-o", str(out))
+    code, _, err = run_import(capsys, "eaf", str(bad), "-o", str(out))
 
-    _assert_refused(code, err, bad, out)
+    assert_refused(code, err, out, bad)
     assert "does not exist" in err
 
 
@@ -350,13 +297,10 @@ def test_an_existing_non_empty_project_is_refused(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _tiered_file(tmp_path / "clip1.eaf")
     out = tmp_path / "project"
-    out.mkdir()
-    (out / "keep.txt").write_text("mine")
 
-    code, _, err = _import(capsys, str(tmp_path / "clip1.eaf"), "-o", str(out))
+    code, err = import_into_occupied(capsys, "eaf", out, str(tmp_path / "clip1.eaf"))
 
     assert code == 2 and str(out) in err and len(err.strip().splitlines()) == 1
-    assert [p.name for p in out.iterdir()] == ["keep.txt"]
 
 
 def test_the_same_coder_on_the_same_item_twice_is_refused(
@@ -366,8 +310,8 @@ def test_the_same_coder_on_the_same_item_twice_is_refused(
         _tiered_file(tmp_path / folder / "clip1.eaf")
     out = tmp_path / "project"
 
-    code, _, err = _import(capsys, str(tmp_path / "first"), str(tmp_path / "second"),
-                           "-o", str(out))
+    code, _, err = run_import(capsys, "eaf", str(tmp_path / "first"), str(tmp_path / "second"),
+                              "-o", str(out))
 
-    _assert_refused(code, err, tmp_path / "second" / "clip1.eaf", out)
+    assert_refused(code, err, out, tmp_path / "second" / "clip1.eaf")
     assert "already has item 'clip1'" in err

@@ -10,18 +10,25 @@ oracle where it is installed.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from app.cli.main import main
 from app.core.formats.potato.project import load_study
 from app.core.objects import Cuboid, ObjectSet
+from tests.core.importers.support import (
+    agreement,
+    assert_same_numbers,
+    cuboid_corners,
+    import_fails,
+    import_into_occupied,
+    import_ok,
+    only_stored,
+    same_corners,
+)
 from tests.potato_project import simple_items, structured, write_project
 
 PERMUTATION = np.array([[0.0, -1.0, 0.0], [0.0, 0.0, -1.0], [1.0, 0.0, 0.0]])
@@ -92,16 +99,6 @@ def devkit_corners(h: float, w: float, l: float, x: float, y: float, z: float,  
     return (_ry(ry) @ np.array([xs, ys, zs])).T + np.array([x, y, z])
 
 
-def box_corners(center: list[float], size: list[float], q: list[float]) -> np.ndarray:
-    half = np.array(size) / 2
-    signs = np.array([[a, b, c] for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)])
-    return np.asarray(Rotation.from_quat(q).apply(signs * half) + np.array(center))
-
-
-def same_corners(a: np.ndarray, b: np.ndarray, tol: float) -> bool:
-    return all(np.min(np.linalg.norm(b - p, axis=1)) < tol for p in a)
-
-
 def yaw_of(q: list[float]) -> float:
     return float(Rotation.from_quat(q).as_euler("ZYX")[0])
 
@@ -121,19 +118,6 @@ def folder(root: Path, name: str, labels: dict[str, list[str]],
     return root / name
 
 
-def import_ok(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
-    assert main(["import", "kitti", *args]) == 0
-    return capsys.readouterr().out
-
-
-def stored(project: Path, annotator: str, item: str) -> Any:
-    state = json.loads((project / "annotation_output" / annotator / "user_state.json")
-                       .read_text())
-    pairs = state["instance_id_to_label_to_value"][item]
-    assert [p[0] for p in pairs] == [{"schema": "objects", "name": "_data"}]
-    return json.loads(pairs[0][1])
-
-
 # ------------------------------------------------------------------------ round trips
 
 
@@ -143,9 +127,9 @@ def test_a_lidar_box_comes_back_through_kitti(tmp_path: Path,
     center, size, yaw = [12.3, -4.56, -0.87], [4.2, 1.8, 1.55], 2.41
     line = kitti_line("Car", center, size, yaw, tr, r0)
     src = folder(tmp_path, "ana", {"000007": [line]}, {"000007": calib_text(tr, r0)})
-    out = import_ok([str(src), "-o", str(tmp_path / "p")], capsys)
+    out = import_ok(capsys, "kitti", str(src), "-o", str(tmp_path / "p"))
     assert "no pitch or roll" in out
-    [shape] = stored(tmp_path / "p", "ana", "000007")
+    [shape] = only_stored(tmp_path / "p", "ana", "000007")
     assert shape["type"] == "cuboid_3d" and shape["label"] == "Car"
     got = shape["coordinates"]
     assert np.allclose(got["center"], center, atol=1e-9, rtol=0)
@@ -157,7 +141,7 @@ def test_a_lidar_box_comes_back_through_kitti(tmp_path: Path,
     fields = [float(v) for v in line.split()[8:15]]
     cam = devkit_corners(*fields)
     lidar = (np.linalg.inv(velo_to_cam(tr, r0)) @ np.hstack([cam, np.ones((8, 1))]).T).T[:, :3]
-    assert same_corners(lidar, box_corners(got["center"], got["size"], got["rotation"]), 1e-9)
+    assert same_corners(lidar, cuboid_corners(got["center"], got["size"], got["rotation"]), 1e-9)
     # What Accord's reader reads back: metres, the same quaternion.
     [box] = load_study(tmp_path / "p").answers["objects"]["000007"]["ana"].objects
     assert isinstance(box, Cuboid) and box.label == "Car"
@@ -194,8 +178,8 @@ def test_real_rig_keeps_the_centre_and_turns_about_lidar_z(
     center, size, yaw = [20.1, 2.2, -0.95], [3.9, 1.7, 1.5], 0.4
     line = kitti_line("Van", center, size, yaw, tr, r0)
     src = folder(tmp_path, "ana", {"000000": [line]}, {"000000": calib_text(tr, r0)})
-    import_ok([str(src), "-o", str(tmp_path / "p")], capsys)
-    [shape] = stored(tmp_path / "p", "ana", "000000")
+    import_ok(capsys, "kitti", str(src), "-o", str(tmp_path / "p"))
+    [shape] = only_stored(tmp_path / "p", "ana", "000000")
     got = shape["coordinates"]
     # The camera's 0.8° tilt moves the bottom-face centre a little off the box's own
     # axis; the imported centre is the camera point moved up h/2, mapped exactly.
@@ -217,14 +201,14 @@ def test_without_calib_the_camera_frame_is_kept(tmp_path: Path,
     fields = (1.5, 1.6, 3.9, 2.0, 1.7, 15.0, 0.6)  # h w l x y z ry
     line = "Car 0.00 0 -1.2 100 120 180 200 " + " ".join(repr(v) for v in fields)
     src = folder(tmp_path, "ana", {"000001": [line]})
-    out = import_ok([str(src), "-o", str(tmp_path / "p")], capsys)
+    out = import_ok(capsys, "kitti", str(src), "-o", str(tmp_path / "p"))
     assert "camera frame" in out
-    [shape] = stored(tmp_path / "p", "ana", "000001")
+    [shape] = only_stored(tmp_path / "p", "ana", "000001")
     got = shape["coordinates"]
     assert np.allclose(got["center"], [2.0, 1.7 - 0.75, 15.0], atol=1e-12, rtol=0)
     assert got["size"] == [3.9, 1.6, 1.5]
     assert same_corners(devkit_corners(*fields),
-                        box_corners(got["center"], got["size"], got["rotation"]), 1e-9)
+                        cuboid_corners(got["center"], got["size"], got["rotation"]), 1e-9)
 
 
 def test_dont_care_empty_files_scores_and_absent_items(tmp_path: Path,
@@ -236,13 +220,13 @@ def test_dont_care_empty_files_scores_and_absent_items(tmp_path: Path,
     a = folder(tmp_path, "a", {"000001": [car, dont], "000002": [dont], "000003": []},
                {"000001": calib_text(tr, r0)})
     b = folder(tmp_path, "b", {"000001": [car]})
-    out = import_ok([str(a), str(b), "-o", str(tmp_path / "p"), "--annotator", "alice",
-                     "--annotator", "bruno"], capsys)
+    out = import_ok(capsys, "kitti", str(a), str(b), "-o", str(tmp_path / "p"),
+                    "--annotator", "alice", "--annotator", "bruno")
     assert "2 DontCare objects were skipped" in out
     assert "scores are ignored" in out
-    assert len(stored(tmp_path / "p", "alice", "000001")) == 1
-    assert stored(tmp_path / "p", "alice", "000002") == []
-    assert stored(tmp_path / "p", "alice", "000003") == []
+    assert len(only_stored(tmp_path / "p", "alice", "000001")) == 1
+    assert only_stored(tmp_path / "p", "alice", "000002") == []
+    assert only_stored(tmp_path / "p", "alice", "000003") == []
     study = load_study(tmp_path / "p")
     answers = study.answers["objects"]
     assert set(answers["000002"]) == {"alice"} and answers["000002"]["alice"] == ObjectSet(())
@@ -277,26 +261,6 @@ def _study() -> dict[str, dict[str, list[tuple[str, list[float], list[float], fl
     return out
 
 
-def _agreement(project: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
-    assert main(["agreement", str(project), "--json"]) == 0
-    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
-
-
-def assert_same_numbers(a: Any, b: Any, where: str = "") -> None:
-    if isinstance(a, dict):
-        assert set(a) == set(b), where
-        for k in a:
-            assert_same_numbers(a[k], b[k], f"{where}.{k}")
-    elif isinstance(a, list):
-        assert len(a) == len(b), where
-        for i, (x, y) in enumerate(zip(a, b, strict=True)):
-            assert_same_numbers(x, y, f"{where}[{i}]")
-    elif isinstance(a, float):
-        assert b is not None and math.isclose(a, b, abs_tol=1e-9), (where, a, b)
-    else:
-        assert a == b, (where, a, b)
-
-
 def test_agreement_equals_the_same_study_as_a_potato_project(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     tr, r0 = exact_rig()
@@ -307,7 +271,7 @@ def test_agreement_equals_the_same_study_as_a_potato_project(
         sources.append(folder(tmp_path / "kitti", who, {
             item: [kitti_line(*box, tr, r0) for box in boxes] for item, boxes in items.items()},
             calibs))
-    import_ok([*map(str, sources), "-o", str(tmp_path / "imported")], capsys)
+    import_ok(capsys, "kitti", *map(str, sources), "-o", str(tmp_path / "imported"))
     potato = write_project(tmp_path / "potato", schemes=[{
         "annotation_type": "spatial_annotation", "name": "objects",
         "labels": ["Car", "Cyclist", "Pedestrian"]}],
@@ -318,8 +282,8 @@ def test_agreement_equals_the_same_study_as_a_potato_project(
                                                      math.cos(yaw / 2)]}}
             for k, c, s, yaw in boxes], under_data=True)] for item, boxes in items.items()}
             for who, items in study.items()})
-    imported = _agreement(tmp_path / "imported", capsys)
-    direct = _agreement(potato, capsys)
+    imported = agreement(capsys, tmp_path / "imported")
+    direct = agreement(capsys, potato)
     got, want = imported["schemes"]["objects"], direct["schemes"]["objects"]
     assert got["kind"] == "cuboids" and got["n_items"] == 4 and got["n_empty_pairs"] == 1
     assert 0.3 < got["metrics"]["mean_agreement"] < 0.9
@@ -328,20 +292,6 @@ def test_agreement_equals_the_same_study_as_a_potato_project(
 
 
 # ----------------------------------------------------------------------- bad input
-
-
-def _fails(args: list[str], out: Path, capsys: pytest.CaptureFixture[str], *needles: str
-           ) -> str:
-    code = main(["import", "kitti", *args, "-o", str(out)])
-    captured = capsys.readouterr()
-    assert code == 2
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in captured.err, captured.err
-    for needle in needles:
-        assert needle in lines[0], lines[0]
-    assert not out.exists()
-    assert not list(out.parent.glob(f".{out.name}.import-*"))
-    return lines[0]
 
 
 GOOD = "Car 0.00 0 0.1 100 120 180 200 1.5 1.6 3.9 2.0 1.7 15.0 0.6"
@@ -357,7 +307,7 @@ GOOD = "Car 0.00 0 0.1 100 120 180 200 1.5 1.6 3.9 2.0 1.7 15.0 0.6"
 def test_bad_label_line_names_file_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                             line: str, needle: str) -> None:
     src = folder(tmp_path, "ana", {"000001": [GOOD, line]})
-    message = _fails([str(src)], tmp_path / "p", capsys, needle)
+    message = import_fails(capsys, "kitti", [str(src)], tmp_path / "p", needle)
     assert f"{src / 'label_2' / '000001.txt'}:2:" in message
 
 
@@ -369,7 +319,8 @@ def test_bad_label_line_names_file_and_line(tmp_path: Path, capsys: pytest.Captu
 def test_bad_calib_names_file_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                        calib: str, needle: str) -> None:
     src = folder(tmp_path, "ana", {"000001": [GOOD]}, {"000001": calib})
-    _fails([str(src)], tmp_path / "p", capsys, needle, str(src / "calib" / "000001.txt"))
+    import_fails(capsys, "kitti", [str(src)], tmp_path / "p", needle,
+                 str(src / "calib" / "000001.txt"))
 
 
 def test_two_different_calibrations_for_one_item(tmp_path: Path,
@@ -377,22 +328,21 @@ def test_two_different_calibrations_for_one_item(tmp_path: Path,
     tr, r0 = exact_rig()
     a = folder(tmp_path, "a", {"000001": [GOOD]}, {"000001": calib_text(tr, r0)})
     b = folder(tmp_path, "b", {"000001": [GOOD]}, {"000001": calib_text(*real_rig())})
-    _fails([str(a), str(b)], tmp_path / "p", capsys, "differs from the one in",
-           str(a / "calib" / "000001.txt"), str(b / "calib" / "000001.txt"))
+    import_fails(capsys, "kitti", [str(a), str(b)], tmp_path / "p", "differs from the one in",
+                 str(a / "calib" / "000001.txt"), str(b / "calib" / "000001.txt"))
 
 
 def test_a_source_without_label_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "ana").mkdir()
-    _fails([str(tmp_path / "ana")], tmp_path / "p", capsys, "label_2", str(tmp_path / "ana"))
+    import_fails(capsys, "kitti", [str(tmp_path / "ana")], tmp_path / "p", "label_2",
+                 str(tmp_path / "ana"))
 
 
 def test_existing_non_empty_output_is_refused(tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     src = folder(tmp_path, "ana", {"000001": [GOOD]})
     out = tmp_path / "p"
-    out.mkdir()
-    (out / "keep.txt").write_text("mine")
-    assert main(["import", "kitti", str(src), "-o", str(out)]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
+    code, stderr = import_into_occupied(capsys, "kitti", out, str(src))
+    assert code == 2
+    err = stderr.strip().splitlines()
     assert len(err) == 1 and str(out) in err[0] and "not empty" in err[0]
-    assert [p.name for p in out.iterdir()] == ["keep.txt"]

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import struct
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -17,64 +15,22 @@ import numpy as np
 import pytest
 import yaml
 
-from app.cli.main import main
 from app.core.formats.importers.label_studio_rle import decode_mask
 from app.core.formats.potato.project import load_study
 from app.core.objects import BoxRegion, EllipseRegion, Landmark, Mask, PolygonRegion, Segment
+from tests.core.importers.support import (
+    import_into_occupied,
+    potato_project,
+    rounded_agreement,
+    run_import,
+    stored,
+    write_png,
+)
 
 W, H = 200, 100
 UPLOAD = "/data/upload/3/8f3c2a1b-"
 
 # ------------------------------------------------------------------------------ helpers
-
-
-def _import(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(["import", "labelstudio", *args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _pairs(project: Path, annotator: str, item: str) -> list[Any]:
-    state = json.loads((project / "annotation_output" / annotator / "user_state.json")
-                       .read_text(encoding="utf-8"))
-    pairs: list[Any] = state["instance_id_to_label_to_value"][item]
-    return pairs
-
-
-def _stored(project: Path, annotator: str, item: str, scheme: str) -> Any:
-    return json.loads(next(v for k, v in _pairs(project, annotator, item)
-                           if k["schema"] == scheme and k["name"] == "_data"))
-
-
-def _agreement(capsys: pytest.CaptureFixture[str], project: Path) -> dict[str, Any]:
-    capsys.readouterr()
-    assert main(["agreement", str(project), "--json"]) == 0
-    report = json.loads(capsys.readouterr().out)
-    report.pop("project")
-    return _rounded(report)
-
-
-def _rounded(value: Any) -> Any:
-    if isinstance(value, float):
-        return round(value, 9)
-    if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_rounded(v) for v in value]
-    return value
-
-
-def _png(path: Path, width: int = W, height: int = H) -> Path:
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(
-            ">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-    raw = b"".join(b"\x00" + bytes(width) for _ in range(height))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(
-        ">IIBBBBB", width, height, 8, 0, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(raw))
-        + chunk(b"IEND", b""))
-    return path
 
 
 def _brush(mask: np.ndarray) -> list[int]:
@@ -185,7 +141,7 @@ def _tasks() -> list[dict[str, Any]]:
 def _export(folder: Path, tasks: list[dict[str, Any]] | None = None,
             images: tuple[str, ...] = ("a.png", "b.png")) -> Path:
     for name in images:
-        _png(folder / f"8f3c2a1b-{name}")
+        write_png(folder / f"8f3c2a1b-{name}", W, H)
     path = folder / "project-3-at-2025-03-10.json"
     folder.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(_tasks() if tasks is None else tasks, indent=1))
@@ -199,7 +155,7 @@ def test_who_is_who_items_media_and_notes(tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     source = _export(tmp_path / "export")
     out = tmp_path / "project"
-    code, stdout, err = _import(capsys, str(source), "-o", str(out))
+    code, stdout, err = run_import(capsys, "labelstudio", str(source), "-o", str(out))
     assert (code, err) == (0, ""), err
     study = load_study(out)
     assert set(study.annotators) == {"ann@lab.org", "ben@lab.org", "cy@lab.org"}
@@ -244,9 +200,9 @@ def test_regions_round_trip_from_percent(tmp_path: Path,
     source = _export(tmp_path / "export", [{"id": 1, "data": {"image": "a.png"},
                                             "annotations": [_annotation(1, CY, results)]}])
     out = tmp_path / "project"
-    code, stdout, _ = _import(capsys, str(source), "-o", str(out))
+    code, stdout, _ = run_import(capsys, "labelstudio", str(source), "-o", str(out))
     assert code == 0 and "1 rotated rectangles became polygons" in stdout
-    box, rotated, ellipse, point, roof = _stored(out, "cy@lab.org", "1", "box")
+    box, rotated, ellipse, point, roof = stored(out, "cy@lab.org", "1", "box")
     assert box == {"type": "bbox", "label": "car", "color": box["color"], "coordinates":
                    pytest.approx({"x": 0.1, "y": 0.1, "width": 0.3, "height": 0.3})}
     # rotated about the top-left corner (20, 10), clockwise on screen, in pixels
@@ -287,9 +243,9 @@ def test_brush_rle_round_trips_against_label_studio_converter(
                                             "annotations": [_annotation(1, CY, [
                                                 _paint("p", "road", blob)])]}])
     out = tmp_path / "project"
-    assert _import(capsys, str(source), "-o", str(out))[0] == 0
-    (stored,) = _stored(out, "cy@lab.org", "5", "paint")
-    assert stored["type"] == "mask" and stored["rle"]["size"] == [H, W]
+    assert run_import(capsys, "labelstudio", str(source), "-o", str(out))[0] == 0
+    (written,) = stored(out, "cy@lab.org", "5", "paint")
+    assert written["type"] == "mask" and written["rle"]["size"] == [H, W]
     (mask,) = load_study(out).answers_for("paint")["5"]["cy@lab.org"].objects
     assert isinstance(mask, Mask) and np.array_equal(mask.to_array(), blob)
 
@@ -297,11 +253,12 @@ def test_brush_rle_round_trips_against_label_studio_converter(
 def test_audio_segments_in_seconds_with_an_instant(tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "project"
-    assert _import(capsys, str(_export(tmp_path / "export")), "-o", str(out))[0] == 0
-    assert _stored(out, "ann@lab.org", "14", "speech") == {"segments": [
+    source = _export(tmp_path / "export")
+    assert run_import(capsys, "labelstudio", str(source), "-o", str(out))[0] == 0
+    assert stored(out, "ann@lab.org", "14", "speech") == {"segments": [
         {"id": "segment_1", "start_time": 0.5, "end_time": 2.0, "label": "speech"},
         {"id": "segment_2", "start_time": 3.0, "end_time": 3.0, "label": "music"}]}
-    assert _stored(out, "cy@lab.org", "14", "speech") == {"segments": []}
+    assert stored(out, "cy@lab.org", "14", "speech") == {"segments": []}
     speech = load_study(out).answers_for("speech")["14"]
     assert speech["ann@lab.org"].objects[1] == Segment(3.0, 3.0, "music", None, "segment_2")
     assert "box" not in speech  # the clip has no image: no image answer on it
@@ -315,7 +272,7 @@ def test_several_exports_match_items_by_file_name(tmp_path: Path,
     two = _export(tmp_path / "p2", [{"id": 7, "data": {"image": "/data/upload/9/a.png"},
                                      "annotations": [_annotation(1, BEN, [])]}])
     out = tmp_path / "project"
-    code, stdout, _ = _import(capsys, str(one), str(two), "-o", str(out))
+    code, stdout, _ = run_import(capsys, "labelstudio", str(one), str(two), "-o", str(out))
     assert code == 0 and "matched across the export files by media file name" in stdout
     boxes = load_study(out).answers_for("box")
     assert set(boxes) == {"a.png"} and set(boxes["a.png"]) == {"cy@lab.org", "ben@lab.org"}
@@ -328,7 +285,7 @@ def test_same_agreement_as_the_potato_project(tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     source = _export(tmp_path / "export", images=("a.png", "b.png", "c.png"))
     imported = tmp_path / "imported"
-    assert _import(capsys, str(source), "-o", str(imported))[0] == 0
+    assert run_import(capsys, "labelstudio", str(source), "-o", str(imported))[0] == 0
 
     def box(label: str, x: float, y: float, w: float, h: float) -> dict[str, Any]:
         return {"type": "bbox", "label": label,
@@ -387,37 +344,24 @@ def test_same_agreement_as_the_potato_project(tmp_path: Path,
                     pairs.append([{"schema": scheme, "name": value}, value])
                 else:
                     pairs.append([{"schema": scheme, "name": value}, True])
-    by_hand = tmp_path / "by_hand"
-    (by_hand / "data").mkdir(parents=True)
     image = {"annotation_type": "image_annotation", "source_field": "image",
              "tools": ["bbox", "polygon", "brush"]}
-    (by_hand / "config.yaml").write_text(yaml.safe_dump({
-        "annotation_task_name": "by hand", "task_dir": ".", "data_files": ["data/items.jsonl"],
-        "item_properties": {"id_key": "id", "text_key": "text"},
-        "output_annotation_dir": "annotation_output/", "annotation_schemes": [
-            {**image, "name": "box", "labels": ["car", "person", "sign"]},
-            {**image, "name": "paint", "labels": ["road"]},
-            {"annotation_type": "radio", "name": "sentiment", "labels": ["pos", "neg", "neu"]},
-            {"annotation_type": "likert", "name": "quality", "size": 5},
-            {**image, "name": "outline", "labels": ["person"]},
-            {"annotation_type": "multiselect", "name": "tags", "labels": ["x", "y"]},
-            {"annotation_type": "audio_annotation", "name": "speech", "source_field": "audio",
-             "labels": ["speech", "music"]}]}))
-    (by_hand / "data" / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [
+    by_hand = potato_project(tmp_path / "by_hand", [
+        {**image, "name": "box", "labels": ["car", "person", "sign"]},
+        {**image, "name": "paint", "labels": ["road"]},
+        {"annotation_type": "radio", "name": "sentiment", "labels": ["pos", "neg", "neu"]},
+        {"annotation_type": "likert", "name": "quality", "size": 5},
+        {**image, "name": "outline", "labels": ["person"]},
+        {"annotation_type": "multiselect", "name": "tags", "labels": ["x", "y"]},
+        {"annotation_type": "audio_annotation", "name": "speech", "source_field": "audio",
+         "labels": ["speech", "music"]}], [
         {"id": "11", "text": "first", "image": "images/a.png"},
         {"id": "12", "text": "12", "image": "images/b.png"},
         {"id": "13", "text": "13", "image": "images/c.png"},
-        {"id": "14", "text": "14", "audio": "audio/clip.wav"}]))
-    for name in ("a.png", "b.png", "c.png"):
-        _png(by_hand / "images" / name)
-    for who, mine in labels.items():
-        folder = by_hand / "annotation_output" / f"{who}@lab.org"
-        folder.mkdir(parents=True)
-        folder.joinpath("user_state.json").write_text(json.dumps({
-            "user_id": f"{who}@lab.org", "instance_id_ordering": list(mine),
-            "instance_id_to_label_to_value": mine, "instance_id_to_span_to_value": {}}))
+        {"id": "14", "text": "14", "audio": "audio/clip.wav"}],
+        {f"{who}@lab.org": mine for who, mine in labels.items()}, image_size=(W, H))
 
-    got, expected = _agreement(capsys, imported), _agreement(capsys, by_hand)
+    got, expected = rounded_agreement(capsys, imported), rounded_agreement(capsys, by_hand)
     assert set(got["schemes"]) == {"box", "paint", "sentiment", "quality", "outline", "tags",
                                    "speech"}
     assert got == expected
@@ -450,7 +394,7 @@ def test_bad_input_is_one_line_and_no_project(tmp_path: Path,
                                               damage: Any, expected: str) -> None:
     source = _bad(tmp_path / "export", damage)
     out = tmp_path / "project"
-    code, stdout, err = _import(capsys, str(source), "-o", str(out))
+    code, stdout, err = run_import(capsys, "labelstudio", str(source), "-o", str(out))
     assert code == 2 and stdout == ""
     assert err.count("\n") == 1 and str(source) in err and expected in err, err
     assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["export"]
@@ -460,10 +404,11 @@ def test_truncated_export_and_annotator_names(tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     source = _export(tmp_path / "export", images=())
     source.write_text(source.read_text()[:500])
-    code, _, err = _import(capsys, str(source), "-o", str(tmp_path / "out"))
+    code, _, err = run_import(capsys, "labelstudio", str(source), "-o", str(tmp_path / "out"))
     assert code == 2 and err.count("\n") == 1 and str(source) in err and "JSON" in err
     source = _export(tmp_path / "export", images=())
-    code, _, err = _import(capsys, str(source), "-o", str(tmp_path / "out"), "--annotator", "x")
+    code, _, err = run_import(capsys, "labelstudio", str(source), "-o", str(tmp_path / "out"),
+                              "--annotator", "x")
     assert code == 2 and "completed_by" in err and "--annotator" in err
     assert not (tmp_path / "out").exists()
 
@@ -471,9 +416,5 @@ def test_truncated_export_and_annotator_names(tmp_path: Path,
 def test_existing_project_folder_is_refused(tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     source = _export(tmp_path / "export", images=())
-    out = tmp_path / "project"
-    out.mkdir()
-    (out / "keep.txt").write_text("mine")
-    code, _, err = _import(capsys, str(source), "-o", str(out))
+    code, err = import_into_occupied(capsys, "labelstudio", tmp_path / "project", str(source))
     assert code == 2 and "not empty" in err
-    assert [p.name for p in out.iterdir()] == ["keep.txt"]

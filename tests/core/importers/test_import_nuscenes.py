@@ -18,9 +18,18 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from app.cli.main import main
 from app.core.formats.potato.project import load_study
 from app.core.objects import Cuboid
+from tests.core.importers.support import (
+    agreement,
+    assert_same_numbers,
+    cuboid_corners,
+    import_fails,
+    import_into_occupied,
+    import_ok,
+    only_stored,
+    same_corners,
+)
 from tests.potato_project import structured, write_project
 
 LIDAR_CS = ([0.985793, 0.0, 1.84019],
@@ -61,17 +70,6 @@ def devkit_corners(center: list[float], wlh: list[float], q_wxyz: list[float]) -
     ys = w / 2 * np.array([1, -1, -1, 1, 1, -1, -1, 1])
     zs = h / 2 * np.array([1, 1, -1, -1, 1, 1, -1, -1])
     return np.asarray(rot(q_wxyz).apply(np.stack([xs, ys, zs], axis=1)) + np.array(center))
-
-
-def potato_corners(c: dict[str, Any]) -> np.ndarray:
-    half = np.array(c["size"]) / 2
-    signs = np.array([[a, b, d] for a in (-1, 1) for b in (-1, 1) for d in (-1, 1)])
-    return np.asarray(Rotation.from_quat(c["rotation"]).apply(signs * half)
-                      + np.array(c["center"]))
-
-
-def same_corners(a: np.ndarray, b: np.ndarray, tol: float) -> bool:
-    return all(np.min(np.linalg.norm(b - p, axis=1)) < tol for p in a)
 
 
 Box = tuple[str, list[float], list[float], Rotation]
@@ -133,19 +131,6 @@ def write_tables(root: Path, boxes: dict[str, list[Box]], *, poses: bool = True,
     return root
 
 
-def stored(project: Path, annotator: str, item: str) -> Any:
-    state = json.loads((project / "annotation_output" / annotator / "user_state.json")
-                       .read_text())
-    [pair] = state["instance_id_to_label_to_value"][item]
-    assert pair[0] == {"schema": "objects", "name": "_data"}
-    return json.loads(pair[1])
-
-
-def import_ok(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
-    assert main(["import", "nuscenes", *args]) == 0
-    return capsys.readouterr().out
-
-
 def same_rotation(q: list[float], r: Rotation) -> bool:
     return bool(abs(abs(float(np.dot(q, r.as_quat()))) - 1.0) < 1e-12)
 
@@ -160,9 +145,9 @@ def test_a_tilted_lidar_box_comes_back_with_pitch_and_roll(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     center, size = [14.2, -3.1, -0.6], [4.6, 1.95, 1.7]
     src = write_tables(tmp_path / "ana", {"s0": [("vehicle.car", center, size, TILTED)]})
-    out = import_ok([str(src), "-o", str(tmp_path / "p")], capsys)
+    out = import_ok(capsys, "nuscenes", str(src), "-o", str(tmp_path / "p"))
     assert "pitch and roll kept" in out
-    [shape] = stored(tmp_path / "p", "ana", "s0")
+    [shape] = only_stored(tmp_path / "p", "ana", "s0")
     got = shape["coordinates"]
     assert shape["label"] == "vehicle.car"
     assert np.allclose(got["center"], center, atol=1e-9, rtol=0)
@@ -177,7 +162,7 @@ def test_a_tilted_lidar_box_comes_back_with_pitch_and_roll(
     pose = ego_pose(0)
     ego = rot(pose[1]).inv().apply(corners - np.array(pose[0]))
     sensor = rot(LIDAR_CS[1]).inv().apply(ego - np.array(LIDAR_CS[0]))
-    assert same_corners(sensor, potato_corners(got), 1e-9)
+    assert same_corners(sensor, cuboid_corners(got["center"], got["size"], got["rotation"]), 1e-9)
     [box] = load_study(tmp_path / "p").answers["objects"]["s0"]["ana"].objects
     assert isinstance(box, Cuboid)
     assert np.allclose(box.center, center, atol=1e-9, rtol=0)
@@ -190,14 +175,15 @@ def test_without_poses_the_global_frame_is_kept(tmp_path: Path,
     center, size = [401.0, 1102.0, 1.1], [4.0, 1.8, 1.5]
     src = write_tables(tmp_path / "ana", {"s0": [("vehicle.car", center, size, TILTED)]},
                        poses=False)
-    out = import_ok([str(src), "-o", str(tmp_path / "p")], capsys)
+    out = import_ok(capsys, "nuscenes", str(src), "-o", str(tmp_path / "p"))
     assert "stay in the global frame" in out
-    [shape] = stored(tmp_path / "p", "ana", "s0")
+    [shape] = only_stored(tmp_path / "p", "ana", "s0")
     assert np.allclose(shape["coordinates"]["center"], center, atol=1e-12, rtol=0)
     assert same_rotation(shape["coordinates"]["rotation"], TILTED)
     ann = json.loads((src / "sample_annotation.json").read_text())[0]
+    got = shape["coordinates"]
     assert same_corners(devkit_corners(ann["translation"], ann["size"], ann["rotation"]),
-                        potato_corners(shape["coordinates"]), 1e-9)
+                        cuboid_corners(got["center"], got["size"], got["rotation"]), 1e-9)
 
 
 def test_empty_samples_and_poses_from_another_source(tmp_path: Path,
@@ -209,8 +195,8 @@ def test_empty_samples_and_poses_from_another_source(tmp_path: Path,
     # b's global-frame box is only right if written through the poses: rewrite it so.
     rows = json.loads((a / "sample_annotation.json").read_text())
     (b / "sample_annotation.json").write_text(json.dumps(rows))
-    import_ok([str(a), str(b), "-o", str(tmp_path / "p")], capsys)
-    assert stored(tmp_path / "p", "a", "s1") == []
+    import_ok(capsys, "nuscenes", str(a), str(b), "-o", str(tmp_path / "p"))
+    assert only_stored(tmp_path / "p", "a", "s1") == []
     answers = load_study(tmp_path / "p").answers["objects"]
     assert set(answers["s1"]) == {"a"}
     assert answers["s0"]["a"] == answers["s0"]["b"]  # b used a's poses
@@ -244,33 +230,13 @@ def _study() -> dict[str, dict[str, list[Box]]]:
     return out
 
 
-def _agreement(project: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
-    assert main(["agreement", str(project), "--json"]) == 0
-    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
-
-
-def assert_same_numbers(a: Any, b: Any, where: str = "") -> None:
-    if isinstance(a, dict):
-        assert set(a) == set(b), where
-        for k in a:
-            assert_same_numbers(a[k], b[k], f"{where}.{k}")
-    elif isinstance(a, list):
-        assert len(a) == len(b), where
-        for i, (x, y) in enumerate(zip(a, b, strict=True)):
-            assert_same_numbers(x, y, f"{where}[{i}]")
-    elif isinstance(a, float):
-        assert b is not None and math.isclose(a, b, abs_tol=1e-9), (where, a, b)
-    else:
-        assert a == b, (where, a, b)
-
-
 def test_agreement_equals_the_same_study_as_a_potato_project(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     study = _study()
     # s2 has no LIDAR_TOP poses anywhere: it stays in the global frame, as written.
     sources = [write_tables(tmp_path / "nus" / who, boxes, posed={"s0", "s1", "s3"})
                for who, boxes in study.items()]
-    import_ok([*map(str, sources), "-o", str(tmp_path / "imported")], capsys)
+    import_ok(capsys, "nuscenes", *map(str, sources), "-o", str(tmp_path / "imported"))
     potato = write_project(tmp_path / "potato", schemes=[{
         "annotation_type": "spatial_annotation", "name": "objects"}],
         items=[{"id": s, "text": s} for s in TRUTH],
@@ -279,7 +245,7 @@ def test_agreement_equals_the_same_study_as_a_potato_project(
                 "center": c, "size": size, "rotation": [float(v) for v in r.as_quat()]}}
             for k, c, size, r in boxes], under_data=True)] for s, boxes in mine.items()}
             for who, mine in study.items()})
-    imported, direct = _agreement(tmp_path / "imported", capsys), _agreement(potato, capsys)
+    imported, direct = agreement(capsys, tmp_path / "imported"), agreement(capsys, potato)
     got, want = imported["schemes"]["objects"], direct["schemes"]["objects"]
     assert got["kind"] == "cuboids" and got["n_items"] == 4 and got["n_pairs"] == 10
     assert 0.2 < got["metrics"]["mean_agreement"] < 0.9
@@ -288,20 +254,6 @@ def test_agreement_equals_the_same_study_as_a_potato_project(
 
 
 # ----------------------------------------------------------------------- bad input
-
-
-def _fails(args: list[str], out: Path, capsys: pytest.CaptureFixture[str], *needles: str
-           ) -> str:
-    code = main(["import", "nuscenes", *args, "-o", str(out)])
-    captured = capsys.readouterr()
-    assert code == 2
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in captured.err, captured.err
-    for needle in needles:
-        assert needle in lines[0], lines[0]
-    assert not out.exists()
-    assert not list(out.parent.glob(f".{out.name}.import-*"))
-    return lines[0]
 
 
 CAR = ("vehicle.car", [9.0, 2.0, -0.8], [4.0, 1.8, 1.5], TILTED)
@@ -327,7 +279,7 @@ def test_bad_records_name_file_and_token(tmp_path: Path, capsys: pytest.CaptureF
                                          needles: tuple[str, ...]) -> None:
     src = write_tables(tmp_path / "ana", {"s0": [CAR]})
     _edit(src, table, **changes)
-    _fails([str(src)], tmp_path / "p", capsys, *needles)
+    import_fails(capsys, "nuscenes", [str(src)], tmp_path / "p", *needles)
 
 
 def test_truncated_table_names_file_and_line(tmp_path: Path,
@@ -335,14 +287,14 @@ def test_truncated_table_names_file_and_line(tmp_path: Path,
     src = write_tables(tmp_path / "ana", {"s0": [CAR]})
     text = (src / "sample_annotation.json").read_text()
     (src / "sample_annotation.json").write_text(text[: len(text) // 2])
-    _fails([str(src)], tmp_path / "p", capsys, f"{src / 'sample_annotation.json'}:",
-           "not valid JSON")
+    import_fails(capsys, "nuscenes", [str(src)], tmp_path / "p",
+                 f"{src / 'sample_annotation.json'}:", "not valid JSON")
 
 
 def test_a_missing_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     src = write_tables(tmp_path / "ana", {"s0": [CAR]})
     (src / "instance.json").unlink()
-    _fails([str(src)], tmp_path / "p", capsys, "instance.json", str(src))
+    import_fails(capsys, "nuscenes", [str(src)], tmp_path / "p", "instance.json", str(src))
 
 
 def test_two_sources_with_different_poses(tmp_path: Path,
@@ -350,17 +302,15 @@ def test_two_sources_with_different_poses(tmp_path: Path,
     a = write_tables(tmp_path / "a", {"s0": [CAR]})
     b = write_tables(tmp_path / "b", {"s0": [CAR]})
     _edit(b, "ego_pose", translation=[0.0, 0.0, 0.0])
-    _fails([str(a), str(b)], tmp_path / "p", capsys, "differs from the one in",
-           str(a / "ego_pose.json"), str(b / "ego_pose.json"))
+    import_fails(capsys, "nuscenes", [str(a), str(b)], tmp_path / "p", "differs from the one in",
+                 str(a / "ego_pose.json"), str(b / "ego_pose.json"))
 
 
 def test_existing_non_empty_output_is_refused(tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     src = write_tables(tmp_path / "ana", {"s0": [CAR]})
     out = tmp_path / "p"
-    out.mkdir()
-    (out / "keep.txt").write_text("mine")
-    assert main(["import", "nuscenes", str(src), "-o", str(out)]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
+    code, stderr = import_into_occupied(capsys, "nuscenes", out, str(src))
+    assert code == 2
+    err = stderr.strip().splitlines()
     assert len(err) == 1 and str(out) in err[0] and "not empty" in err[0]
-    assert [p.name for p in out.iterdir()] == ["keep.txt"]

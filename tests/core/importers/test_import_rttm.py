@@ -6,69 +6,23 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
 
-from app.cli.main import main
 from app.core.formats.potato.project import load_study
 from app.core.objects import Segment
+from tests.core.importers.support import (
+    assert_refused,
+    import_into_occupied,
+    potato_project,
+    rounded_agreement,
+    run_import,
+    stored,
+    under_data,
+)
 
 # ------------------------------------------------------------------------------ helpers
-
-
-def _import(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(["import", "rttm", *args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _stored(project: Path, annotator: str, item: str, scheme: str) -> Any:
-    state = json.loads((project / "annotation_output" / annotator / "user_state.json")
-                       .read_text(encoding="utf-8"))
-    pairs = state["instance_id_to_label_to_value"][item]
-    return json.loads(next(v for k, v in pairs if k["schema"] == scheme and k["name"] == "_data"))
-
-
-def _agreement(capsys: pytest.CaptureFixture[str], project: Path) -> dict[str, Any]:
-    capsys.readouterr()
-    assert main(["agreement", str(project), "--json"]) == 0
-    report = json.loads(capsys.readouterr().out)
-    report.pop("project")
-    return _rounded(report)
-
-
-def _rounded(value: Any) -> Any:
-    if isinstance(value, float):
-        return round(value, 9)
-    if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_rounded(v) for v in value]
-    return value
-
-
-def _potato_project(root: Path, scheme: dict[str, Any], items: list[str],
-                    answers: dict[str, dict[str, Any]]) -> Path:
-    """A Potato project written by hand: one structured scheme stored under ``_data``."""
-    (root / "data").mkdir(parents=True)
-    (root / "config.yaml").write_text(yaml.safe_dump({
-        "annotation_task_name": "by hand", "task_dir": ".", "data_files": ["data/items.jsonl"],
-        "item_properties": {"id_key": "id", "text_key": "text"},
-        "output_annotation_dir": "annotation_output/", "annotation_schemes": [scheme]}))
-    (root / "data" / "items.jsonl").write_text(
-        "".join(json.dumps({"id": i, "text": i}) + "\n" for i in items))
-    for name, mine in answers.items():
-        folder = root / "annotation_output" / name
-        folder.mkdir(parents=True)
-        labels = {item: [[{"schema": scheme["name"], "name": "_data"}, json.dumps(value)]]
-                  for item, value in mine.items()}
-        folder.joinpath("user_state.json").write_text(json.dumps({
-            "user_id": name, "instance_id_ordering": list(mine),
-            "instance_id_to_label_to_value": labels, "instance_id_to_span_to_value": {}}))
-    return root
 
 
 def _line(file_id: str, onset: float, duration: float, speaker: str, channel: int = 1) -> str:
@@ -80,15 +34,6 @@ def _rttm(path: Path, lines: list[str]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
-
-
-def _assert_refused(code: int, err: str, shown: str, out: Path) -> None:
-    assert code == 2
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and shown in lines[0], err
-    assert "Traceback" not in err
-    assert not out.exists()
-    assert not [p for p in out.parent.iterdir() if p.name.startswith(f".{out.name}.")]
 
 
 # ------------------------------------------------------------------------ round trips
@@ -107,13 +52,13 @@ def test_a_speaker_turn_is_a_segment_in_seconds_labelled_by_the_speaker(
     (tmp_path / "hyp" / "rec1.flac").write_bytes(b"fLaC")
     out = tmp_path / "project"
 
-    code, printed, _ = _import(capsys, str(rttm), "-o", str(out))
+    code, printed, _ = run_import(capsys, "rttm", str(rttm), "-o", str(out))
 
     assert code == 0, printed
     (scheme,) = yaml.safe_load((out / "config.yaml").read_text())["annotation_schemes"]
     assert (scheme["name"], scheme["annotation_type"]) == ("segments", "audio_annotation")
     assert scheme["labels"] == [{"name": "spk_a"}, {"name": "spk_b"}]
-    assert _stored(out, "alice", "rec1", "segments") == {"segments": [
+    assert stored(out, "alice", "rec1", "segments") == {"segments": [
         {"id": "segment_1", "start_time": 0.5, "end_time": 1.75, "label": "spk_a"},
         {"id": "segment_2", "start_time": 2.1, "end_time": 2.3, "label": "spk_b"},
         {"id": "segment_3", "start_time": 3, "end_time": 3, "label": "spk_a"}]}
@@ -133,11 +78,11 @@ def test_an_annotators_files_are_pooled_and_items_matched_by_file_id(
     _rttm(tmp_path / "b.rttm", [_line("r2", 0.1, 1, "x")])
     out = tmp_path / "project"
 
-    code, printed, err = _import(capsys, str(tmp_path / "a"), str(tmp_path / "b.rttm"),
-                                 "-o", str(out), "--annotator", "ann", "--annotator", "ben")
+    code, printed, err = run_import(capsys, "rttm", str(tmp_path / "a"), str(tmp_path / "b.rttm"),
+                                    "-o", str(out), "--annotator", "ann", "--annotator", "ben")
 
     assert code == 0, err
-    assert [s["label"] for s in _stored(out, "ann", "r1", "segments")["segments"]] == ["x", "y"]
+    assert [s["label"] for s in stored(out, "ann", "r1", "segments")["segments"]] == ["x", "y"]
     study = load_study(out)
     assert set(study.answers["segments"]["r1"]) == {"ann"}
     assert set(study.answers["segments"]["r2"]) == {"ann", "ben"}
@@ -167,7 +112,7 @@ def test_a_study_in_rttm_agrees_as_the_same_study_in_potato(
         lines = [_line(item, a, d, s) for item, turns in per_item.items() for a, d, s in turns]
         sources.append(str(_rttm(tmp_path / "rttm" / f"{who}.rttm", lines[::-1])))
     imported = tmp_path / "imported"
-    code, _, err = _import(capsys, *sources, "-o", str(imported))
+    code, _, err = run_import(capsys, "rttm", *sources, "-o", str(imported))
     assert code == 0, err
     answers = {who: {item: {"segments": [
         {"id": f"segment_{i + 1}", "start_time": a, "end_time": round(a + d, 3), "label": s}
@@ -176,10 +121,12 @@ def test_a_study_in_rttm_agrees_as_the_same_study_in_potato(
     scheme = {"annotation_type": "audio_annotation", "name": "segments",
               "source_field": "audio", "mode": "label",
               "labels": [{"name": "host"}, {"name": "guest"}]}
-    potato = _potato_project(tmp_path / "potato", scheme, ["r1", "r2", "r3"], answers)
+    records = [{"id": i, "text": i} for i in ("r1", "r2", "r3")]
+    potato = potato_project(tmp_path / "potato", [scheme], records,
+                            under_data("segments", answers))
 
-    got = _agreement(capsys, imported)
-    want = _agreement(capsys, potato)
+    got = rounded_agreement(capsys, imported)
+    want = rounded_agreement(capsys, potato)
 
     assert got == want
     segments = got["schemes"]["segments"]
@@ -203,9 +150,9 @@ def test_a_bad_line_is_one_error_naming_the_file_and_line(
     bad = _rttm(tmp_path / "bad.rttm", [_line("rec1", 0, 1, "spk_a"), "", line])
     out = tmp_path / "project"
 
-    code, _, err = _import(capsys, str(bad), "-o", str(out))
+    code, _, err = run_import(capsys, "rttm", str(bad), "-o", str(out))
 
-    _assert_refused(code, err, f"{bad}:3:", out)
+    assert_refused(code, err, out, f"{bad}:3:")
     assert expected in err
 
 
@@ -215,19 +162,16 @@ def test_a_file_that_is_not_text_is_refused(
     bad.write_bytes(b"SPEAKER \xff\xfe\x00")
     out = tmp_path / "project"
 
-    code, _, err = _import(capsys, str(bad), "-o", str(out))
+    code, _, err = run_import(capsys, "rttm", str(bad), "-o", str(out))
 
-    _assert_refused(code, err, str(bad), out)
+    assert_refused(code, err, out, bad)
 
 
 def test_an_existing_non_empty_project_is_refused(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rttm = _rttm(tmp_path / "a.rttm", [_line("rec1", 0, 1, "x")])
     out = tmp_path / "project"
-    out.mkdir()
-    (out / "keep.txt").write_text("mine")
 
-    code, _, err = _import(capsys, str(rttm), "-o", str(out))
+    code, err = import_into_occupied(capsys, "rttm", out, str(rttm))
 
     assert code == 2 and str(out) in err and len(err.strip().splitlines()) == 1
-    assert [p.name for p in out.iterdir()] == ["keep.txt"]

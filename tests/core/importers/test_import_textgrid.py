@@ -14,64 +14,19 @@ from praatio import textgrid
 from praatio.data_classes.interval_tier import IntervalTier
 from praatio.data_classes.point_tier import PointTier
 
-from app.cli.main import main
 from app.core.formats.potato.project import load_study
 from app.core.objects import Segment
+from tests.core.importers.support import (
+    assert_refused,
+    import_into_occupied,
+    potato_project,
+    rounded_agreement,
+    run_import,
+    stored,
+    under_data,
+)
 
 # ------------------------------------------------------------------------------ helpers
-
-
-def _import(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(["import", "textgrid", *args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _stored(project: Path, annotator: str, item: str, scheme: str) -> Any:
-    state = json.loads((project / "annotation_output" / annotator / "user_state.json")
-                       .read_text(encoding="utf-8"))
-    pairs = state["instance_id_to_label_to_value"][item]
-    return json.loads(next(v for k, v in pairs if k["schema"] == scheme and k["name"] == "_data"))
-
-
-def _agreement(capsys: pytest.CaptureFixture[str], project: Path) -> dict[str, Any]:
-    capsys.readouterr()
-    assert main(["agreement", str(project), "--json"]) == 0
-    report = json.loads(capsys.readouterr().out)
-    report.pop("project")
-    return _rounded(report)
-
-
-def _rounded(value: Any) -> Any:
-    if isinstance(value, float):
-        return round(value, 9)
-    if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_rounded(v) for v in value]
-    return value
-
-
-def _potato_project(root: Path, scheme: dict[str, Any], items: list[str],
-                    answers: dict[str, dict[str, Any]]) -> Path:
-    """A Potato project written by hand: one structured scheme stored under ``_data``."""
-    (root / "data").mkdir(parents=True)
-    (root / "config.yaml").write_text(yaml.safe_dump({
-        "annotation_task_name": "by hand", "task_dir": ".", "data_files": ["data/items.jsonl"],
-        "item_properties": {"id_key": "id", "text_key": "text"},
-        "output_annotation_dir": "annotation_output/", "annotation_schemes": [scheme]}))
-    (root / "data" / "items.jsonl").write_text(
-        "".join(json.dumps({"id": i, "text": f"{i}.TextGrid"}) + "\n" for i in items))
-    for name, mine in answers.items():
-        folder = root / "annotation_output" / name
-        folder.mkdir(parents=True)
-        labels = {item: [[{"schema": scheme["name"], "name": "_data"}, json.dumps(value)]]
-                  for item, value in mine.items()}
-        folder.joinpath("user_state.json").write_text(json.dumps({
-            "user_id": name, "instance_id_ordering": list(mine),
-            "instance_id_to_label_to_value": labels, "instance_id_to_span_to_value": {}}))
-    return root
 
 
 def _grid(path: Path, tiers: dict[str, list[tuple[float, float, str]] | list[tuple[float, str]]],
@@ -88,15 +43,6 @@ def _grid(path: Path, tiers: dict[str, list[tuple[float, float, str]] | list[tup
     return path
 
 
-def _assert_refused(code: int, err: str, shown: Path, out: Path) -> None:
-    assert code == 2
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and str(shown) in lines[0], err
-    assert "Traceback" not in err
-    assert not out.exists()
-    assert not [p for p in out.parent.iterdir() if p.name.startswith(f".{out.name}.")]
-
-
 # ------------------------------------------------------------------------ round trips
 
 
@@ -108,10 +54,10 @@ def test_one_interval_tier_is_segments_in_seconds_and_gaps_are_not_annotations(
     assert 'text = ""' in grid.read_text(encoding="utf-8")  # praatio wrote the gaps
     out = tmp_path / "project"
 
-    code, printed, _ = _import(capsys, str(tmp_path / "ann"), "-o", str(out))
+    code, printed, _ = run_import(capsys, "textgrid", str(tmp_path / "ann"), "-o", str(out))
 
     assert code == 0 and "segments (audio_annotation)" in printed
-    assert _stored(out, "ann", "rec7", "segments") == {"segments": [
+    assert stored(out, "ann", "rec7", "segments") == {"segments": [
         {"id": "segment_1", "start_time": 0.5, "end_time": 1.25, "label": "hello"},
         {"id": "segment_2", "start_time": 1.5, "end_time": 2.001, "label": "wörld"}]}
     assert "3 empty intervals are gaps" in printed and "cannot overlap" in printed
@@ -130,14 +76,15 @@ def test_several_tiers_are_tiered_in_milliseconds_and_points_are_instants(
                   "beats": [(0.7, "b"), (1.9, "")]}, form=form)
     out = tmp_path / "project"
 
-    code, printed, _ = _import(capsys, str(grid), "-o", str(out), "--annotator", "lee")
+    code, printed, _ = run_import(capsys, "textgrid", str(grid), "-o", str(out),
+                                  "--annotator", "lee")
 
     assert code == 0, printed
     (scheme,) = yaml.safe_load((out / "config.yaml").read_text())["annotation_schemes"]
     assert scheme["annotation_type"] == "tiered_annotation"
     assert [(t["name"], t["tier_type"]) for t in scheme["tiers"]] == [
         ("words", "independent"), ("beats", "independent")]
-    tiers = _stored(out, "lee", "clip", "tiers")["annotations"]
+    tiers = stored(out, "lee", "clip", "tiers")["annotations"]
     assert [(a["start_time"], a["end_time"], a["label"]) for a in tiers["words"]] == [
         (250, 1001, "one"), (1001, 2500, "two")]
     assert [(a["tier"], a["start_time"], a["end_time"], a["label"]) for a in tiers["beats"]] == [
@@ -155,10 +102,10 @@ def test_a_utf16_textgrid_as_praat_writes_it(
     grid.write_text(grid.read_text(encoding="utf-8"), encoding="utf-16")
     out = tmp_path / "project"
 
-    code, _, err = _import(capsys, str(grid), "-o", str(out), "--annotator", "kim")
+    code, _, err = run_import(capsys, "textgrid", str(grid), "-o", str(out), "--annotator", "kim")
 
     assert code == 0, err
-    assert _stored(out, "kim", "u", "segments")["segments"][0]["label"] == "straße"
+    assert stored(out, "kim", "u", "segments")["segments"][0]["label"] == "straße"
 
 
 # ------------------------------------------------------------------------- end to end
@@ -192,7 +139,8 @@ def _study_as_potato(root: Path) -> Path:
         tier: [entry(who, tier, i, m) for i, m in enumerate(marks)]
         for tier, marks in tiers.items()}} for item, tiers in per_item.items()}
         for who, per_item in STUDY.items()}
-    return _potato_project(root, scheme, list(ITEMS), answers)
+    records = [{"id": i, "text": f"{i}.TextGrid"} for i in ITEMS]
+    return potato_project(root, [scheme], records, under_data("tiers", answers))
 
 
 def test_a_study_in_textgrids_agrees_as_the_same_study_in_potato(
@@ -202,11 +150,12 @@ def test_a_study_in_textgrids_agrees_as_the_same_study_in_potato(
             form = "short_textgrid" if who == "bob" else "long_textgrid"
             _grid(tmp_path / who / f"{item}.TextGrid", tiers, form=form)
     imported = tmp_path / "imported"
-    code, _, err = _import(capsys, *(str(tmp_path / who) for who in STUDY), "-o", str(imported))
+    code, _, err = run_import(capsys, "textgrid", *(str(tmp_path / who) for who in STUDY),
+                              "-o", str(imported))
     assert code == 0, err
 
-    got = _agreement(capsys, imported)
-    want = _agreement(capsys, _study_as_potato(tmp_path / "potato"))
+    got = rounded_agreement(capsys, imported)
+    want = rounded_agreement(capsys, _study_as_potato(tmp_path / "potato"))
 
     assert got == want
     tiers = got["schemes"]["tiers"]
@@ -243,9 +192,9 @@ def test_bad_files_are_one_line_and_leave_no_project(
     bad.write_text(broken, encoding="utf-8")
     out = tmp_path / "project"
 
-    code, _, err = _import(capsys, str(bad), "-o", str(out))
+    code, _, err = run_import(capsys, "textgrid", str(bad), "-o", str(out))
 
-    _assert_refused(code, err, bad, out)
+    assert_refused(code, err, out, bad)
     assert expected in err
 
 
@@ -254,9 +203,9 @@ def test_a_folder_without_textgrids_is_refused(
     (tmp_path / "empty").mkdir()
     out = tmp_path / "project"
 
-    code, _, err = _import(capsys, str(tmp_path / "empty"), "-o", str(out))
+    code, _, err = run_import(capsys, "textgrid", str(tmp_path / "empty"), "-o", str(out))
 
-    _assert_refused(code, err, tmp_path / "empty", out)
+    assert_refused(code, err, out, tmp_path / "empty")
     assert "no Praat TextGrid files" in err
 
 
@@ -264,10 +213,7 @@ def test_an_existing_non_empty_project_is_refused(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     grid = _grid(tmp_path / "a.TextGrid", {"words": [(0.5, 1.0, "x")]})
     out = tmp_path / "project"
-    out.mkdir()
-    (out / "keep.txt").write_text("mine")
 
-    code, _, err = _import(capsys, str(grid), "-o", str(out))
+    code, err = import_into_occupied(capsys, "textgrid", out, str(grid))
 
     assert code == 2 and str(out) in err and len(err.strip().splitlines()) == 1
-    assert [p.name for p in out.iterdir()] == ["keep.txt"]

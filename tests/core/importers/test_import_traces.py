@@ -9,16 +9,22 @@ log"): OpenAI-style messages, ratings keyed by the assistant message's ``id``.
 from __future__ import annotations
 
 import json
-import math
 import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from app.cli.main import main
 from app.core.formats.potato.project import load_study
 from app.core.model import TraceJudgement
+from tests.core.importers.support import (
+    agreement,
+    assert_same_numbers,
+    import_fails,
+    import_into_occupied,
+    import_ok,
+    label_pairs,
+)
 from tests.potato_project import label, structured, write_project
 
 
@@ -51,16 +57,9 @@ def write_log(path: Path, traces: list[dict[str, Any]]) -> Path:
     return path
 
 
-def import_ok(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
-    assert main(["import", "traces", *args]) == 0
-    return capsys.readouterr().out
-
-
 def stored(project: Path, annotator: str, item: str) -> dict[str, Any]:
-    state = json.loads((project / "annotation_output" / annotator / "user_state.json")
-                       .read_text())
     out = {}
-    for key, value in state["instance_id_to_label_to_value"][item]:
+    for key, value in label_pairs(project, annotator, item):
         out[key["schema"]] = json.loads(value) if key["name"] == key["schema"] else \
             (key["name"], value)
     return out
@@ -89,7 +88,7 @@ EXAMPLE = {
 def test_the_formats_md_example_round_trips(tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     log = write_log(tmp_path / "rita.jsonl", [EXAMPLE])
-    out = import_ok([str(log), "-o", str(tmp_path / "p")], capsys)
+    out = import_ok(capsys, "traces", str(log), "-o", str(tmp_path / "p"))
     assert "confidence (1)" in out  # a rating key with no scheme is counted, not dropped
     [record] = [json.loads(x) for x in
                 (tmp_path / "p" / "data" / "items.jsonl").read_text().splitlines()]
@@ -136,7 +135,7 @@ def test_only_schemes_that_appear_and_unjudged_steps(tmp_path: Path,
         trace(1, 3, ratings=[{"step_id": "a0", "reward": 1}, {"step_id": "a2", "reward": None}]),
         trace(2, 2)])
     b = write_log(tmp_path / "b.jsonl", [trace(2, 2, ratings=[{"step_id": "a1", "reward": -1}])])
-    import_ok([str(a), str(b), "-o", str(tmp_path / "p")], capsys)
+    import_ok(capsys, "traces", str(a), str(b), "-o", str(tmp_path / "p"))
     study = load_study(tmp_path / "p")
     assert list(study.schemes) == ["reward"]
     assert study.answers["reward"]["1"]["a"].labelled() == {"0": "1"}  # type: ignore[union-attr]
@@ -231,34 +230,14 @@ def _potato(root: Path, study: dict[str, dict[int, dict[Any, Any]]]) -> Path:
         for who, traces in study.items()})
 
 
-def _agreement(project: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
-    assert main(["agreement", str(project), "--json"]) == 0
-    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
-
-
-def assert_same_numbers(a: Any, b: Any, where: str = "") -> None:
-    if isinstance(a, dict):
-        assert set(a) == set(b), where
-        for k in a:
-            assert_same_numbers(a[k], b[k], f"{where}.{k}")
-    elif isinstance(a, list):
-        assert len(a) == len(b), where
-        for i, (x, y) in enumerate(zip(a, b, strict=True)):
-            assert_same_numbers(x, y, f"{where}[{i}]")
-    elif isinstance(a, float):
-        assert b is not None and math.isclose(a, b, abs_tol=1e-9), (where, a, b)
-    else:
-        assert a == b, (where, a, b)
-
-
 def test_agreement_equals_the_same_study_as_a_potato_project(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     study = _labels(20261202)
     logs = [write_log(tmp_path / "logs" / f"{who}.jsonl", _log(study[who], k))
             for k, who in enumerate(REVIEWERS)]
-    import_ok([*map(str, logs), "-o", str(tmp_path / "imported")], capsys)
-    imported = _agreement(tmp_path / "imported", capsys)
-    direct = _agreement(_potato(tmp_path / "potato", study), capsys)
+    import_ok(capsys, "traces", *map(str, logs), "-o", str(tmp_path / "imported"))
+    imported = agreement(capsys, tmp_path / "imported")
+    direct = agreement(capsys, _potato(tmp_path / "potato", study))
     assert set(imported["schemes"]) == {"correctness", "reward", "verdict", "outcome"}
     for name in ("correctness", "reward", "verdict"):
         got = imported["schemes"][name]
@@ -270,20 +249,6 @@ def test_agreement_equals_the_same_study_as_a_potato_project(
 
 
 # ----------------------------------------------------------------------- bad input
-
-
-def _fails(args: list[str], out: Path, capsys: pytest.CaptureFixture[str], *needles: str
-           ) -> str:
-    code = main(["import", "traces", *args, "-o", str(out)])
-    captured = capsys.readouterr()
-    assert code == 2
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in captured.err, captured.err
-    for needle in needles:
-        assert needle in lines[0], lines[0]
-    assert not out.exists()
-    assert not list(out.parent.glob(f".{out.name}.import-*"))
-    return lines[0]
 
 
 @pytest.mark.parametrize(("rating", "needle"), [
@@ -299,27 +264,27 @@ def test_bad_rating_names_file_and_line(tmp_path: Path, capsys: pytest.CaptureFi
     other = dict(EXAMPLE, trace_id=18)
     bad = dict(EXAMPLE, ratings=[EXAMPLE["ratings"][0], rating])  # type: ignore[index]
     log = write_log(tmp_path / "rita.jsonl", [other, bad])
-    _fails([str(log)], tmp_path / "p", capsys, needle, f"{log}:2")
+    import_fails(capsys, "traces", [str(log)], tmp_path / "p", needle, f"{log}:2")
 
 
 def test_bad_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log = tmp_path / "rita.jsonl"
     log.write_text(json.dumps(EXAMPLE) + "\n" + json.dumps(EXAMPLE)[:40] + "\n")
-    _fails([str(log)], tmp_path / "p", capsys, f"{log}:2", "not valid JSON")
+    import_fails(capsys, "traces", [str(log)], tmp_path / "p", f"{log}:2", "not valid JSON")
     write_log(log, [EXAMPLE, EXAMPLE])
-    _fails([str(log)], tmp_path / "p", capsys, f"{log}:2", "trace 17 appears twice")
+    import_fails(capsys, "traces", [str(log)], tmp_path / "p", f"{log}:2", "trace 17 appears twice")
     write_log(log, [dict(EXAMPLE, outcome="won")])
-    _fails([str(log)], tmp_path / "p", capsys, f"{log}:1", "outcome is 'won'")
+    import_fails(capsys, "traces", [str(log)], tmp_path / "p", f"{log}:1", "outcome is 'won'")
     write_log(log, [{"trace_id": 3, "messages": "hello"}])
-    _fails([str(log)], tmp_path / "p", capsys, f"{log}:1", "messages")
+    import_fails(capsys, "traces", [str(log)], tmp_path / "p", f"{log}:1", "messages")
 
 
 def test_two_reviewers_disagreeing_on_a_trace(tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     a = write_log(tmp_path / "a.jsonl", [trace(5, 3)])
     b = write_log(tmp_path / "b.jsonl", [trace(6, 2), trace(5, 4)])
-    message = _fails([str(a), str(b)], tmp_path / "p", capsys, "trace 5's messages differ",
-                     f"{b}:2", str(a))
+    message = import_fails(capsys, "traces", [str(a), str(b)], tmp_path / "p",
+                           "trace 5's messages differ", f"{b}:2", str(a))
     assert "expected every reviewer's file to hold the same trace" in message
 
 
@@ -327,9 +292,7 @@ def test_existing_non_empty_output_is_refused(tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     log = write_log(tmp_path / "rita.jsonl", [EXAMPLE])
     out = tmp_path / "p"
-    out.mkdir()
-    (out / "keep.txt").write_text("mine")
-    assert main(["import", "traces", str(log), "-o", str(out)]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
+    code, stderr = import_into_occupied(capsys, "traces", out, str(log))
+    assert code == 2
+    err = stderr.strip().splitlines()
     assert len(err) == 1 and str(out) in err[0] and "not empty" in err[0]
-    assert [p.name for p in out.iterdir()] == ["keep.txt"]
