@@ -12,13 +12,16 @@ Qt is imported only here, inside the functions, so the text commands never load 
 
 Choices where the spec is silent: ``--size`` defaults to 1280x800; a bad project given
 to ``accord open`` without ``--screenshot`` still opens the window (empty) and shows the
-error in the dialog, as opening it from the menu would.
+error in the dialog, as opening it from the menu would. ``--screenshot`` with no display
+uses Qt's offscreen platform. A window that cannot open (no display, or a system library
+Qt's xcb platform needs is missing: :mod:`app.platform_check`) is one line and exit 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -37,8 +40,8 @@ def add_open_command(commands: Any) -> None:
     parser.add_argument("--screenshot", type=Path, metavar="FILE.png",
                         help="render to a PNG and exit (no window shown)")
     parser.add_argument("--view", help="the view to render: overview, items, cuboids, tiers, "
-                                       "traces, regions, masks, contracts (default: the "
-                                       "whole window)")
+                                       "traces, regions, masks, contracts, answers (default: "
+                                       "the whole window)")
     parser.add_argument("--item", metavar="ID", help="select this item first")
     parser.add_argument("--size", default="x".join(map(str, DEFAULT_SIZE)), metavar="WxH",
                         help="size of the PNG in pixels (default 1280x800)")
@@ -86,6 +89,10 @@ def run_open(args: argparse.Namespace) -> int:
         raise InputError("expected a project folder (with config.yaml)", file=project)
     if args.screenshot is None:
         return run_gui(project)
+    if not os.environ.get("QT_QPA_PLATFORM") and not os.environ.get("DISPLAY") \
+            and not os.environ.get("WAYLAND_DISPLAY"):
+        # headless: a picture needs no display (the 3D view then says it needs OpenGL)
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
     from PySide6.QtCore import QSize
 
     from app.ui.app import create_application
@@ -102,6 +109,11 @@ def run_open(args: argparse.Namespace) -> int:
 
 def run_gui(project: Path | None) -> int:
     """The window on ``project``, else the last project, else the default demo."""
+    from app.platform_check import window_problem
+
+    problem = window_problem()
+    if problem is not None:  # one line, not Qt's abort (exit 134)
+        raise InputError(problem)
     from app.ui.app import create_application
     from app.ui.main_window import MainWindow
     from app.ui.settings import Settings

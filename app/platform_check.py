@@ -1,0 +1,132 @@
+"""Can Qt open a window here? Asked before the window starts.
+
+Qt aborts the whole process (exit 134, "could not load the Qt platform plugin xcb") when
+the X11 platform plugin cannot load one of its system libraries, and names the wrong
+one; it aborts the same way with no display at all. Accord asks first, so the lead gets
+one line naming exactly what to install, or what to do instead:
+
+- the libraries come from ``ldd`` on PySide6's own ``libqxcb.so`` and ``libQt6XcbQpa``
+  (the sonames reported "not found"), mapped to their Debian/Ubuntu packages
+  (:data:`PACKAGES`; a soname not in the table is named as it is);
+- a window needs ``DISPLAY`` (or ``WAYLAND_DISPLAY``); ``QT_QPA_PLATFORM`` set to anything
+  but xcb is the user's choice and is left alone.
+
+``python -m app.platform_check [--install]`` prints the missing libraries (exit 1 when
+some are), and with ``--install``, as root where ``apt-get`` exists, installs them
+(``scripts/setup`` runs it). Only Linux is checked: elsewhere Qt brings its platform.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+PACKAGES = {
+    "libxcb-cursor.so.0": "libxcb-cursor0", "libxcb-icccm.so.4": "libxcb-icccm4",
+    "libxcb-image.so.0": "libxcb-image0", "libxcb-keysyms.so.1": "libxcb-keysyms1",
+    "libxcb-randr.so.0": "libxcb-randr0", "libxcb-render-util.so.0": "libxcb-render-util0",
+    "libxcb-shape.so.0": "libxcb-shape0", "libxcb-xinerama.so.0": "libxcb-xinerama0",
+    "libxcb-xkb.so.1": "libxcb-xkb1", "libxcb-util.so.1": "libxcb-util1",
+    "libxcb-render.so.0": "libxcb-render0", "libxcb-shm.so.0": "libxcb-shm0",
+    "libxcb-sync.so.1": "libxcb-sync1", "libxcb-xfixes.so.0": "libxcb-xfixes0",
+    "libxcb-glx.so.0": "libxcb-glx0", "libxcb.so.1": "libxcb1",
+    "libxkbcommon-x11.so.0": "libxkbcommon-x11-0", "libxkbcommon.so.0": "libxkbcommon0",
+    "libX11-xcb.so.1": "libx11-xcb1", "libX11.so.6": "libx11-6", "libSM.so.6": "libsm6",
+    "libICE.so.6": "libice6", "libdbus-1.so.3": "libdbus-1-3", "libEGL.so.1": "libegl1",
+    "libGL.so.1": "libgl1", "libOpenGL.so.0": "libopengl0", "libGLX.so.0": "libglx0",
+    "libfontconfig.so.1": "libfontconfig1", "libfreetype.so.6": "libfreetype6",
+    "libglib-2.0.so.0": "libglib2.0-0",
+}
+"""soname → the Debian/Ubuntu package that provides it."""
+
+
+def xcb_libraries() -> list[Path]:
+    """PySide6's X11 platform plugin and its Qt library (those that exist)."""
+    spec = importlib.util.find_spec("PySide6")
+    if spec is None or spec.origin is None:
+        return []
+    qt = Path(spec.origin).parent / "Qt"
+    candidates = [qt / "plugins" / "platforms" / "libqxcb.so", *sorted(
+        (qt / "lib").glob("libQt6XcbQpa.so*"))]
+    return [p for p in candidates if p.is_file()][:2]
+
+
+def not_found(ldd_output: str) -> list[str]:
+    """The sonames ``ldd`` reports as ``not found``, in order, once each."""
+    found: list[str] = []
+    for line in ldd_output.splitlines():
+        name, _, rest = line.strip().partition("=>")
+        if "not found" in rest and name.strip() not in found:
+            found.append(name.strip())
+    return found
+
+
+def missing_libraries(libraries: Sequence[Path] | None = None) -> list[str]:
+    """System libraries Qt's xcb platform needs and cannot find (``[]``: none, or not
+    checkable here)."""
+    if not sys.platform.startswith("linux") or shutil.which("ldd") is None:
+        return []
+    out: list[str] = []
+    for library in xcb_libraries() if libraries is None else libraries:
+        try:
+            run = subprocess.run(["ldd", str(library)], capture_output=True, text=True,
+                                 timeout=30, check=False)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        out += [name for name in not_found(run.stdout) if name not in out]
+    return out
+
+
+def packages_for(sonames: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(PACKAGES.get(name, name) for name in sonames))
+
+
+def install_line(sonames: Sequence[str]) -> str:
+    return ("Qt's window (its xcb platform) cannot load " + ", ".join(sonames)
+            + "; install them with: sudo apt-get install -y " + " ".join(packages_for(sonames)))
+
+
+def window_problem(env: Mapping[str, str] | None = None,
+                   missing: Sequence[str] | None = None) -> str | None:
+    """Why Qt cannot open a window here, in one sentence; ``None`` when it can."""
+    env = os.environ if env is None else env
+    platform = env.get("QT_QPA_PLATFORM", "")
+    if platform and not platform.startswith("xcb"):
+        return None
+    if not sys.platform.startswith("linux"):
+        return None
+    if not env.get("DISPLAY"):
+        if env.get("WAYLAND_DISPLAY") and not platform:
+            return None
+        return ("no display to open a window on (DISPLAY is not set): run Accord in a "
+                "desktop session, under xvfb-run, or use 'accord open PROJECT --screenshot "
+                "FILE.png', which needs none")
+    lacking = missing_libraries() if missing is None else list(missing)
+    return install_line(lacking) if lacking else None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    lacking = missing_libraries()
+    if not lacking:
+        return 0
+    if "--install" in args and hasattr(os, "geteuid") and os.geteuid() == 0 \
+            and shutil.which("apt-get"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], check=False, env=env)
+        subprocess.run(["apt-get", "install", "-y", "-qq", *packages_for(lacking)],
+                       check=False, env=env)
+        lacking = missing_libraries()
+        if not lacking:
+            return 0
+    print(f"accord: {install_line(lacking)}", file=sys.stderr)
+    return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
