@@ -12,7 +12,7 @@ everywhere at once. ``ViewContext.font_scale`` is 1.0 normally and larger in
 presentation mode.
 
 ``View.name`` is the CLI's view name (``cli.md``: overview, items, cuboids, tiers,
-traces, regions, masks, contracts), used by ``accord open --view``.
+traces, regions, masks, contracts, answers), used by ``accord open --view``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # not at run time: the core's import (scipy) would delay the 
     from app.core.project import ProjectData
 
 VIEW_NAMES = ("overview", "items", "cuboids", "tiers", "traces", "regions", "masks",
-              "contracts")
+              "contracts", "answers")
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ CLASSES: dict[str, str] = {
     "regions": "RegionsView",
     "masks": "MasksView",
     "contracts": "ContractsView",
+    "answers": "AnswersView",
 }
 assert tuple(CLASSES) == VIEW_NAMES
 

@@ -1,0 +1,181 @@
+"""What the answers view shows for one item: who answered what, and the majority.
+
+Qt-free, so it is tested without a window. :func:`answer_table` reads the study's
+answers and the labelling engine's predictions (``LabelReport.data[schema].predictions``,
+converted to model answers in the project job, so nothing is parsed here); the work is
+a few dictionary look-ups per cell, quick enough for the GUI thread.
+
+Choices where the spec is silent:
+
+- Columns: every categorical scheme of the study (nominal, ordinal, multilabel), in the
+  study's order. Rows: the annotators who answered *any* scheme of the item, in study
+  order (an annotator who judged the trace but skipped ``resolution`` shows "—" there),
+  then the machine tiers that predicted the item, in cascade order.
+- Majority (humans only; machines are compared with it, never counted in it): with at
+  least two answers, the answer given most often, when no other is given as often
+  (plurality, the usual "majority vote"); a tie, a single answer or no answer is
+  stated in words and marks nothing. Multilabel: label by label, a label is in the
+  majority set when more than half the answers chose it; a label chosen by exactly half
+  is a tie, and the item's majority is then undefined.
+- A cell disagrees when it holds an answer and the majority is defined and different.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from app.core.model import Answer, Kind
+
+if TYPE_CHECKING:
+    from app.core.project import ProjectData
+
+CATEGORICAL = (Kind.NOMINAL, Kind.ORDINAL, Kind.MULTILABEL)
+NOT_ANSWERED = "—"
+NO_LABEL = "(no label)"
+"""A multilabel answer with no label chosen: answered, unlike "—"."""
+
+
+class CellState(StrEnum):
+    AGREES = "agrees"
+    DISAGREES = "disagrees"
+    MISSING = "missing"
+    """Not answered."""
+    UNJUDGED = "unjudged"
+    """An answer, but the item has no majority to compare it with."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    text: str
+    state: CellState
+    answer: Answer | None = None
+    confidence: float | None = None
+    """A machine tier's confidence, else ``None``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Majority:
+    answer: Answer | None
+    """The majority answer, or ``None`` when undefined."""
+    text: str
+    """The answer, or why there is none, in words ("tie: resolved, not resolved")."""
+    support: int = 0
+    n: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    name: str
+    """The annotator's name (as in the study) or the tier's name."""
+    machine: bool
+    cells: tuple[Cell, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerTable:
+    item: str
+    schemes: tuple[str, ...]
+    rows: tuple[Row, ...]
+    majorities: tuple[Majority, ...]
+
+    def row(self, name: str, machine: bool = False) -> Row:
+        return next(r for r in self.rows if r.name == name and r.machine == machine)
+
+    def cell(self, name: str, scheme: str, machine: bool = False) -> Cell:
+        return self.row(name, machine).cells[self.schemes.index(scheme)]
+
+
+def categorical_schemes(project: ProjectData) -> tuple[str, ...]:
+    return tuple(n for n, s in project.study.schemes.items() if s.kind in CATEGORICAL)
+
+
+def answer_text(answer: Answer) -> str:
+    if isinstance(answer, frozenset):
+        return ", ".join(sorted(answer)) if answer else NO_LABEL
+    return str(answer)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def majority(answers: Sequence[Answer], multilabel: bool) -> Majority:
+    """The majority of the humans' ``answers`` on one scheme (see the module's rules)."""
+    n = len(answers)
+    if n == 0:
+        return Majority(None, "undefined: nobody answered", 0, 0)
+    if n == 1:
+        return Majority(None, "undefined: one answer only", 1, 1)
+    if multilabel:
+        sets = [a if isinstance(a, frozenset) else frozenset({str(a)}) for a in answers]
+        counts = Counter(label for s in sets for label in s)
+        tied = sorted(label for label, c in counts.items() if 2 * c == n)
+        if tied:
+            return Majority(None, f"no majority: {', '.join(tied)} chosen by half", 0, n)
+        chosen = frozenset(label for label, c in counts.items() if 2 * c > n)
+        support = sum(s == chosen for s in sets)
+        return Majority(chosen, answer_text(chosen), support, n)
+    counts = Counter(answer_text(a) for a in answers)
+    ranked = counts.most_common()
+    best, top = ranked[0]
+    tied = sorted(text for text, c in ranked if c == top)
+    if len(tied) > 1:
+        return Majority(None, f"no majority: tie between {', '.join(tied)}", top, n)
+    answer = next(a for a in answers if answer_text(a) == best)
+    return Majority(answer, best, top, n)
+
+
+def _cell(answer: Answer | None, major: Majority, confidence: float | None = None) -> Cell:
+    if answer is None:
+        return Cell(NOT_ANSWERED, CellState.MISSING)
+    text = answer_text(answer)
+    if major.answer is None:
+        state = CellState.UNJUDGED
+    elif text == answer_text(major.answer):
+        state = CellState.AGREES
+    else:
+        state = CellState.DISAGREES
+    return Cell(text, state, answer, confidence)
+
+
+def answer_table(project: ProjectData, item: str) -> AnswerTable:
+    """Every annotator's (and machine tier's) answer on ``item``, one column a scheme."""
+    study = project.study
+    schemes = categorical_schemes(project)
+    answered = {name for scheme in study.schemes
+                for name in study.answers_for(scheme).get(item, {})}
+    people = [a for a in study.annotators if a in answered]
+    people += sorted(answered - set(people))
+    by_scheme = [study.answers_for(s).get(item, {}) for s in schemes]
+    majorities = tuple(
+        majority([answers[p] for p in people if p in answers],
+                 study.schemes[s].kind is Kind.MULTILABEL)
+        for s, answers in zip(schemes, by_scheme, strict=True))
+    rows = [Row(p, False, tuple(_cell(answers.get(p), m)
+                                for answers, m in zip(by_scheme, majorities, strict=True)))
+            for p in people]
+    labels = project.labels
+    if labels is not None:
+        tiers = [t for t in labels.config.tier_names
+                 if any(s in labels.data and t in labels.data[s].tiers for s in schemes)]
+        for tier in tiers:
+            cells: list[Cell] = []
+            for scheme, m in zip(schemes, majorities, strict=True):
+                data = labels.data.get(scheme)
+                label = data.predictions.get(tier, {}).get(item) if data is not None else None
+                cells.append(_cell(None, m) if label is None
+                             else _cell(label.label, m, label.confidence))
+            if any(c.state is not CellState.MISSING for c in cells):
+                rows.append(Row(tier, True, tuple(cells)))
+    return AnswerTable(item, schemes, tuple(rows), majorities)
+
+
+def first_answered_item(project: ProjectData) -> str | None:
+    """The first item (in the study's order) with a human answer in a categorical scheme."""
+    schemes = categorical_schemes(project)
+    answered = {i for s in schemes for i in project.study.answers_for(s)}
+    return next((i for i in project.study.items if i in answered), None)
