@@ -45,12 +45,46 @@ def read_text(path: Path, expected: str) -> str:
                          file=path) from exc
 
 
-def yaml_error(path: Path, exc: yaml.YAMLError) -> InputError:
-    """A YAML syntax error as one message naming the file and, where known, the line."""
+def yaml_error(path: Path, exc: yaml.YAMLError, text: str | None = None
+               ) -> InputError:
+    """A YAML syntax error as one message naming the file and the line that is broken.
+
+    PyYAML marks where it *noticed* the problem, which for an unclosed quote is where the
+    next quote happens to be, often far below. So the line named is, in order: the first
+    line before that mark that opens a quoted string it does not close
+    (:func:`_unclosed_quote`); else the start of the construct PyYAML was reading (its
+    context mark); else its problem mark.
+    """
     mark = getattr(exc, "problem_mark", None)
-    line = mark.line + 1 if mark is not None else None
+    context = getattr(exc, "context_mark", None)
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    return InputError(f"malformed YAML: {problem}", file=path, line=line)
+    noticed = mark.line + 1 if mark is not None else None
+    opened = _unclosed_quote(text, noticed) if text is not None else None
+    if opened is not None:
+        return InputError("malformed YAML: a quoted string opens on this line and is not "
+                          f"closed on it (PyYAML: {problem}, at line {noticed})", file=path,
+                          line=opened)
+    if context is not None and noticed is not None and context.line + 1 < noticed:
+        what = getattr(exc, "context", None) or "reading the value"
+        return InputError(f"malformed YAML: {problem} ({what} that starts on this line; "
+                          f"noticed at line {noticed})", file=path, line=context.line + 1)
+    return InputError(f"malformed YAML: {problem}", file=path, line=noticed)
+
+
+def _unclosed_quote(text: str, before: int | None) -> int | None:
+    """The first line (1-based, before line ``before``) whose value opens a double- or
+    single-quoted string and does not close it there; ``None`` if none does."""
+    for number, line in enumerate(text.splitlines()[: (before or 0) - 1], start=1):
+        stripped = line.split(" #", 1)[0].strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        _, sep, value = stripped.partition(": ")
+        value = (value if sep else stripped.lstrip("- ")).strip()
+        for quote in ('"', "'"):
+            if value.startswith(quote) and (len(value) == 1 or not value.endswith(quote)
+                                            or value.endswith("\\" + quote)):
+                return number
+    return None
 
 
 def read_yaml(path: Path) -> Any:
@@ -58,7 +92,7 @@ def read_yaml(path: Path) -> Any:
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise yaml_error(path, exc) from exc
+        raise yaml_error(path, exc, text) from exc
 
 
 def read_json(path: Path) -> Any:

@@ -118,10 +118,11 @@ def read_yaml_lines(path: Path) -> tuple[Any, list[Duplicate]]:
     An unreadable file or a YAML syntax error raises :class:`InputError` naming the
     file and, where the parser knows it, the line.
     """
-    loader = LineLoader(read_text(path, "UTF-8 YAML"))
+    text = read_text(path, "UTF-8 YAML")
+    loader = LineLoader(text)
     try:
         return loader.get_single_data(), loader.duplicates
     except yaml.YAMLError as exc:
-        raise yaml_error(path, exc) from exc
+        raise yaml_error(path, exc, text) from exc
     finally:
         loader.dispose()

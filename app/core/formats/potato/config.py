@@ -29,6 +29,7 @@ from typing import Any
 
 from app.core.errors import InputError
 from app.core.formats.files import inside, read_yaml
+from app.core.formats.potato.annotation_types import ANNOTATION_TYPES, closest
 from app.core.model import Scheme, kind_for
 
 NON_ITEM_PHASES = frozenset({"consent", "prestudy", "instructions", "training", "poststudy",
@@ -170,6 +171,12 @@ def _scheme(d: dict[str, Any], path: Path, key: str) -> Scheme:
     if not isinstance(annotation_type, str) or not annotation_type:
         raise InputError("missing; expected the scheme's annotation_type (radio, likert, ...)",
                          file=path, key=f"{key}.annotation_type")
+    if annotation_type not in ANNOTATION_TYPES:
+        near = closest(annotation_type)
+        hint = (f"did you mean {near}?" if near else "expected one of Potato 2.12.1's types "
+                "(radio, select, multiselect, likert, slider, span, image_annotation, ...)")
+        raise InputError(f"unknown annotation_type '{annotation_type}'; {hint}", file=path,
+                         key=f"{key}.annotation_type")
     name = d.get("name")
     if not isinstance(name, str) or not name:
         raise InputError("missing; expected the scheme's name", file=path, key=f"{key}.name")
