@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 TOP_VIEWS = ("overview", "items", "contracts")
 DETAIL_FOR_KIND = {"cuboids": "cuboids", "segments": "tiers", "tiers": "tiers",
-                   "trace": "traces", "regions": "regions", "masks": "masks"}
+                   "trace": "traces", "regions": "regions", "masks": "masks",
+                   "nominal": "answers", "ordinal": "answers", "multilabel": "answers"}
 
 
 class DockLayout:

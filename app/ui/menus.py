@@ -3,7 +3,7 @@
 Shortcuts (where the design names none, the platform's standard keys): Ctrl+O open,
 Ctrl+I import another tool's export, F5 reload, Ctrl+E export the agreement report (CSV,
 JSON, HTML), Ctrl+Shift+E export the certificate PDF, F11 or Ctrl+Shift+P presentation
-mode, Ctrl+Q quit, Alt+1…8 raise the views in ``VIEW_NAMES`` order (a missing view's key
+mode, Ctrl+Q quit, Alt+1…9 raise the views in ``VIEW_NAMES`` order (a missing view's key
 does nothing). File > Open demo lists every bundled demo study; File > Open recent the
 remembered projects, most recent first; File > Import… reads another tool's export
 (:mod:`app.ui.import_dialog`) and opens the project it writes.
@@ -108,7 +108,7 @@ class Menus:
         return action
 
     def add_view_actions(self) -> None:
-        """One toggle per docked view, and Alt+1…8 to raise it (once the views exist)."""
+        """One toggle per docked view, and Alt+1…9 to raise it (once the views exist)."""
         host = self.host
         for index, name in enumerate(VIEW_NAMES, start=1):
             dock = host.docks.get(name)

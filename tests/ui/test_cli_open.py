@@ -15,7 +15,8 @@ from app.core.errors import InputError
 from app.ui.views.registry import view_class
 from tests.ui.shell_helpers import DEMO, copy_demo
 
-NON_GL_VIEWS = ("overview", "items", "tiers", "traces", "regions", "masks", "contracts")
+NON_GL_VIEWS = ("overview", "items", "tiers", "traces", "regions", "masks", "contracts",
+                "answers")
 """Views that render offscreen (the 3D view needs a real OpenGL context: tests/gl)."""
 
 

@@ -152,19 +152,25 @@ def test_presentation_fills_the_window_with_the_detail_view_and_restores_the_lay
     assert not window.presentation.caption_bar.isVisible()
 
 
-def test_presentation_keeps_the_summaries_for_a_scheme_without_a_detail_view(
+def test_presentation_shows_every_answer_of_a_categorical_scheme(
         qtbot: QtBot, settings: Settings) -> None:
+    """A categorical scheme's detail view is the answers side by side (issue 15): it
+    fills the screen in presentation mode, with the annotators as A, B, C."""
     window = MainWindow(settings, views=available_views(), watch=False, dialogs=False)
     qtbot.addWidget(window)
     window.resize(1280, 800)
     window.show()
-    open_and_wait(qtbot, window, DEMO)
-    window.pick_scheme("resolution")  # categorical: no detail view draws it
+    data = open_and_wait(qtbot, window, DEMO)
+    window.pick_scheme("resolution")
     before = _layout(window)
     window.presentation.enter()
     layout = _layout(window)
-    assert layout["items"][0] and not layout["project"][0]
-    assert not any(layout[name][0] for name in ("tiers", "traces", "cuboids"))
+    assert layout["answers"][0] and not layout["project"][0]
+    assert not any(layout[name][0] for name in ("items", "tiers", "traces", "cuboids"))
+    answers = window.views["answers"]
+    qtbot.waitUntil(lambda: bool(answers.row_labels()), timeout=5000)
+    assert not any(name in label for name in data.study.annotators
+                   for label in answers.row_labels())
     window.presentation.leave()
     qtbot.wait(50)
     assert _layout(window) == before

@@ -36,7 +36,7 @@ def real_window(qtbot: QtBot, settings: Settings) -> MainWindow:
 def test_every_view_is_docked(qtbot: QtBot, settings: Settings) -> None:
     window = real_window(qtbot, settings)
     assert set(window.views) == {"overview", "items", "cuboids", "tiers", "traces",
-                                 "regions", "masks", "contracts"}
+                                 "regions", "masks", "contracts", "answers"}
 
 
 def test_support_triage_through_the_worker(qtbot: QtBot, settings: Settings) -> None:
