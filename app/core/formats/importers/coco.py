@@ -208,7 +208,6 @@ def _finite(value: Any) -> bool:
         math.isfinite(value)
 
 
-
 def read(sources: list[Path], annotators: list[str]) -> ImportedStudy:
     """The study in COCO files ``sources``, one per annotator (see the module)."""
     names = annotator_names(sources, annotators)

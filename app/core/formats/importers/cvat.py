@@ -234,7 +234,6 @@ class _File:
         return full
 
 
-
 def read(sources: list[Path], annotators: list[str]) -> ImportedStudy:
     """The study in CVAT for images 1.1 files ``sources``, one per annotator."""
     names = annotator_names(sources, annotators)
