@@ -7,11 +7,16 @@ from pathlib import Path
 
 
 def resources_dir() -> Path:
-    """The ``resources/`` folder: beside the package in a checkout, in the bundle when frozen."""
+    """The ``resources/`` folder: in the bundle when frozen, inside the package when installed
+    from a wheel (``app/resources``, see pyproject's package list), beside it in a checkout."""
     frozen = getattr(sys, "_MEIPASS", None)
     if frozen is not None:
         return Path(frozen) / "resources"
-    return Path(__file__).resolve().parent.parent / "resources"
+    package = Path(__file__).resolve().parent
+    installed = package / "resources"
+    if (installed / "demo").is_dir():
+        return installed
+    return package.parent / "resources"
 
 
 def demo_studies() -> dict[str, Path]:
