@@ -29,8 +29,10 @@ LABELS = {
     "mean_jaccard": "mean Jaccard",
     "n_units": "step units",
 }
+# KS is a distance between the within- and between-item distributions, not a coefficient
+# corrected for chance (σ is: 0 at chance); it is listed as not chance-corrected.
 CHANCE_CORRECTED = {"alpha", "fleiss_kappa", "kappa", "detection_alpha",
-                    "classification_alpha", "sigma", "ks"}
+                    "classification_alpha", "sigma"}
 NO_NOTE = {"n_units", "mean_sensitivity", "mean_specificity"}
 
 

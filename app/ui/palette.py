@@ -14,10 +14,14 @@ Choices (the spec is silent on colours):
   a light tint of the same hue for cell backgrounds, so dark text stays readable.
 - Contract states (Potato's five): green met, red violated, amber insufficient, purple
   infeasible, slate stale, chosen to read as traffic lights but distinct in hue *and* lightness.
-- Heatmaps: a sequential light-yellow → dark-blue ramp (viridis-like endpoints, lighter
-  at the low end so black text reads on every value except the darkest, where
-  :func:`heat_text_color` returns white). Undefined cells are never coloured as a value;
-  they use :data:`UNDEFINED_COLOR` (light grey) with a hatch drawn by the widget.
+- Agreement scales (the heatmap, the items table's score): ColorBrewer's RdBu, which
+  ColorBrewer lists as colour-blind safe, from red at 0 (low agreement reads as bad),
+  through a near-white middle, to blue at 1. An earlier light-yellow → dark-blue ramp
+  made the worst items pale green and the best dark blue, so nothing looked wrong.
+  :func:`heat_text_color` picks white text on the two dark ends. :func:`heat_fill` is a
+  lighter tint of the same colour for table cells under dark text. Undefined cells are
+  never coloured as a value; they use :data:`UNDEFINED_COLOR` (light grey) with a hatch
+  drawn by the widget.
 
 The API (``annotator_color``, ``label_color``, ``label_fill``, ``STATE_COLORS``,
 ``heat_color``, ``heat_text_color``, ``JUDGE_COLOR``, ``UNDEFINED_COLOR``) is stable:
@@ -40,6 +44,7 @@ __all__ = [
     "UNDEFINED_COLOR",
     "annotator_color",
     "heat_color",
+    "heat_fill",
     "heat_text_color",
     "label_color",
     "label_fill",
@@ -82,13 +87,13 @@ STATE_COLORS: dict[str, QColor] = {
 }
 """Potato 2.12.1's five states (``contracts.md``, "Agreeing with Potato 2.12.1")."""
 
-# Sequential ramp stops (value in [0, 1] -> colour), light at 0, dark at 1.
+# ColorBrewer RdBu (5 classes, reversed so blue is high): value in [0, 1] -> colour.
 _HEAT_STOPS: tuple[tuple[float, tuple[int, int, int]], ...] = (
-    (0.0, (255, 247, 188)),
-    (0.25, (199, 233, 180)),
-    (0.5, (127, 205, 187)),
-    (0.75, (44, 127, 184)),
-    (1.0, (37, 52, 148)),
+    (0.0, (202, 0, 32)),
+    (0.25, (244, 165, 130)),
+    (0.5, (247, 247, 247)),
+    (0.75, (146, 197, 222)),
+    (1.0, (5, 113, 176)),
 )
 
 
@@ -128,6 +133,13 @@ def heat_color(value: float) -> QColor:
             t = 0.0 if x1 == x0 else (v - x0) / (x1 - x0)
             return QColor(*(round(a + (b - a) * t) for a, b in zip(c0, c1, strict=True)))
     return QColor(*_HEAT_STOPS[-1][1])
+
+
+def heat_fill(value: float, strength: float = 0.6) -> QColor:
+    """A lighter tint of :func:`heat_color` (mixed with white) for table cells under dark text."""
+    base = heat_color(value)
+    s = min(max(strength, 0.0), 1.0)
+    return QColor(*(round(255 + (c - 255) * s) for c in (base.red(), base.green(), base.blue())))
 
 
 def heat_text_color(value: float) -> QColor:

@@ -7,8 +7,8 @@ project; :meth:`select` follows a pick made elsewhere without re-emitting).
 
 Choices where the design is silent: items are listed under every scheme that covers
 them (the items of ``SchemeResult.coverage``-less schemes, i.e. not computed, are the
-study's answered items), sorted by id; a scheme's line shows its kind and the first
-headline metric the report has (α for categorical kinds, mean agreement for sets).
+study's answered items), sorted by id; a scheme's line shows its kind and the scheme's
+one headline (``metric_text.short_headline``: the card's, e.g. ``detection α 0.04``).
 """
 
 from __future__ import annotations
@@ -18,24 +18,13 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
+from app.ui.views.metric_text import headline_tip, short_headline
+
 if TYPE_CHECKING:
     from app.core.project import ProjectData
 
 ROLE_KIND = Qt.ItemDataRole.UserRole
 ROLE_VALUE = Qt.ItemDataRole.UserRole + 1
-HEADLINE = ("alpha", "mean_agreement", "mean_sensitivity")
-
-
-def headline(metrics: dict[str, float | int | None]) -> str:
-    """The first headline metric in words, e.g. ``α 0.62`` (``—`` when undefined)."""
-    for name in HEADLINE:
-        if name in metrics:
-            value = metrics[name]
-            shown = "—" if value is None else f"{float(value):.2f}"
-            symbol = {"alpha": "α", "mean_agreement": "agreement",
-                      "mean_sensitivity": "sensitivity"}[name]
-            return f"{symbol} {shown}"
-    return ""
 
 
 class ProjectTree(QTreeWidget):
@@ -59,10 +48,11 @@ class ProjectTree(QTreeWidget):
                 return
             for name, result in project.report.schemes.items():
                 node = QTreeWidgetItem([name, result.kind or result.annotation_type,
-                                        headline(result.metrics)])
+                                        short_headline(result)])
                 node.setData(0, ROLE_KIND, "scheme")
                 node.setData(0, ROLE_VALUE, name)
                 node.setToolTip(0, f"{name}: {result.annotation_type}")
+                node.setToolTip(2, headline_tip(result))
                 for item_id in sorted(project.study.answers_for(name)):
                     child = QTreeWidgetItem([item_id, "", ""])
                     child.setData(0, ROLE_KIND, "item")

@@ -115,3 +115,15 @@ def test_hundred_thousand_rows_sort_quickly(qtbot: QtBot) -> None:
     assert top == sorted(top, reverse=True)
     assert float(top[0]) == float(table.score.max())
     assert elapsed < 1.0, f"filling and sorting 100,000 rows took {elapsed:.2f} s"
+
+
+def test_the_worst_items_are_painted_as_bad(qtbot: QtBot) -> None:
+    """The most-disagreeing row reads warm (red), the most-agreeing cool (blue)."""
+    view = _view(qtbot)
+    view.show_context(context("street_images", scheme="objects"))
+    colours = [view.model.index(r, SCORE).data(Qt.ItemDataRole.BackgroundRole)
+               for r in range(view.model.rowCount())]
+    scores = _raw(view, SCORE)
+    worst, best = colours[scores.index(min(scores))], colours[scores.index(max(scores))]
+    assert worst.red() > worst.blue() + 20
+    assert best.blue() > best.red() + 20

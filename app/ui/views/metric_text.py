@@ -7,22 +7,38 @@ sentences for coverage and for the categorical reference beside a trace's α.
 Choices (the spec is silent): three decimals for coefficients and shares, two for the
 object-count difference (it is a count, not a share); a coefficient's interval is shown
 as ``95% CI lo – hi`` with the report's stated level.
+
+Honest numbers (issue 15, part 4):
+
+- One headline per scheme, the same key in the card, the project tree and the pair
+  heatmap's title (:func:`headline_key`): the chance-corrected coefficient where the kind
+  has one (α; detection α for regions), else mean agreement (sets), else mean sensitivity
+  (masks). A lead once saw "detection α 0.041", "agreement 0.46" and a heatmap of mean
+  agreement for one scheme, three headlines that told three stories.
+- KS is a distance between two distributions, not a chance-corrected coefficient: it is
+  listed with the uncorrected numbers; σ (1 − within/between, 0 at chance) stays corrected.
+- Fewer than :data:`SMALL_SAMPLE` scored items: every coefficient and interval gets a
+  visible ⚠ and the card says why (α 1.000 on 4 items looked certain). 20 is the issue's
+  threshold; the bootstrap over so few items has few distinct resamples.
+- An interval whose ends are equal is degenerate, not precise: it is shown in words
+  ("CI degenerate (every resample 1.000)"), never as ``CI 1.000 – 1.000``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 
 from app.core.agreement.result import SchemeResult
 
 CORRECTED = ("alpha", "fleiss_kappa", "kappa", "detection_alpha", "classification_alpha",
-             "sigma", "ks")
+             "sigma")
 """Metrics corrected for (or read against) chance agreement."""
 
 UNCORRECTED = ("percent_agreement", "mean_agreement", "mean_object_count_diff",
-               "detection_f1", "mean_matched_iou", "mean_jaccard", "mean_within_distance",
-               "mean_between_distance", "mean_sensitivity", "mean_specificity")
+               "detection_f1", "mean_matched_iou", "mean_jaccard", "ks",
+               "mean_within_distance", "mean_between_distance", "mean_sensitivity",
+               "mean_specificity")
 """Metrics that say nothing of agreement beyond chance."""
 
 PAIR_ORDER = ("alpha", "kappa", "percent_agreement", "mean_agreement", "detection_f1",
@@ -50,6 +66,47 @@ LABELS = {
 }
 
 HEADLINES = ("alpha", "detection_alpha", "mean_agreement", "mean_sensitivity")
+"""The headline of a scheme: the first of these its report has."""
+
+SHORT = {"alpha": "α", "detection_alpha": "detection α", "mean_agreement": "agreement",
+         "mean_sensitivity": "sensitivity"}
+"""The headline's name where there is room for one word (the project tree)."""
+
+SMALL_SAMPLE = 20
+"""Below this many scored items a coefficient and its interval carry a warning."""
+
+WARN = "⚠"
+
+
+def headline_key(metrics: Mapping[str, object]) -> str | None:
+    """The scheme's one headline metric (see the module docstring), or None."""
+    return next((key for key in HEADLINES if key in metrics), None)
+
+
+def small_sample(result: SchemeResult) -> bool:
+    """Whether the scheme was scored on too few items to trust its coefficients."""
+    return result.not_computed is None and 0 < result.n_items < SMALL_SAMPLE
+
+
+def small_sample_text(result: SchemeResult) -> str:
+    """The card's sentence for a small sample ('' when the sample is not small)."""
+    if not small_sample(result):
+        return ""
+    n = result.n_items
+    return (f"{WARN} Only {n} item{'s' if n != 1 else ''} scored: with fewer than "
+            f"{SMALL_SAMPLE}, α, κ and their intervals can look certain and are not; "
+            "read them as a pilot's, not a study's.")
+
+
+def short_headline(result: SchemeResult) -> str:
+    """The headline in a few characters, e.g. ``detection α 0.04`` (``—`` undefined)."""
+    key = headline_key(result.metrics)
+    if key is None:
+        return ""
+    value = result.metrics[key]
+    shown = "—" if value is None else f"{float(value):.2f}"
+    warn = f" {WARN}" if small_sample(result) and value is not None else ""
+    return f"{SHORT[key]} {shown}{warn}"
 
 
 def metric_label(key: str, kind: str | None = None) -> str:
@@ -68,24 +125,51 @@ def fmt(key: str, value: float | int) -> str:
     return f"{value:.2f}" if key == "mean_object_count_diff" else f"{value:.3f}"
 
 
-def interval_text(interval: Sequence[float] | None, key: str, level: float | None) -> str:
+def headline_tip(result: SchemeResult) -> str:
+    """The headline in full words, for a tooltip where the short form may be cut."""
+    key = headline_key(result.metrics)
+    if key is None:
+        return ""
+    value = result.metrics[key]
+    shown = "undefined" if value is None else fmt(key, value)
+    return f"{metric_label(key, result.kind)}: {shown} over {result.n_items} items"
+
+
+def interval_text(interval: Sequence[float] | None, key: str, level: float | None,
+                  *, small: bool = False) -> str:
+    """An interval in words; a degenerate one says so; a small sample's is flagged."""
     if not interval:
         return ""
     lo, hi = interval
     share = f"{level * 100:.0f}% " if level else ""
-    return f"{share}CI {fmt(key, lo)} – {fmt(key, hi)}"
+    warn = f"{WARN} " if small else ""
+    if fmt(key, lo) == fmt(key, hi):
+        return f"{warn}{share}CI degenerate (every resample {fmt(key, lo)})"
+    return f"{warn}{share}CI {fmt(key, lo)} – {fmt(key, hi)}"
+
+
+def value_text(result: SchemeResult, key: str) -> str:
+    """A metric's value in HTML: bold, 'undefined' in words, ⚠ on a small sample."""
+    value = result.metrics.get(key)
+    if value is None:
+        return "<i style='color:#8A4B00'>undefined</i>"
+    warn = (f" <span style='color:#8A4B00'>{WARN}</span>"
+            if small_sample(result) and key in CORRECTED else "")
+    return f"<b>{fmt(key, value)}</b>{warn}"
 
 
 def headline(result: SchemeResult) -> str:
     """The card's headline number in HTML (or the reason it has none)."""
-    for key in HEADLINES:
-        if key in result.metrics:
-            value = result.metrics[key]
-            label = escape(metric_label(key, result.kind))
-            if value is None:
-                return f"{label}: <i style='color:#8A4B00'>undefined</i>"
-            return f"{label}: <b style='font-size:large'>{fmt(key, value)}</b>"
-    return ""
+    key = headline_key(result.metrics)
+    if key is None:
+        return ""
+    label = escape(metric_label(key, result.kind))
+    value = result.metrics[key]
+    if value is None:
+        return f"{label}: <i style='color:#8A4B00'>undefined</i>"
+    warn = (f" <span style='color:#8A4B00'>{WARN} {result.n_items} items</span>"
+            if small_sample(result) else "")
+    return f"{label}: <b style='font-size:large'>{fmt(key, value)}</b>{warn}"
 
 
 def coverage_text(result: SchemeResult) -> str:

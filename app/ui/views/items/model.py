@@ -22,7 +22,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor
 
 from app.core.agreement.item_scores import ItemScores
-from app.ui.palette import heat_color, heat_text_color
+from app.ui.palette import heat_fill
 
 COLUMNS = ("Item", "Scheme", "Score", "Count difference", "Pairs", "Annotators")
 ITEM, SCHEME, SCORE, COUNT, PAIRS, ANNOTATORS = range(len(COLUMNS))
@@ -100,9 +100,7 @@ class ItemsModel(QAbstractTableModel):
         if role == SORT_ROLE:
             return self._raw(k, col)
         if col == SCORE and role == Qt.ItemDataRole.BackgroundRole:
-            return heat_color(float(self._score[k]) * 0.85)
-        if col == SCORE and role == Qt.ItemDataRole.ForegroundRole:
-            return heat_text_color(float(self._score[k]) * 0.85)
+            return heat_fill(float(self._score[k]))
         if col == COUNT and role == Qt.ItemDataRole.ToolTipRole and np.isnan(self._diff[k]):
             return NO_COUNT_TIP
         if col == COUNT and role == Qt.ItemDataRole.ForegroundRole \

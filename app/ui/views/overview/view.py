@@ -17,12 +17,14 @@ Choices (the spec is silent):
   chance-corrected.
 - An undefined number shows the word "undefined" where the value would be, and its
   reason in a sentence under the numbers: never 0, 1 or a blank.
-- The card's headline (in its title) is the first of α, detection α, mean agreement,
-  mean sensitivity that the scheme reports.
+- The card's headline (in its title) is the scheme's one headline
+  (``metric_text.headline_key``), the same the project tree shows; when the pair matrix
+  cannot show it (detection α is not a pair number) its title says so.
+- Fewer than 20 scored items: ⚠ beside every coefficient and interval and a sentence.
 - The heatmap shows one pair metric at a time (a combo box): α when the scheme has it,
-  else mean agreement. Darker is always more agreement; for the object-count difference
-  (lower is better) the ramp is reversed and scaled to the largest difference. Negative
-  coefficients sit at the light end and keep their sign in the cell text.
+  else mean agreement. Blue is always more agreement and red less (palette.py); for the
+  object-count difference (lower is better) the ramp is reversed and scaled to the largest
+  difference. Negative coefficients sit at the red end and keep their sign in the cell text.
 - Clicking a card selects its scheme: ``scheme_picked`` is emitted and the heatmap
   follows at once (the main window will send the same scheme back in the context).
 """
@@ -51,13 +53,19 @@ from app.ui.views.base import View, ViewContext
 from app.ui.views.metric_text import (
     CORRECTED,
     PAIR_ORDER,
+    SMALL_SAMPLE,
     UNCORRECTED,
+    WARN,
     coverage_text,
     fmt,
     headline,
+    headline_key,
     interval_text,
     metric_label,
     reference_text,
+    small_sample,
+    small_sample_text,
+    value_text,
 )
 from app.ui.views.overview.heatmap import CellState, HeatCell, PairHeatmap
 
@@ -226,8 +234,10 @@ class OverviewView(View):
             layout.addWidget(_label(f"<i>{escape(result.not_computed)}</i>"))
             return card
         layout.addWidget(_label(coverage_text(result), "#444444"))
-        groups = QHBoxLayout()
-        groups.setSpacing(18)
+        if small_sample(result):
+            layout.addWidget(_label(escape(small_sample_text(result)), "#8A4B00"))
+        groups = QVBoxLayout()  # stacked, so each table has the card's width: no wrapping
+        groups.setSpacing(6)
         for title, keys in (("Chance-corrected", CORRECTED), ("Not chance-corrected",
                                                                UNCORRECTED)):
             rows = [k for k in keys if k in result.metrics]
@@ -255,14 +265,13 @@ class OverviewView(View):
     def _metric_table(self, result: SchemeResult, title: str, keys: list[str]) -> str:
         level = (result.extra.get("bootstrap") or {}).get("level")
         rows = []
+        small = small_sample(result)
         for key in keys:
-            value = result.metrics.get(key)
-            shown = ("<i style='color:#8A4B00'>undefined</i>" if value is None
-                     else f"<b>{fmt(key, value)}</b>")
-            interval = interval_text(result.intervals.get(key), key, level)
-            rows.append(f"<tr><td nowrap>{escape(metric_label(key, result.kind))}</td>"
-                        f"<td align='right'>&nbsp;&nbsp;{shown}</td>"
-                        f"<td nowrap style='color:#666'>&nbsp;&nbsp;{interval}</td></tr>")
+            shown = value_text(result, key)
+            interval = interval_text(result.intervals.get(key), key, level, small=small)
+            rows.append(f"<tr><td style='{NOWRAP}'>{escape(metric_label(key, result.kind))}"
+                        f"</td><td align='right' style='{NOWRAP}'>&nbsp;&nbsp;{shown}</td>"
+                        f"<td style='{NOWRAP};color:#666'>&nbsp;&nbsp;{interval}</td></tr>")
         return (f"<div style='color:#0072B2'><b>{title}</b></div>"
                 f"<table cellspacing='0' cellpadding='1'>{''.join(rows)}</table>")
 
@@ -298,8 +307,9 @@ class OverviewView(View):
             self.pair_title.setText("<b>Annotator pairs</b>")
             self.heatmap.set_empty("No scheme to show.")
             return
-        self.pair_title.setText(f"<b>Annotator pairs</b> · {escape(result.name)}")
         metric = self.metric_combo.currentData()
+        self.pair_title.setText(f"<b>Annotator pairs</b> · {escape(result.name)}"
+                                f"{self._headline_note(result)}")
         if not result.pairs or metric is None:
             why = ("STAPLE rates each annotator against the consensus, not pairs against "
                    "each other" if result.kind == "masks" else
@@ -307,6 +317,16 @@ class OverviewView(View):
             self.heatmap.set_empty(f"No annotator-pair matrix: {why}.")
             return
         self._fill_heatmap(result, str(metric))
+
+    @staticmethod
+    def _headline_note(result: SchemeResult) -> str:
+        """Why the matrix shows another number than the card's headline, if it does."""
+        key = headline_key(result.metrics)
+        if key is None or not result.pairs or any(key in p for p in result.pairs.values()):
+            return ""
+        return (f"<br><span style='color:#666'>{escape(metric_label(key, result.kind))}, "
+                "the headline, is one number over all annotators together; per pair "
+                "the matrix shows the numbers each pair has.</span>")
 
     def _fill_heatmap(self, result: SchemeResult, metric: str) -> None:
         assert self._context.project is not None
@@ -333,14 +353,21 @@ class OverviewView(View):
             else:
                 v = float(value)
                 shade = (1.0 - v / top if top > 0 else 1.0) if reverse else v
-                cell = HeatCell(CellState.VALUE, f"{fmt(metric, v)}\nn={size}", shade,
-                                f"{who}: {label} {fmt(metric, v)} over {size} {unit}")
+                few = isinstance(size, int) and size < SMALL_SAMPLE
+                cell = HeatCell(CellState.VALUE,
+                                f"{fmt(metric, v)}\nn={size}{' ' + WARN if few else ''}", shade,
+                                f"{who}: {label} {fmt(metric, v)} over {size} {unit}"
+                                + (f" (fewer than {SMALL_SAMPLE}: not reliable)" if few else ""))
             i, j = names.index(a), names.index(b)
             cells[(i, j)] = cells[(j, i)] = cell
         ends = (f"{top:.2f}", "0") if reverse else ("≤ 0", "1")
         colors = [annotator_color(index.get(n, k)) for k, n in enumerate(names)]
         self.heatmap.set_matrix([ctx.annotator_label(n) for n in names], colors, cells,
                                 ends)
+
+
+NOWRAP = "white-space:nowrap"
+"""Qt's rich text ignores the ``nowrap`` attribute of a cell but honours this style."""
 
 
 def _label(html: str, color: str | None = None) -> QLabel:
