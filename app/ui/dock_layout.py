@@ -9,6 +9,9 @@ Choices where the design is silent:
   at the top right; the detail views (cuboids, tiers, traces, regions, masks) tabbed
   below them. Picking an item raises the detail view that draws the selected scheme's
   kind (``DETAIL_FOR_KIND``).
+- Only the detail views of the kinds the project has are shown (:meth:`show_present_kinds`,
+  on every open): a labelling project of reviews shows no empty 3D panel. The others stay
+  in the View menu, hidden; with no project, the detail views are hidden too.
 - Presentation mode keeps only that detail view: :meth:`DockLayout.presentation_hidden`
   names the docks to hide and :mod:`app.ui.presentation` hides them and restores the
   layout afterwards.
@@ -90,6 +93,20 @@ class DockLayout:
         if right is not None and bottom is not None:
             window.resizeDocks([right, bottom], [height * 55 // 100, height * 45 // 100],
                                Qt.Orientation.Vertical)
+
+    def present_details(self, project: ProjectData | None) -> set[str]:
+        """The detail views that draw a kind some scheme of ``project`` has."""
+        if project is None:
+            return set()
+        return {DETAIL_FOR_KIND[r.kind] for r in project.report.schemes.values()
+                if r.kind in DETAIL_FOR_KIND}
+
+    def show_present_kinds(self, project: ProjectData | None) -> None:
+        """Show the detail tabs of the project's kinds, hide the others."""
+        present = self.present_details(project)
+        for name, dock in self.docks.items():
+            if name not in TOP_VIEWS:
+                dock.setVisible(name in present)
 
     def raise_view(self, name: str) -> None:
         dock = self.docks.get(name)

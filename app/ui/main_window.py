@@ -268,6 +268,7 @@ class MainWindow(QMainWindow):
         self._staggered(steps, partial(self._delivered, data))
 
     def _delivered(self, data: ProjectData) -> None:
+        self.dock_layout.show_present_kinds(data)
         self.dock_layout.raise_detail(self.context, fallback=True)
         self.presentation.refresh()
         self.statusBar().showMessage(f"Opened {data.path}", 4000)

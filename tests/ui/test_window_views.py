@@ -106,3 +106,21 @@ class _NoDialog:
 
     def show(self) -> None:
         pass
+
+
+@pytest.mark.parametrize(("demo", "shown"), [
+    ("sentiment_reviews", {"answers"}),
+    ("lidar_sweeps", {"cuboids"}),
+    ("street_images", {"regions", "masks"}),
+    ("support_triage", {"answers", "traces"}),
+])
+def test_only_the_detail_tabs_of_the_projects_kinds_show(
+        qtbot: QtBot, settings: Settings, demo: str, shown: set[str]) -> None:
+    """A labelling project of reviews opened on an empty 3D panel; now its tabs are its kinds."""
+    window = real_window(qtbot, settings)
+    open_and_wait(qtbot, window, demo_studies()[demo])
+    details = {"cuboids", "tiers", "traces", "regions", "masks", "answers"}
+    visible = {name for name in details if window.dock_layout.docks[name].isVisible()}
+    assert visible == shown
+    top = {"overview", "items", "contracts"}
+    assert all(window.dock_layout.docks[name].isVisible() for name in top)
