@@ -34,8 +34,8 @@ Choices where the spec is silent:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass, replace
 from operator import attrgetter
 
 import numpy as np
@@ -70,6 +70,15 @@ class ItemScores:
     def has_counts(self) -> bool:
         """Whether ``count_diff`` means anything for this kind."""
         return bool(self.count_diff.size) and not bool(np.isnan(self.count_diff).all())
+
+    def only(self, items: Collection[str]) -> ItemScores:
+        """The rows of ``items`` only (a confusion-matrix cell's items), in this order."""
+        keep = set(items)
+        rows = np.asarray([k for k, item in enumerate(self.items) if item in keep],
+                          dtype=np.int64)
+        return replace(self, items=tuple(self.items[k] for k in rows),
+                       answered=self.answered[rows], score=self.score[rows],
+                       count_diff=self.count_diff[rows], n_pairs=self.n_pairs[rows])
 
     def answered_by(self, row: int) -> tuple[str, ...]:
         """The annotators who answered the item of ``row``, in study order."""

@@ -20,6 +20,10 @@ Choices (the spec is silent):
 - Per-item scores are computed once per project and annotator and kept while the same
   project is shown (item selections call ``show_context`` often; the table must not be
   rebuilt and lose its scroll position each time).
+- With one categorical scheme chosen, its confusion matrix sits beside the table
+  (:mod:`app.ui.views.items.confusion`); clicking a cell lists only that cell's items,
+  a line above the table says which, and Clear (or the same cell) lists all again.
+  Changing scheme, pair or annotator clears the filter.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPushButton,
+    QSplitter,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -41,6 +47,7 @@ from PySide6.QtWidgets import (
 from app.core.agreement.item_scores import ItemScores, all_item_scores
 from app.core.project import ProjectData
 from app.ui.views.base import View, ViewContext
+from app.ui.views.items.confusion import ConfusionPanel
 from app.ui.views.items.model import ANNOTATORS, COLUMNS, SCORE, ItemsModel
 
 ALL = ""
@@ -91,10 +98,33 @@ class ItemsView(View):
         bar.addWidget(self.annotator_combo)
         bar.addStretch(1)
         bar.addWidget(self.count_label)
+        self._only: tuple[str, ...] | None = None
+        """The items of the picked confusion cell, or ``None`` (no filter)."""
+        self.filter_label = QLabel()
+        self.filter_label.setWordWrap(True)
+        self.clear_button = QPushButton("Clear")
+        self.clear_button.clicked.connect(self._clear_filter)
+        filter_bar = QHBoxLayout()
+        filter_bar.addWidget(self.filter_label, 1)
+        filter_bar.addWidget(self.clear_button)
+        self.filter_box = QWidget()
+        self.filter_box.setLayout(filter_bar)
+        filter_bar.setContentsMargins(0, 0, 0, 0)
+        self.filter_box.setVisible(False)
+        self.confusion = ConfusionPanel()
+        self.confusion.cell_picked.connect(self._cell_picked)
+        self.confusion.cleared.connect(self._clear_filter)
+        self.confusion.setVisible(False)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(self.confusion)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addLayout(bar)
-        layout.addWidget(self.table, 1)
+        layout.addWidget(self.filter_box)
+        layout.addWidget(self.splitter, 1)
 
         self.scheme_combo.currentIndexChanged.connect(self._scheme_changed)
         self.annotator_combo.currentIndexChanged.connect(self._filters_changed)
@@ -158,6 +188,7 @@ class ItemsView(View):
             combo.setCurrentIndex(index)
 
     def _scheme_changed(self) -> None:
+        self._drop_filter()
         if self._syncing:
             return
         self._refresh()
@@ -167,8 +198,14 @@ class ItemsView(View):
             self.scheme_picked.emit(str(scheme))
 
     def _filters_changed(self) -> None:
+        self._drop_filter()
         if not self._syncing:
             self._refresh()
+
+    def _drop_filter(self) -> None:
+        """Forget the cell filter without refreshing (the caller refreshes)."""
+        self._only = None
+        self.filter_box.setVisible(False)
 
     # ------------------------------------------------------------------ table
 
@@ -190,6 +227,9 @@ class ItemsView(View):
         self._shown_key = key
         scores = self._scores_for(annotator or None)
         tables = [t for name, t in scores.items() if not scheme or name == scheme]
+        self._show_confusion(scheme)
+        if self._only is not None:
+            tables = [t.only(self._only) for t in tables]
         label = self._context.annotator_label
         title = (f"Score (pairs with {label(annotator)})" if annotator else "Score")
         self.model.set_tables(tables, label, title)
@@ -200,6 +240,31 @@ class ItemsView(View):
         self.count_label.setText(
             "No project is open." if self._project is None else
             f"{n:,} rows · {items:,} items" if not scheme else f"{n:,} items")
+
+    # ------------------------------------------------------------------ confusion
+
+    def _show_confusion(self, scheme: str) -> None:
+        project = self._project
+        result = project.report.schemes.get(scheme) if project is not None and scheme else None
+        shown = self.confusion.show_scheme(result, self._context)
+        if shown != self.confusion.isVisible():
+            self.confusion.setVisible(shown)
+            if shown:
+                width = max(self.width(), 600)
+                self.splitter.setSizes([width * 3 // 5, width * 2 // 5])
+
+    def _cell_picked(self, items: tuple[str, ...], sentence: str) -> None:
+        self._only = items
+        self.filter_label.setText(f"Showing the {len(items):,} items of one cell: {sentence}.")
+        self.filter_box.setVisible(True)
+        self._refresh(force=True)
+
+    def _clear_filter(self) -> None:
+        if self._only is None:
+            return
+        self._only = None
+        self.filter_box.setVisible(False)
+        self._refresh(force=True)
 
     def _select_item(self, item: str | None) -> None:
         if item is None:
