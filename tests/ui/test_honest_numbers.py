@@ -22,6 +22,7 @@ from app.ui.views.metric_text import (
     short_headline,
 )
 from app.ui.views.overview.view import OverviewView
+from app.ui.views.traces.view import TracesView
 from tests.ui.views_helpers import context, demo
 
 
@@ -95,3 +96,12 @@ def test_the_tree_and_card_agree_for_every_demo_scheme(qtbot: QtBot) -> None:
             if key is None:
                 continue
             assert _tree_headline(qtbot, name, scheme) == short_headline(result)
+
+
+def test_the_traces_view_flags_alpha_over_four_traces(qtbot: QtBot) -> None:
+    view = TracesView()
+    qtbot.addWidget(view)
+    view.resize(1280, 800)
+    view.show_context(context("agent_judge", scheme="steps"))
+    assert demo("agent_judge").report.schemes["steps"].n_items == 4
+    assert "Only 4 items scored" in view.summary.text()

@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.agreement.item_scores import item_scores
+from app.core.agreement.result import SchemeResult
 from app.core.agreement.trace_grid import GridRow, TraceGrid, trace_grid
 from app.core.errors import InputError
 from app.core.formats.labeling.answers import to_answer
@@ -49,7 +50,7 @@ from app.core.model import Kind, TraceJudgement
 from app.core.project import ProjectData
 from app.ui.palette import DISAGREE_COLOR, JUDGE_COLOR, annotator_color, label_fill
 from app.ui.views.base import View, ViewContext
-from app.ui.views.metric_text import fmt
+from app.ui.views.metric_text import fmt, small_sample_text
 
 FIXED = ("", "#", "Step", "Tool call")
 MARK, NUMBER, STEP, TOOL = range(len(FIXED))
@@ -177,7 +178,8 @@ class TracesView(View):
             self.table.setColumnCount(0)
             return
         result = project.report.schemes[scheme]
-        self.summary.setText(_summary(result.metrics, result.extra, result.undefined))
+        self.summary.setText(_summary(result.metrics, result.extra, result.undefined)
+                             + _small_sample(result))
         item, picked_here = self._item_for(project, scheme)
         if item is None:
             self.item_line.setText("<i>No trace of this scheme was answered.</i>")
@@ -312,6 +314,12 @@ class TracesView(View):
             head = self.table.horizontalHeaderItem(c)
             out.append(head.text() if head is not None else "")
         return out
+
+
+def _small_sample(result: SchemeResult) -> str:
+    """The overview's small-sample warning, here too: α over 4 traces looks certain."""
+    text = small_sample_text(result)
+    return f"<br><span style='color:#8A4B00'>{escape(text)}</span>" if text else ""
 
 
 def _summary(metrics: dict[str, float | int | None], extra: dict[str, object],
