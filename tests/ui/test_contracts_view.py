@@ -163,10 +163,10 @@ def test_no_engine_says_why(qtbot) -> None:  # type: ignore[no-untyped-def]
     qtbot.addWidget(view)
     view.show_context(ViewContext(project=project))
     assert project.labels is None and project.labels_absent
-    assert project.labels_absent in view.heading.text()
+    assert project.labels_absent in view.empty_message
     assert not view.certify_all.isEnabled() and not view.cards
     view.show_context(ViewContext())
-    assert "No project" in view.heading.text()
+    assert "No project" in view.empty_message
 
 
 def test_distributional_plot_draws_bars_and_ceilings(qtbot) -> None:  # type: ignore[no-untyped-def]

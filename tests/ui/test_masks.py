@@ -113,8 +113,8 @@ def test_without_masks(qtbot) -> None:  # type: ignore[no-untyped-def]
     view = MasksView()
     qtbot.addWidget(view)
     view.show_context(ViewContext())
-    assert "No project" in view.heading.text()
+    assert "No project" in view.empty_message
     other = run(open_project(DEMO.parent / "support_triage"))
     view.show_context(ViewContext(project=other))
-    assert "no pixel-mask scheme" in view.heading.text()
+    assert "no pixel-mask scheme" in view.empty_message
     assert view.table.rowCount() == 0

@@ -98,5 +98,5 @@ def test_anonymous_mode(qtbot: QtBot) -> None:
 def test_study_without_traces(qtbot: QtBot) -> None:
     view = _view(qtbot)
     view.show_context(context("lidar_sweeps"))
-    assert "no agent-trace scheme" in view.summary.text()
+    assert "no agent-trace scheme" in view.empty_message
     assert view.table.rowCount() == 0

@@ -25,8 +25,13 @@ from typing import TYPE_CHECKING, ClassVar
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
+from app.ui.views.empty_state import EmptyState
+
 if TYPE_CHECKING:  # not at run time: the core's import (scipy) would delay the first paint
     from app.core.project import ProjectData
+
+NO_PROJECT = "No project is open: File › Open…, File › Open demo, or drop a project folder here."
+"""Every view's empty-state sentence when no project is open."""
 
 VIEW_NAMES = ("overview", "items", "cuboids", "tiers", "traces", "regions", "masks",
               "contracts", "answers")
@@ -95,6 +100,29 @@ class View(QWidget):
     def show_context(self, context: ViewContext) -> None:
         """Show ``context``; called on the GUI thread, must be quick (no computation)."""
         raise NotImplementedError
+
+    def show_empty(self, sentence: str) -> None:
+        """Cover the view with the one empty state every view shares: its title and
+        ``sentence`` (why there is nothing to show), centred (:mod:`.empty_state`)."""
+        self._empty_cover().show_message(self.title or self.name, sentence)
+
+    def hide_empty(self) -> None:
+        """Show the view's content again."""
+        cover = self.__dict__.get("_empty_state")
+        if cover is not None:
+            cover.hide()
+
+    @property
+    def empty_message(self) -> str:
+        """The empty state's sentence, or ``''`` when the view shows content."""
+        cover = self.__dict__.get("_empty_state")
+        return cover.message if cover is not None else ""
+
+    def _empty_cover(self) -> EmptyState:
+        cover = self.__dict__.get("_empty_state")
+        if cover is None:
+            cover = self.__dict__["_empty_state"] = EmptyState(self)
+        return cover
 
     def scale_font(self, context: ViewContext) -> None:
         """The view's font at :data:`BASE_POINT_SIZE` times ``context.font_scale``

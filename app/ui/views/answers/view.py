@@ -49,7 +49,7 @@ from app.ui.views.answers.table import (
     categorical_schemes,
     first_answered_item,
 )
-from app.ui.views.base import View, ViewContext
+from app.ui.views.base import NO_PROJECT, View, ViewContext
 
 
 def escape(text: str) -> str:
@@ -151,7 +151,7 @@ class AnswersView(View):
         self.answers = None
         project = context.project
         if project is None:
-            return self._empty("Answers", f"Open a project to see its {WHAT} answers here.")
+            return self._empty("Answers", NO_PROJECT)
         if not categorical_schemes(project):
             return self._empty("Answers", f"This project has no {WHAT} scheme to show.")
         item, by_default = context.item, False
@@ -164,6 +164,7 @@ class AnswersView(View):
             return self._empty(f"Item {escape(item)}",
                                f"Item {item} has no answers in a {WHAT} scheme.")
         self.answers = answers
+        self.hide_empty()
         self.message.hide()
         for widget in (self.text, self.table, self.key):
             widget.show()
@@ -176,9 +177,9 @@ class AnswersView(View):
     def _empty(self, header: str, sentence: str) -> None:
         self.header.setText(f"<b>{header}</b>")
         self.message.setText(sentence)
-        self.message.show()
-        for widget in (self.text, self.table, self.key):
+        for widget in (self.text, self.table, self.key, self.message):
             widget.hide()
+        self.show_empty(sentence)
 
     def _header(self, answers: AnswerTable, by_default: bool) -> str:
         people = sum(not r.machine for r in answers.rows)

@@ -48,7 +48,7 @@ from app.core.contracts.kinds.coverage_curve import error_coverage_curves
 from app.core.contracts.label_report import LabelReport
 from app.core.contracts.look_cost import certify_message, next_look_cost
 from app.core.contracts.status import ContractStatus
-from app.ui.views.base import View, ViewContext, anonymous_aliases
+from app.ui.views.base import NO_PROJECT, View, ViewContext, anonymous_aliases
 from app.ui.views.contracts import plots
 from app.ui.views.contracts.badge import StateBadge, potato_badge
 from app.ui.views.contracts.text import (
@@ -228,11 +228,15 @@ class ContractsView(View):
         self.accepted.setText("")
         self.ledger.setText("")
         if project is None:
-            self.heading.setText("No project is open.")
+            self.heading.setText("")
+            self.show_empty(NO_PROJECT)
             return
         if labels is None:
-            self.heading.setText(f"<b>No contracts.</b> {project.labels_absent or ''}")
+            self.heading.setText("")
+            absent = project.labels_absent or "this project has no contracts"
+            self.show_empty(f"No contracts: {absent}.")
             return
+        self.hide_empty()
         n = len(labels.contracts)
         self.heading.setText(f"<b>{n} contract{'s' if n != 1 else ''}</b> on "
                              f"{len(labels.data)} schema{'s' if len(labels.data) != 1 else ''}")

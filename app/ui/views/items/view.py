@@ -46,7 +46,7 @@ from PySide6.QtWidgets import (
 
 from app.core.agreement.item_scores import ItemScores, all_item_scores
 from app.core.project import ProjectData
-from app.ui.views.base import View, ViewContext
+from app.ui.views.base import NO_PROJECT, View, ViewContext
 from app.ui.views.items.confusion import ConfusionPanel
 from app.ui.views.items.model import ANNOTATORS, COLUMNS, SCORE, ItemsModel
 
@@ -240,6 +240,13 @@ class ItemsView(View):
         self.count_label.setText(
             "No project is open." if self._project is None else
             f"{n:,} rows · {items:,} items" if not scheme else f"{n:,} items")
+        if self._project is None:
+            self.show_empty(NO_PROJECT)
+        elif not self._scores_for(None):
+            self.show_empty("This project has no scored items: no item was answered by "
+                            "two annotators in a scheme Accord measures.")
+        else:
+            self.hide_empty()
 
     # ------------------------------------------------------------------ confusion
 

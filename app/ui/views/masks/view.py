@@ -48,7 +48,7 @@ from app.core.geometry.mask_drawing import outline, rgba_overlay
 from app.core.objects import Mask, ObjectSet
 from app.core.project import ProjectData
 from app.ui.palette import annotator_color, label_color
-from app.ui.views.base import View, ViewContext
+from app.ui.views.base import NO_PROJECT, View, ViewContext
 from app.ui.views.image_canvas import AnnotatorLegend, ImageCanvas, item_image
 from app.ui.views.masks.bars import MaskBars
 
@@ -157,8 +157,9 @@ class MasksView(View):
         project = context.project
         schemes = masks_schemes(project) if project is not None else []
         if project is None or not schemes:
-            self.heading.setText("No project is open." if project is None else
-                                 "This project has no pixel-mask scheme.")
+            self.heading.setText("")
+            self.show_empty(NO_PROJECT if project is None else
+                            "This project has no pixel-mask scheme to show.")
             for combo in (self.items_combo, self.labels_combo):
                 combo.clear()
             self.canvas.show_image(None, (640, 480))
@@ -166,6 +167,7 @@ class MasksView(View):
             self.table.setRowCount(0)
             self.summary.setText("")
             return
+        self.hide_empty()
         scheme = context.scheme if context.scheme in schemes else schemes[0]
         result = project.report.schemes[scheme]
         details = result.details

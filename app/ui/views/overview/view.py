@@ -49,7 +49,7 @@ from PySide6.QtWidgets import (
 
 from app.core.agreement.result import SchemeResult
 from app.ui.palette import annotator_color
-from app.ui.views.base import View, ViewContext
+from app.ui.views.base import NO_PROJECT, View, ViewContext
 from app.ui.views.metric_text import (
     CORRECTED,
     PAIR_ORDER,
@@ -194,9 +194,11 @@ class OverviewView(View):
         self._cards = {}
         project = self._context.project
         if project is None:
-            self._header.setText("<i>No project is open.</i>")
+            self._header.setText("")
             self._cards_layout.addStretch(1)
+            self.show_empty(NO_PROJECT)
             return
+        self.hide_empty()
         ctx = self._context
         study = project.study
         chips = " ".join(

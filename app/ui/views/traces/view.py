@@ -49,7 +49,7 @@ from app.core.formats.labeling.answers import to_answer
 from app.core.model import Kind, TraceJudgement
 from app.core.project import ProjectData
 from app.ui.palette import DISAGREE_COLOR, JUDGE_COLOR, annotator_color, label_fill
-from app.ui.views.base import View, ViewContext
+from app.ui.views.base import NO_PROJECT, View, ViewContext
 from app.ui.views.metric_text import fmt, small_sample_text
 
 FIXED = ("", "#", "Step", "Tool call")
@@ -169,14 +169,16 @@ class TracesView(View):
         project = self._context.project
         self.grid = None
         if project is None or scheme is None:
-            self.summary.setText("<i>No project is open.</i>" if project is None else
-                                 "<i>This study has no agent-trace scheme.</i>")
+            self.show_empty(NO_PROJECT if project is None else
+                            "This project has no agent-trace scheme to show.")
+            self.summary.setText("")
             self.item_line.setText("")
             self.legend.setText("")
             self.table.clear()
             self.table.setRowCount(0)
             self.table.setColumnCount(0)
             return
+        self.hide_empty()
         result = project.report.schemes[scheme]
         self.summary.setText(_summary(result.metrics, result.extra, result.undefined)
                              + _small_sample(result))
