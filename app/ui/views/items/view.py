@@ -69,7 +69,9 @@ class ItemsView(View):
         """The scheme a row selection emitted: not followed back into the combo."""
 
         self.scheme_combo = QComboBox()
+        self.scheme_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.annotator_combo = QComboBox()
+        self.annotator_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.count_label = QLabel()
         self.model = ItemsModel()
         self.table = QTableView()

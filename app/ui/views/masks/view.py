@@ -90,8 +90,10 @@ class MasksView(View):
         self.heading = QLabel()
         self.heading.setWordWrap(True)
         self.labels_combo = QComboBox()
+        self.labels_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.labels_combo.activated.connect(lambda _i: self.show_context(self._context))
         self.items_combo = QComboBox()
+        self.items_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.items_combo.setMinimumWidth(160)
         self.items_combo.activated.connect(self._on_item_chosen)
         top = QHBoxLayout()
@@ -124,8 +126,10 @@ class MasksView(View):
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        # Every column as wide as its header and numbers (a scroll bar rather than a cut
+        # "Sensitivity" when the dock is narrow); the last one takes what is left.
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
         self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.bars = MaskBars()
         self.summary = QLabel()

@@ -127,6 +127,7 @@ class OverviewView(View):
         self.pair_title.setTextFormat(Qt.TextFormat.RichText)
         self.pair_title.setWordWrap(True)
         self.metric_combo = QComboBox()
+        self.metric_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.metric_combo.currentIndexChanged.connect(self._draw_pairs)
         self.heatmap = PairHeatmap()
         right = QWidget()

@@ -102,6 +102,7 @@ class TracesView(View):
         self._context = ViewContext()
         self._syncing = False
         self.scheme_combo = QComboBox()
+        self.scheme_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.scheme_combo.currentIndexChanged.connect(self._scheme_chosen)
         self.summary = QLabel()
         self.summary.setTextFormat(Qt.TextFormat.RichText)
