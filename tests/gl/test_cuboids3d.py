@@ -23,7 +23,7 @@ from app.core.project import ProjectData, open_project
 from app.ui.gl_support import context_sharing_enabled, gl_available
 from app.ui.palette import annotator_color
 from app.ui.views.base import ViewContext, anonymous_aliases
-from app.ui.views.cuboids.canvas import BACKGROUND, CuboidCanvas, LinkLabels
+from app.ui.views.cuboids.canvas import BACKGROUND, ClusterLabels, CuboidCanvas
 from app.ui.views.cuboids.view import CuboidsView
 
 LIDAR = Path(__file__).resolve().parents[2] / "resources" / "demo" / "lidar_sweeps"
@@ -96,14 +96,14 @@ def test_the_platform_has_opengl_and_shared_contexts(qtbot: QtBot) -> None:
     assert context_sharing_enabled()
     assert gl_available()
     view = shown_view(qtbot)
-    assert view.canvas is not None
-    assert view.message.isHidden() or view.message.text() != view.gl_message
+    assert isinstance(view.canvas, CuboidCanvas)
+    assert isinstance(view.canvas, CuboidCanvas) and view.gl_message is None
 
 
 def test_a_cuboid_edge_has_its_annotators_colour_where_it_projects(qtbot: QtBot) -> None:
     view = shown_view(qtbot)
     canvas = view.canvas
-    assert canvas is not None
+    assert isinstance(canvas, CuboidCanvas)
     canvas.show()
     color = annotator_color(2)
     scene = one_box_scene()
@@ -131,7 +131,7 @@ def test_the_lidar_demo_draws_every_annotator_in_their_colour(qtbot: QtBot,
     view = shown_view(qtbot)
     view.show_context(ViewContext(project=lidar, item="sweep_001"))
     qtbot.wait(50)
-    assert view.canvas is not None and view.canvas.isVisible()
+    assert isinstance(view.canvas, CuboidCanvas) and view.canvas.isVisible()
     image = framebuffer(view.canvas)
     for k, name in enumerate(lidar.study.annotators):
         assert count_color(image, annotator_color(k)) > 40, name
@@ -147,12 +147,12 @@ def test_two_views_in_one_process_both_draw(qtbot: QtBot, lidar: ProjectData) ->
     second.show_context(ViewContext(project=lidar, item="sweep_002"))
     qtbot.wait(50)
     for view in (first, second):
-        assert view.canvas is not None
+        assert isinstance(view.canvas, CuboidCanvas)
         image = framebuffer(view.canvas)
         assert count_color(image, annotator_color(0)) > 40
     # Reparenting the first canvas into the second window keeps it drawing (the shared
     # context at work: a docked view floated out of the main window).
-    assert first.canvas is not None
+    assert isinstance(first.canvas, CuboidCanvas)
     first.canvas.setParent(second)
     first.canvas.setGeometry(0, 0, 300, 200)
     first.canvas.show()
@@ -170,10 +170,10 @@ def test_presentation_mode_hides_names_in_the_legend_and_labels(qtbot: QtBot,
     for name in lidar.study.annotators:
         assert name not in view.legend.text()
     assert "<b>A</b>" in view.legend.text()
-    assert view.canvas is not None
-    labels = [item for item in view.canvas.items if isinstance(item, LinkLabels)]
+    assert isinstance(view.canvas, CuboidCanvas)
+    labels = [item for item in view.canvas.items if isinstance(item, ClusterLabels)]
     assert len(labels) == 1
-    texts = labels[0].texts
+    texts = [line for label in labels[0].labels for line in label.lines]
     assert any(t.startswith("A–B ") for t in texts)
     assert "unmatched: A only" in texts
     assert not any(name in t for t in texts for name in lidar.study.annotators)

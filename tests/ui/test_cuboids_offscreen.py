@@ -1,4 +1,4 @@
-"""The 3D view on a platform without OpenGL: a sentence, a legend, no errors printed."""
+"""The 3D view on a platform without OpenGL: a software drawing, a legend, no errors printed."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from app.core.progress import run
 from app.core.project import ProjectData, open_project
 from app.ui.gl_support import gl_available
 from app.ui.views.base import ViewContext, anonymous_aliases
+from app.ui.views.cuboids.flat_canvas import FlatCanvas
 from app.ui.views.cuboids.view import CuboidsView
 
 DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo"
@@ -21,9 +22,8 @@ def lidar() -> ProjectData:
     return run(open_project(DEMO / "lidar_sweeps"))
 
 
-def test_offscreen_shows_a_sentence_instead_of_opengl(qtbot: QtBot, lidar: ProjectData,
-                                                      capfd: pytest.CaptureFixture[str]
-                                                      ) -> None:
+def test_offscreen_draws_in_software_and_says_so(qtbot: QtBot, lidar: ProjectData,
+                                                capfd: pytest.CaptureFixture[str]) -> None:
     assert not gl_available()
     view = CuboidsView()
     qtbot.addWidget(view)
@@ -31,9 +31,9 @@ def test_offscreen_shows_a_sentence_instead_of_opengl(qtbot: QtBot, lidar: Proje
     view.show()
     view.show_context(ViewContext(project=lidar, item="sweep_003"))
     view.grab()
-    assert view.canvas is None
-    assert "needs OpenGL" in view.message.text()
-    assert "offscreen" in view.message.text()
+    assert isinstance(view.canvas, FlatCanvas)
+    assert view.message.isHidden() and not view.canvas.isHidden()
+    assert "no OpenGL here (Qt platform 'offscreen'): software drawing" in view.header.text()
     assert "item sweep_003" in view.header.text()
     for name in lidar.study.annotators:
         assert name in view.legend.text()
@@ -71,4 +71,4 @@ def test_anonymous_mode_and_missing_inputs(qtbot: QtBot, lidar: ProjectData) -> 
         assert name not in view.legend.text()
     view.show_context(ViewContext(project=lidar, item="no_such_item"))
     assert "no answers" in view.message.text()
-    assert view.legend.isHidden()
+    assert view.legend_area.isHidden()

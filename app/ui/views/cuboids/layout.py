@@ -1,0 +1,155 @@
+"""Placing labels on screen so that no two overlap: offset, shorten, or drop and count.
+
+Why: labels anchored at projected 3D points land wherever the camera puts them; two
+objects side by side (or one behind the other) put their labels on top of each other.
+
+The rule (a choice; the spec is silent), label by label in priority order:
+
+1. try the label's full form at candidate places around its anchor: right of it, left,
+   above, below, the four diagonals, first close (:data:`GAP` px), then on rings farther
+   out; the first that lies inside the viewport and meets no placed rectangle (nor the
+   reserved ones, e.g. the count note) is taken; only when none does, the first free
+   one pushed inside the viewport by its edge;
+2. if none fits, the same for the label's one-line short form;
+3. if that fails too, the label is dropped and counted: the view writes
+   ``N labels hidden: zoom in or use Top-down`` in a corner (reserved before layout).
+
+A label placed beyond the first ring, or pushed by the viewport edge away from its
+anchor, gets a leader line from the anchor to the nearest point of its rectangle, so it
+still reads as belonging to its boxes. Anchors behind the camera or outside the view are
+not labelled (and not counted: they are not on screen).
+
+Pure geometry on floats, no Qt: the canvases measure text and paint; tests check that no
+two placed rectangles intersect.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+GAP = 6.0
+RINGS = (0.0, 24.0, 56.0, 96.0)
+"""Extra distance (px) of each ring of candidates beyond :data:`GAP`."""
+PAD = 2.0
+"""Pixels kept between two labels."""
+DIRECTIONS = ((1, 0), (-1, 0), (0, -1), (0, 1), (1, -1), (-1, -1), (1, 1), (-1, 1))
+"""(dx, dy) in screen axes (y down): right, left, above, below, then the diagonals."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rect:
+    x: float
+    y: float
+    w: float
+    h: float
+
+    def intersects(self, other: Rect, pad: float = 0.0) -> bool:
+        return (
+            self.x < other.x + other.w + pad
+            and other.x < self.x + self.w + pad
+            and self.y < other.y + other.h + pad
+            and other.y < self.y + self.h + pad
+        )
+
+    def nearest(self, px: float, py: float) -> tuple[float, float]:
+        """The point of this rectangle closest to ``(px, py)``."""
+        return (min(max(px, self.x), self.x + self.w), min(max(py, self.y), self.y + self.h))
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    anchor: tuple[float, float]
+    """Screen pixels; NaN when the anchor is behind the camera."""
+    full: tuple[float, float]
+    """(width, height) of the full form."""
+    short: tuple[float, float]
+    """(width, height) of the one-line form."""
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    index: int
+    """Into the requests."""
+    rect: Rect
+    short: bool
+    leader: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    placed: tuple[Placed, ...]
+    dropped: int
+    """Labels on screen that found no room."""
+
+
+def _candidate(ax: float, ay: float, w: float, h: float, dx: int, dy: int, ring: float) -> Rect:
+    gap = GAP + ring
+    x = ax - w / 2 if dx == 0 else (ax + gap if dx > 0 else ax - gap - w)
+    y = ay - h / 2 if dy == 0 else (ay + gap if dy > 0 else ay - gap - h)
+    return Rect(x, y, w, h)
+
+
+def _inside(rect: Rect, width: float, height: float) -> Rect:
+    x = min(max(rect.x, 0.0), max(width - rect.w, 0.0))
+    y = min(max(rect.y, 0.0), max(height - rect.h, 0.0))
+    return Rect(x, y, rect.w, rect.h)
+
+
+def _place(
+    ax: float,
+    ay: float,
+    size: tuple[float, float],
+    taken: Sequence[Rect],
+    width: float,
+    height: float,
+) -> tuple[Rect, bool] | None:
+    w, h = size
+    if w > width or h > height:
+        return None
+    fallback: Rect | None = None
+    for ring in RINGS:
+        for dx, dy in DIRECTIONS:
+            wanted = _candidate(ax, ay, w, h, dx, dy, ring)
+            rect = _inside(wanted, width, height)
+            if any(rect.intersects(o, PAD) for o in taken):
+                continue
+            if abs(rect.x - wanted.x) + abs(rect.y - wanted.y) <= 0.5:
+                return rect, ring > 0
+            fallback = fallback or rect  # pushed by the edge: only if nothing else fits
+    return None if fallback is None else (fallback, True)
+
+
+def on_screen(x: float, y: float, width: float, height: float) -> bool:
+    return not (math.isnan(x) or math.isnan(y)) and 0 <= x <= width and 0 <= y <= height
+
+
+def layout(
+    requests: Sequence[Request], width: float, height: float, reserved: Sequence[Rect] = ()
+) -> Layout:
+    """Place ``requests`` in order (the first has priority); see the module docstring."""
+    taken: list[Rect] = list(reserved)
+    placed: list[Placed] = []
+    dropped = 0
+    for k, request in enumerate(requests):
+        ax, ay = request.anchor
+        if not on_screen(ax, ay, width, height):
+            continue
+        for short, size in ((False, request.full), (True, request.short)):
+            spot = _place(ax, ay, size, taken, width, height)
+            if spot is not None:
+                rect, leader = spot
+                taken.append(rect)
+                placed.append(Placed(k, rect, short, leader))
+                break
+        else:
+            dropped += 1
+    return Layout(tuple(placed), dropped)
+
+
+def hidden_note(dropped: int) -> str:
+    """The corner note for labels that found no room (empty when none)."""
+    if dropped == 0:
+        return ""
+    return f"{dropped} label{'s' if dropped != 1 else ''} hidden: zoom in or use Top-down"

@@ -1,0 +1,124 @@
+"""Measuring and painting the cluster labels with a ``QPainter`` (both canvases).
+
+Why one module: the OpenGL canvas paints its labels on the framebuffer, the software
+canvas on a widget; both must show the same labels in the same places, so measuring
+(font metrics → sizes), layout (:mod:`.layout`) and painting live here once, and both
+canvases keep the last :class:`Drawn` for tests.
+
+Look (choices): each label is a rounded white card (85% opaque) with the class name in
+bold on its first line and the IoU lines below, dark grey; an unmatched box's label is in
+the disagreement red. A leader line (thin, grey) joins a label moved away from its
+anchor to the anchor, which gets a small dot. The hidden-count note sits in the bottom
+left corner on the same card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
+
+from app.ui.palette import DISAGREE_COLOR
+from app.ui.views.cuboids.labels import ClusterLabel
+from app.ui.views.cuboids.layout import Layout, Rect, Request, hidden_note, layout
+
+TEXT = QColor("#202020")
+CARD = QColor(255, 255, 255, 218)
+LEADER = QColor(90, 90, 90, 200)
+PAD_X, PAD_Y = 4.0, 2.0
+NOTE_MARGIN = 6.0
+
+
+@dataclass(frozen=True, slots=True)
+class Drawn:
+    """What the last paint showed: for tests and for the view's header."""
+
+    layout: Layout
+    texts: tuple[tuple[str, ...], ...]
+    """The lines painted, per placed label (in ``layout.placed`` order)."""
+    note: str
+    note_rect: Rect | None
+
+
+def label_font(font_scale: float) -> QFont:
+    font = QFont()
+    font.setPointSizeF(max(6.0, 9.0 * font_scale))
+    return font
+
+
+def _size(metrics: QFontMetricsF, bold: QFontMetricsF, lines: Sequence[str]) -> tuple[float, float]:
+    widths = [bold.horizontalAdvance(lines[0])] + [metrics.horizontalAdvance(t) for t in lines[1:]]
+    return (max(widths) + 2 * PAD_X + 2, len(lines) * metrics.height() + 2 * PAD_Y)
+
+
+def arrange(
+    labels: Sequence[ClusterLabel], anchors_px: np.ndarray, font: QFont, width: float, height: float
+) -> Drawn:
+    """Lay out ``labels`` at ``anchors_px`` (widget pixels) in a ``width × height`` view."""
+    bold_font = QFont(font)
+    bold_font.setBold(True)
+    metrics, bold = QFontMetricsF(font), QFontMetricsF(bold_font)
+    requests = [
+        Request(
+            (float(p[0]), float(p[1])),
+            _size(metrics, bold, c.lines),
+            _size(metrics, bold, (c.short,)),
+        )
+        for c, p in zip(labels, anchors_px, strict=True)
+    ]
+    result = layout(requests, width, height)
+    note_rect = None
+    if result.dropped:
+        # Reserve the note's corner and lay out again, so the note covers no label.
+        probe = hidden_note(result.dropped + len(requests))
+        w, h = _size(metrics, metrics, (probe,))
+        note_rect = Rect(NOTE_MARGIN, height - h - NOTE_MARGIN, w, h)
+        result = layout(requests, width, height, reserved=(note_rect,))
+    texts = tuple(
+        ((labels[p.index].short,) if p.short else labels[p.index].lines) for p in result.placed
+    )
+    return Drawn(result, texts, hidden_note(result.dropped), note_rect)
+
+
+def paint(
+    painter: QPainter,
+    drawn: Drawn,
+    labels: Sequence[ClusterLabel],
+    anchors_px: np.ndarray,
+    font: QFont,
+) -> None:
+    """Paint ``drawn`` (from :func:`arrange`) with ``painter``."""
+    bold_font = QFont(font)
+    bold_font.setBold(True)
+    line_h = QFontMetricsF(font).height()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    for placed in drawn.layout.placed:  # leaders first: no line crosses a card
+        if placed.leader:
+            ax, ay = float(anchors_px[placed.index][0]), float(anchors_px[placed.index][1])
+            nx, ny = placed.rect.nearest(ax, ay)
+            painter.setPen(QPen(LEADER, 1.0))
+            painter.setBrush(LEADER)
+            painter.drawLine(QPointF(ax, ay), QPointF(nx, ny))
+            painter.drawEllipse(QPointF(ax, ay), 2.0, 2.0)
+    for placed, lines in zip(drawn.layout.placed, drawn.texts, strict=True):
+        r = placed.rect
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(CARD)
+        painter.drawRoundedRect(QRectF(r.x, r.y, r.w, r.h), 3, 3)
+        painter.setPen(DISAGREE_COLOR if labels[placed.index].unmatched else TEXT)
+        for k, text in enumerate(lines):
+            painter.setFont(bold_font if k == 0 else font)
+            box = QRectF(r.x + PAD_X, r.y + PAD_Y + k * line_h, r.w - 2 * PAD_X, line_h)
+            painter.drawText(box, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
+    if drawn.note and drawn.note_rect is not None:
+        r = drawn.note_rect
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(CARD)
+        painter.drawRoundedRect(QRectF(r.x, r.y, r.w, r.h), 3, 3)
+        painter.setPen(TEXT)
+        painter.setFont(font)
+        painter.drawText(QRectF(r.x, r.y, r.w, r.h), Qt.AlignmentFlag.AlignCenter, drawn.note)
