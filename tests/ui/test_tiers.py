@@ -23,11 +23,11 @@ from app.core.progress import run
 from app.core.project import ProjectData, open_project
 from app.ui.palette import annotator_color
 from app.ui.views.base import ViewContext, anonymous_aliases
+from app.ui.views.tiers.layout import lay_out
 from app.ui.views.tiers.timeline import FILL_ALPHA, TimelineItem
 from app.ui.views.tiers.view import TiersView
 
 DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo"
-
 
 
 @pytest.fixture(scope="module")
@@ -71,11 +71,16 @@ def test_one_row_per_tier_and_annotator_with_its_label(qtbot: QtBot,
     segments = segments_of(speakers, "turns", "clip_01")
     tiers = sorted({s.tier for segs in segments.values() for s in segs if s.tier})
     assert tiers == ["events", "speaker"]
-    expected = [f"{t} · {a}" for t in tiers for a in sorted(segments)]
+    # One row per (tier, annotator), then per tier one pair lane for ines and wei, whose
+    # rows are not neighbours (both tiers of clip_01 have an ines-wei match).
+    expected = [label for t in tiers
+                for label in [*(f"{t} · {a}" for a in sorted(segments)), f"{t} · ines ↔ wei"]]
     assert view.row_labels == expected
     ticks = view.plot.getAxis("left")._tickLevels[0]
     assert [label for _, label in ticks] == expected
-    assert [pos for pos, _ in ticks] == [k + 0.5 for k in range(len(expected))]
+    layout = view.tier_layout
+    assert layout is not None
+    assert [pos for pos, _ in ticks] == [(r.y0 + r.y1) / 2 for r in layout.rows]
     assert "6 rows" in view.header.text()
 
 
@@ -91,20 +96,21 @@ def test_every_segment_is_one_bar_in_its_annotators_colour(qtbot: QtBot,
     # links: the annotator's colour at alpha FILL_ALPHA over the row background.
     image = view.graphics.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
     data: Timeline = item.timeline
+    rects = item.layout.rects
     annotators = speakers.study.annotators
     checked = 0
-    for k, (x0, y0, x1, y1) in enumerate(data.rects.tolist()):
+    for k, (x0, y0, x1, y1) in enumerate(rects.tolist()):
         if x1 - x0 < 0.5 or data.unmatched[k]:
             continue
         row = int(data.owner_row[k])
-        if any(r != k and data.owner_row[r] == row and data.rects[r, 0] < x1
-               and data.rects[r, 2] > x0 for r in range(len(data.rects))):
-            continue  # overlapping bars blend twice
+        if any(r != k and rects[r, 0] < x1 and rects[r, 2] > x0 and rects[r, 1] < y1
+               and rects[r, 3] > y0 for r in range(len(rects))):
+            continue  # overlapping bars would blend twice (sub-rows keep them apart)
         scene = item.mapToScene(QPointF(x0 + 0.8 * (x1 - x0), y0 + 0.15 * (y1 - y0)))
         p = view.graphics.mapFromScene(scene)
         pixel = image.pixelColor(p.x(), p.y())
         background = image.pixelColor(p.x(), round(view.graphics.mapFromScene(
-            item.mapToScene(QPointF(x0 + 0.8 * (x1 - x0), float(row) + 0.02))).y()))
+            item.mapToScene(QPointF(x0 + 0.8 * (x1 - x0), y0 - 0.08))).y()))
         color = annotator_color(annotators.index(data.rows[row][1]))
         a = FILL_ALPHA / 255
         for got, want, bg in ((pixel.red(), color.red(), background.red()),
@@ -155,7 +161,8 @@ def test_time_zooms_and_pans_rows_do_not(qtbot: QtBot, speakers: ProjectData) ->
     box.scaleBy(x=0.5, y=0.5)
     (x0, x1), (y0, y1) = box.viewRange()
     assert x1 - x0 < 5.0
-    assert (y0, y1) == pytest.approx((0.0, 6.0))
+    assert view.tier_layout is not None
+    assert (y0, y1) == pytest.approx((0.0, view.tier_layout.height))
     assert view.wave_plot.viewRange()[0] == pytest.approx([x0, x1])
 
 
@@ -163,8 +170,8 @@ def test_presentation_mode_labels_rows_a_b_c(qtbot: QtBot, speakers: ProjectData
     aliases = anonymous_aliases(speakers.study.annotators)
     view = make_view(qtbot, ViewContext(project=speakers, item="clip_01", scheme="turns",
                                         anonymous=True, aliases=aliases, font_scale=1.8))
-    assert view.row_labels == ["events · A", "events · B", "events · C",
-                               "speaker · A", "speaker · B", "speaker · C"]
+    assert view.row_labels == ["events · A", "events · B", "events · C", "events · A ↔ C",
+                               "speaker · A", "speaker · B", "speaker · C", "speaker · A ↔ C"]
     for name in speakers.study.annotators:
         assert name not in " ".join(view.row_labels)
 
@@ -172,7 +179,7 @@ def test_presentation_mode_labels_rows_a_b_c(qtbot: QtBot, speakers: ProjectData
 def test_a_scheme_without_tiers_has_one_row_per_annotator(qtbot: QtBot,
                                                          speakers: ProjectData) -> None:
     view = make_view(qtbot, ViewContext(project=speakers, item="clip_01", scheme="speech"))
-    assert view.row_labels == list(speakers.study.annotators)
+    assert view.row_labels == [*speakers.study.annotators, "ines ↔ wei"]
     assert "Scheme speech" in view.header.text()
 
 
@@ -205,7 +212,7 @@ def test_thousands_of_segments_paint_quickly(qtbot: QtBot) -> None:
     view.resize(1280, 800)
     colors = [QColor(annotator_color(k)) for k in range(rows)]
     started = time.perf_counter()
-    item = TimelineItem(data, colors, [0] * rows, [f"{v:.2f}" for v in data.link_iou],
+    item = TimelineItem(data, lay_out(data), colors, [f"{v:.2f}" for v in data.link_iou],
                         view.font())
     view.plot.addItem(item)
     view.plot.setXRange(0, 3600, padding=0)

@@ -1,27 +1,33 @@
-"""The timeline's one graphics item: every bar, link and label of a :class:`Timeline`.
+"""The timeline's one graphics item: every bar, link, strip and label of a tiers layout.
 
 Why one item: a long recording has thousands of segments; one ``QGraphicsItem`` per bar
 (or per label) makes pyqtgraph crawl. Here the bars are batches built once (a list of
 rectangles per annotator colour, drawn by one ``drawRects`` call, one list for the
 unmatched outlines, one path for the links), painted with cosmetic pens; the texts are
-placed in device pixels at paint time for only the bars and links that are on screen
-and wide enough to hold them (selected with numpy), so zooming never stretches or piles
-up text.
+placed in device pixels at paint time for only the bars and tags that are on screen
+(selected with numpy), so zooming never stretches or piles up text.
 
-Drawing choices (the spec is silent):
+Where things go is :mod:`app.ui.views.tiers.layout`'s (sub-rows for overlapping
+segments, tags inside their pair's rows, pair lanes). Drawing choices (the spec is
+silent):
 
 - a bar is filled with its annotator's colour (alpha 150) and outlined in the same
-  colour; its label is written inside when it fits, elided otherwise, omitted below
-  ~18 px;
+  colour; its label is written inside when it fits, elided only while three characters
+  survive (:func:`~app.ui.views.tiers.labels.fit_label`), else hidden; the bar's
+  tooltip always has the whole label and times;
 - an unmatched segment (nobody else's matched it) gets a red outline (2 px) and a red
   diagonal hatch over its fill (:data:`~app.ui.palette.DISAGREE_COLOR`);
-- a matched pair is a dashed dark line between the two bar centres with the IoU on a
-  white tag at its middle;
-- rows alternate a faint band per tier, with a darker rule between tiers.
+- a matched pair of neighbouring rows is a dashed dark line between the two bar centres
+  with the IoU on a white tag where it crosses the rows' border; a pair of rows further
+  apart is a dark strip over the two segments' overlap in its pair lane, with the tag on
+  it;
+- rows alternate a faint band per tier, with a darker rule between tiers; pair lanes
+  have a dotted rule above them.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -36,16 +42,24 @@ from PySide6.QtGui import (
     QPen,
     QTransform,
 )
-from PySide6.QtWidgets import QStyleOptionGraphicsItem, QWidget
+from PySide6.QtWidgets import (
+    QGraphicsSceneHoverEvent,
+    QStyleOptionGraphicsItem,
+    QWidget,
+)
 
 from app.core.agreement.drawing import Timeline
 from app.ui.palette import DISAGREE_COLOR
+from app.ui.views.tiers.labels import fit_label
+from app.ui.views.tiers.layout import TierLayout
 
 FILL_ALPHA = 150
 LINK_COLOR = QColor("#303030")
+STRIP_COLOR = QColor(48, 48, 48, 150)
 BAND_COLOR = QColor(0, 0, 0, 12)
 RULE_COLOR = QColor(0, 0, 0, 70)
-MIN_LABEL_PX = 18.0
+LABEL_PAD = 3.0
+"""Pixels between a bar's edge and its label."""
 DASHED_LINKS = 400
 
 
@@ -54,15 +68,25 @@ def _qrects(rects: np.ndarray) -> list[QRectF]:
 
 
 class TimelineItem(pg.GraphicsObject):  # type: ignore[misc]
-    """Paints one :class:`Timeline`; ``row_colors[r]`` is the colour of row ``r``."""
+    """Paints one :class:`Timeline` as laid out by ``layout``; ``row_colors[r]`` is the
+    colour of the core's row ``r``; ``bar_tips[k]`` is bar ``k``'s tooltip."""
 
-    def __init__(self, timeline: Timeline, row_colors: Sequence[QColor],
-                 row_tiers: Sequence[int], link_texts: Sequence[str], font: QFont) -> None:
+    def __init__(
+        self,
+        timeline: Timeline,
+        layout: TierLayout,
+        row_colors: Sequence[QColor],
+        link_texts: Sequence[str],
+        font: QFont,
+        bar_tips: Sequence[str] | None = None,
+    ) -> None:
         super().__init__()
         self.timeline = timeline
+        self.layout = layout
         self.link_texts = list(link_texts)
+        self.bar_tips = list(bar_tips) if bar_tips is not None else list(timeline.labels)
         self.font = font
-        rects = timeline.rects
+        rects = layout.rects
         self.n_bars = len(rects)
         self.fills: list[tuple[QColor, list[QRectF]]] = []
         owners = np.asarray(timeline.owner_row, dtype=int)
@@ -74,19 +98,24 @@ class TimelineItem(pg.GraphicsObject):  # type: ignore[misc]
             if mine.any():
                 self.fills.append((QColor(name), _qrects(rects[mine])))
         self.unmatched = _qrects(rects[timeline.unmatched])
-        self.n_rows = len(timeline.rows)
-        self.row_tiers = list(row_tiers)
+        self.strips = _qrects(layout.strips)
         end = float(rects[:, 2].max()) if len(rects) else 1.0
         start = min(0.0, float(rects[:, 0].min())) if len(rects) else 0.0
-        self.bounds = QRectF(start, 0.0, max(end - start, 1e-9), float(max(self.n_rows, 1)))
+        self.bounds = QRectF(start, 0.0, max(end - start, 1e-9), float(layout.height))
+        self.shown_labels: dict[int, tuple[str, QRectF]] = {}
+        """Bar → (text, box in device pixels) as last painted (hidden labels absent)."""
+        self.shown_tags: dict[int, QRectF] = {}
+        """Pair → its tag in device pixels as last painted (skipped tags absent)."""
+        self.setAcceptHoverEvents(True)
 
     # ------------------------------------------------------------ QGraphicsItem
 
     def boundingRect(self) -> QRectF:  # noqa: N802 (Qt's name)
         return QRectF(self.bounds)
 
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
-              widget: QWidget | None = None) -> None:
+    def paint(
+        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
+    ) -> None:
         self._paint_bands(painter)
         for color, rects in self.fills:
             fill = QColor(color)
@@ -95,16 +124,29 @@ class TimelineItem(pg.GraphicsObject):  # type: ignore[misc]
             pen.setCosmetic(True)
             painter.setPen(pen)
             painter.setBrush(fill)
-            painter.drawRects(rects)  # one call; overlapping bars show darker
+            painter.drawRects(rects)
         if self.unmatched:
             pen = QPen(DISAGREE_COLOR, 2.0)
             pen.setCosmetic(True)
             painter.setPen(pen)
             painter.setBrush(QBrush(DISAGREE_COLOR, Qt.BrushStyle.BDiagPattern))
             painter.drawRects(self.unmatched)
+        if self.strips:
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(STRIP_COLOR)
+            painter.drawRects(self.strips)
         left, right = self._visible_x()
         self._paint_links(painter, left, right)
         self._paint_texts(painter, left, right)
+
+    def hoverMoveEvent(self, event: QGraphicsSceneHoverEvent) -> None:  # noqa: N802
+        """The tooltip of the bar under the mouse (its whole label, times, annotator)."""
+        p = event.pos()
+        r = self.layout.rects
+        under = np.flatnonzero(
+            (r[:, 0] <= p.x()) & (r[:, 2] >= p.x()) & (r[:, 1] <= p.y()) & (r[:, 3] >= p.y())
+        )
+        self.setToolTip(self.bar_tips[int(under[-1])] if len(under) else "")
 
     # ------------------------------------------------------------ pieces
 
@@ -112,15 +154,22 @@ class TimelineItem(pg.GraphicsObject):  # type: ignore[misc]
         x0, width = self.bounds.left() - 1e6, self.bounds.width() + 2e6
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(BAND_COLOR)
-        for row, tier in enumerate(self.row_tiers):
-            if tier % 2 == 1:
-                painter.drawRect(QRectF(x0, row, width, 1.0))
+        rows = self.layout.rows
+        for row in rows:
+            if row.tier % 2 == 1:
+                painter.drawRect(QRectF(x0, row.y0, width, row.y1 - row.y0))
         pen = QPen(RULE_COLOR, 1.0)
         pen.setCosmetic(True)
-        painter.setPen(pen)
-        for row in range(1, self.n_rows):
-            if self.row_tiers[row] != self.row_tiers[row - 1]:
-                painter.drawLine(QPointF(x0, row), QPointF(x0 + width, row))
+        dotted = QPen(RULE_COLOR, 1.0, Qt.PenStyle.DotLine)
+        dotted.setCosmetic(True)
+        for before, row in itertools.pairwise(rows):
+            if row.tier != before.tier:
+                painter.setPen(pen)
+            elif row.is_pair and not before.is_pair:
+                painter.setPen(dotted)
+            else:
+                continue
+            painter.drawLine(QPointF(x0, row.y0), QPointF(x0 + width, row.y0))
 
     def _visible_x(self) -> tuple[float, float]:
         """The time range on screen (everything when not in a view box yet)."""
@@ -131,9 +180,9 @@ class TimelineItem(pg.GraphicsObject):  # type: ignore[misc]
         return float(left), float(right)
 
     def _paint_links(self, painter: QPainter, left: float, right: float) -> None:
-        """The links that cross the visible time range; dashed unless there are many
+        """The lines that cross the visible time range; dashed unless there are many
         (a dash pattern over thousands of lines costs seconds)."""
-        links = self.timeline.links
+        links = self.layout.lines
         if not len(links):
             return
         lo, hi = links[:, :, 0].min(axis=1), links[:, :, 0].max(axis=1)
@@ -142,15 +191,16 @@ class TimelineItem(pg.GraphicsObject):  # type: ignore[misc]
         pen = QPen(LINK_COLOR, 1.2, style)
         pen.setCosmetic(True)
         painter.setPen(pen)
-        painter.drawLines([QLineF(ax, ay, bx, by)
-                           for (ax, ay), (bx, by) in links[on].tolist()])
+        painter.drawLines([QLineF(ax, ay, bx, by) for (ax, ay), (bx, by) in links[on].tolist()])
 
     def _paint_texts(self, painter: QPainter, left: float, right: float) -> None:
         """Bar labels and IoU tags, in device pixels, for what is visible only."""
+        self.shown_labels = {}
+        self.shown_tags = {}
         t = painter.transform()
         if t.m11() == 0 or t.m22() == 0:
             return
-        rects = self.timeline.rects
+        rects = self.layout.rects
         metrics = QFontMetricsF(self.font)
         painter.save()
         painter.resetTransform()
@@ -160,41 +210,49 @@ class TimelineItem(pg.GraphicsObject):  # type: ignore[misc]
             x1 = rects[:, 2] * t.m11() + t.dx()
             y0 = rects[:, 1] * t.m22() + t.dy()
             y1 = rects[:, 3] * t.m22() + t.dy()
-            visible = (rects[:, 2] >= left) & (rects[:, 0] <= right) & (x1 - x0 >= MIN_LABEL_PX)
+            room = np.abs(x1 - x0) - 2 * LABEL_PAD
+            visible = (rects[:, 2] >= left) & (rects[:, 0] <= right) & (room > 0)
             painter.setPen(QColor("#111111"))
             for k in np.flatnonzero(visible).tolist():
-                box = QRectF(min(x0[k], x1[k]) + 3, min(y0[k], y1[k]),
-                             abs(x1[k] - x0[k]) - 6, abs(y1[k] - y0[k]))
-                text = metrics.elidedText(self.timeline.labels[k], Qt.TextElideMode.ElideRight,
-                                          box.width())
-                painter.drawText(box, Qt.AlignmentFlag.AlignVCenter
-                                 | Qt.AlignmentFlag.AlignLeft, text)
+                text = fit_label(self.timeline.labels[k], float(room[k]), metrics.horizontalAdvance)
+                if not text:
+                    continue
+                box = QRectF(
+                    min(x0[k], x1[k]) + LABEL_PAD,
+                    min(y0[k], y1[k]),
+                    float(room[k]),
+                    abs(y1[k] - y0[k]),
+                )
+                painter.drawText(
+                    box, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text
+                )
+                self.shown_labels[k] = (text, box)
         self._paint_tags(painter, t, left, right, metrics)
         painter.restore()
 
-    def _paint_tags(self, painter: QPainter, t: QTransform, left: float, right: float,
-                    metrics: QFontMetricsF) -> None:
-        """IoU tags at the links' middles; a tag that would cover another is skipped
-        (zoomed out over thousands of links, the screen holds only so many)."""
-        links = self.timeline.links
-        if not len(links):
+    def _paint_tags(
+        self, painter: QPainter, t: QTransform, left: float, right: float, metrics: QFontMetricsF
+    ) -> None:
+        """IoU tags at the layout's places; a tag that would cover another is skipped
+        (zoomed out over thousands of pairs, the screen holds only so many)."""
+        tags = self.layout.tags
+        if not len(tags):
             return
-        mid = links.mean(axis=1)
-        px = mid[:, 0] * t.m11() + t.dx()
-        py = mid[:, 1] * t.m22() + t.dy()
+        px = tags[:, 0] * t.m11() + t.dx()
+        py = tags[:, 1] * t.m22() + t.dy()
         height = metrics.height() + 2
-        width = metrics.horizontalAdvance("0.00") + 6
-        on = np.flatnonzero((mid[:, 0] >= left) & (mid[:, 0] <= right))
-        taken: set[tuple[int, int]] = set()
         painter.setPen(QPen(LINK_COLOR, 1.0))
         painter.setBrush(QColor(255, 255, 255, 230))
-        for k in on.tolist():
-            cell = (int(px[k] // width), int(py[k] // height))
-            if cell in taken:
-                continue
-            taken.update((cell[0] + dx, cell[1] + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+        on = np.flatnonzero((tags[:, 0] >= left) & (tags[:, 0] <= right))
+        active: list[QRectF] = []  # placed tags that may still touch the next ones
+        for k in on[np.argsort(px[on], kind="stable")].tolist():
             text = self.link_texts[k]
             w = metrics.horizontalAdvance(text) + 6
             tag = QRectF(px[k] - w / 2, py[k] - height / 2, w, height)
+            active = [o for o in active if o.right() >= tag.left() - w]
+            if any(tag.intersects(o) for o in active):
+                continue
+            active.append(tag)
             painter.drawRoundedRect(tag, 3, 3)
             painter.drawText(tag, Qt.AlignmentFlag.AlignCenter, text)
+            self.shown_tags[k] = tag

@@ -10,7 +10,15 @@ Layout and interaction (choices; the spec is silent):
 
 - one row per (tier, annotator), tiers in the core's order, labelled on the left axis
   ``tier · annotator`` (just the annotator for a scheme without tiers), the annotator
-  through :meth:`ViewContext.annotator_label` and the bars in their palette colour;
+  through :meth:`ViewContext.annotator_label` and the bars in their palette colour; a
+  row with overlapping segments has a sub-row per overlap depth, and a tier whose
+  annotators are not all neighbours has a pair lane ``tier · a ↔ b`` for the IoU of
+  pairs whose rows are apart (:mod:`app.ui.views.tiers.layout`);
+- a time ruler (ELAN's: round ticks at any zoom, :mod:`.ruler`) between the waveform
+  and the rows, and a red cursor through all three at the playback position; Play/Pause
+  above the plot (:mod:`.player`, Qt Multimedia when it is there, else a sentence);
+  a click or a drag on the ruler moves the cursor (and the sound); while playing, the
+  view turns a page when the cursor leaves it;
 - the waveform on top, x-linked to the timeline, when the item has audio: a min/max
   envelope from :func:`app.core.formats.media.read_waveform` (4 000 bins whatever the
   clip's length, so the GUI thread reads a bounded amount of drawing);
@@ -26,6 +34,8 @@ Layout and interaction (choices; the spec is silent):
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
@@ -38,6 +48,11 @@ from app.core.formats.media import AUDIO_SUFFIXES, Waveform, read_waveform
 from app.ui.palette import annotator_color
 from app.ui.views.base import View, ViewContext, scaled_point_size
 from app.ui.views.set_pick import SetPick, annotator_index, pick_set_item, picked_media
+from app.ui.views.tiers.audio_bar import AudioBar
+from app.ui.views.tiers.layout import TierLayout, lay_out
+from app.ui.views.tiers.player import Backend, Playback
+from app.ui.views.tiers.qt_media import media_backend
+from app.ui.views.tiers.ruler_axis import Cursor, RulerAxis
 from app.ui.views.tiers.timeline import TimelineItem
 
 KINDS = ("tiers", "segments")
@@ -49,16 +64,22 @@ ROW_LINES = 2.0
 AXIS_LINES = 3.0
 """The time axis (tick labels and its title), in lines of the font."""
 AXIS_TEXT = QColor("#202020")
-KEY = ("Bars: segments in each annotator's colour · red outline and hatch: unmatched "
-       "(nobody else marked it) · dashed line with a number: a matched pair and its IoU · "
-       "wheel zooms time, drag pans")
+RULER_LINES = 2.2
+"""The ruler's height, in lines of the font."""
+KEY = (
+    "Bars: segments in each annotator's colour (overlapping ones on sub-rows) · red "
+    "outline and hatch: unmatched (nobody else marked it) · dashed line with a number: "
+    "a matched pair and its IoU · a ↔ b lane: the IoU of a pair whose rows are apart, "
+    "on their overlap · wheel zooms time, drag pans · click or drag the ruler to move "
+    "the red cursor"
+)
 
 
 class TiersView(View):
     name = "tiers"
     title = "Tiers and segments"
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, backend: Backend | str | None = None) -> None:
         super().__init__(parent)
         pg.setConfigOptions(antialias=True)
         self.header = QLabel()
@@ -77,13 +98,26 @@ class TiersView(View):
         self.graphics_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.graphics_scroll.setWidget(self.graphics)
         self.wave_plot: pg.PlotItem = self.graphics.addPlot(row=0, col=0)
-        self.plot: pg.PlotItem = self.graphics.addPlot(row=1, col=0)
+        self.ruler_axis = RulerAxis()
+        self.ruler: pg.PlotItem = self.graphics.addPlot(
+            row=1, col=0, axisItems={"bottom": self.ruler_axis}
+        )
+        self.plot: pg.PlotItem = self.graphics.addPlot(row=2, col=0)
         self._configure()
         self.timeline_item: TimelineItem | None = None
+        self.tier_layout: TierLayout | None = None
         self.row_labels: list[str] = []
+        self.playback = Playback(media_backend(self) if backend is None else backend, self)
+        self.audio = AudioBar(self.playback)
+        self.play_cursor = Cursor(
+            [self.wave_plot, self.ruler, self.plot], self.ruler, self.playback.seek
+        )
+        self.playback.position_changed.connect(self._follow)
+        self.graphics.scene().sigMouseClicked.connect(self._clicked)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.header)
+        layout.addWidget(self.audio)
         layout.addWidget(self.message, 1)
         layout.addWidget(self.graphics_scroll, 1)
         layout.addWidget(self.key)
@@ -104,7 +138,14 @@ class TiersView(View):
         plot.invertY(True)
         plot.setLabel("bottom", "time", units="s")
         plot.setXLink(wave)
-        for p in (wave, plot):
+        ruler = self.ruler
+        ruler.setMouseEnabled(x=True, y=False)
+        ruler.hideButtons()
+        ruler.setMenuEnabled(False)
+        ruler.setXLink(wave)
+        ruler.setYRange(0.0, 1.0, padding=0.0)
+        ruler.getAxis("left").setTicks([[(0.5, "time")]])
+        for p in (wave, ruler, plot):
             p.getViewBox().setDefaultPadding(0.0)
 
     # ----------------------------------------------------------------- contract
@@ -115,9 +156,11 @@ class TiersView(View):
         font.setPointSizeF(scaled_point_size(context))
         for label in (self.header, self.key, self.message):
             label.setFont(font)
+        self.audio.set_font(font)
         self.plot.clear()
         self.wave_plot.clear()
         self.timeline_item = None
+        self.tier_layout = None
         self.row_labels = []
         if not pick.ok:
             self.header.setText(f"Scheme {pick.scheme}" if pick.scheme else "Tiers and segments")
@@ -126,6 +169,8 @@ class TiersView(View):
             self.graphics.hide()
             self.graphics_scroll.hide()
             self.key.hide()
+            self.audio.hide()
+            self.playback.set_source(None, 0.0)
             return
         assert pick.agreement is not None
         data = timeline(pick.agreement, pick.item)
@@ -133,25 +178,45 @@ class TiersView(View):
         self.graphics.show()
         self.graphics_scroll.show()
         self.key.show()
-        wave, wave_note = self._waveform(context, pick)
+        self.audio.show()
+        wave, wave_note, audio = self._waveform(context, pick)
         self._draw_timeline(context, data, font)
         end = self._draw_waveform(wave, data)
-        self._set_axes(font, end, len(data.rows))
+        self.play_cursor.attach()
+        self._set_axes(font, end)
+        self.playback.set_source(audio, end)
         self.header.setText(self._header(pick, data, wave_note))
 
     # ----------------------------------------------------------------- pieces
 
     def _draw_timeline(self, context: ViewContext, data: Timeline, font: QFont) -> None:
-        tiers = [tier for tier, _ in data.rows]
-        tier_order = {t: k for k, t in enumerate(dict.fromkeys(tiers))}
+        layout = lay_out(data)
+
+        def name_of(row: int) -> str:
+            return context.annotator_label(data.rows[row][1])
+
+        def tier_of(row: int) -> str:
+            tier = data.rows[row][0]
+            return f"{tier} · " if tier is not None else ""
+
         self.row_labels = [
-            (f"{tier} · " if tier is not None else "") + context.annotator_label(name)
-            for tier, name in data.rows]
+            tier_of(row.pair[0]) + f"{name_of(row.pair[0])} ↔ {name_of(row.pair[1])}"
+            if row.is_pair
+            else tier_of(row.source) + name_of(row.source)
+            for row in layout.rows
+        ]
         colors = [annotator_color(annotator_index(context, name)) for _, name in data.rows]
         texts = [f"{iou:.2f}" for iou in data.link_iou.tolist()]
-        item = TimelineItem(data, colors, [tier_order[t] for t in tiers], texts, font)
+        tips = [
+            f"{label} · {x0:.2f}–{x1:.2f} s · {tier_of(int(r))}{name_of(int(r))}"
+            for label, (x0, _, x1, _), r in zip(
+                data.labels, data.rects.tolist(), data.owner_row.tolist(), strict=True
+            )
+        ]
+        item = TimelineItem(data, layout, colors, texts, font, tips)
         self.plot.addItem(item)
         self.timeline_item = item
+        self.tier_layout = layout
 
     def _draw_waveform(self, wave: Waveform | None, data: Timeline) -> float:
         """Draw the envelope (or say there is none); return the time axis end."""
@@ -171,55 +236,93 @@ class TiersView(View):
         self.wave_plot.addItem(pg.FillBetweenItem(upper, lower, brush=WAVE_COLOR))
         return max([*ends, wave.duration])
 
-    def _set_axes(self, font: QFont, end: float, n_rows: int) -> None:
+    def _set_axes(self, font: QFont, end: float) -> None:
         metrics = QFontMetricsF(font)
-        width = max([metrics.horizontalAdvance(s) for s in [*self.row_labels, "audio"]]) + 16
-        for p in (self.wave_plot, self.plot):
+        layout = self.tier_layout
+        assert layout is not None
+        labels = [*self.row_labels, "audio", "time"]
+        width = max(metrics.horizontalAdvance(s) for s in labels) + 16
+        for p in (self.wave_plot, self.ruler, self.plot):
             axis = p.getAxis("left")
             axis.setWidth(int(width))
             axis.setStyle(tickFont=font)
             axis.setTextPen(AXIS_TEXT)
             p.getAxis("bottom").setStyle(tickFont=font)
             p.getAxis("bottom").setTextPen(AXIS_TEXT)
-        self.plot.setLabel("bottom", "time", units="s",
-                           **{"font-size": f"{font.pointSizeF():.1f}pt"})
+        self.ruler_axis.min_px = metrics.horizontalAdvance("00.00 s") * 1.6
+        self.plot.setLabel(
+            "bottom", "time", units="s", **{"font-size": f"{font.pointSizeF():.1f}pt"}
+        )
         self.plot.getAxis("left").setTicks(
-            [[(row + 0.5, label) for row, label in enumerate(self.row_labels)], []])
-        self.plot.setYRange(0, max(n_rows, 1), padding=0)
-        for p in (self.wave_plot, self.plot):
+            [
+                [
+                    ((row.y0 + row.y1) / 2, label)
+                    for row, label in zip(layout.rows, self.row_labels, strict=True)
+                ],
+                [],
+            ]
+        )
+        height = float(layout.height)
+        for p in (self.wave_plot, self.ruler, self.plot):
             p.setLimits(xMin=0.0, xMax=end, minXRange=min(0.05, end), yMin=None, yMax=None)
-        rows = float(max(n_rows, 1))
-        self.plot.setLimits(yMin=0.0, yMax=rows, minYRange=rows, maxYRange=rows)
+        self.plot.setLimits(yMin=0.0, yMax=height, minYRange=height, maxYRange=height)
+        self.plot.setYRange(0, height, padding=0)
         self.plot.setXRange(0.0, end, padding=0)
         line = metrics.lineSpacing()
-        plot_height = rows * line * ROW_LINES + line * AXIS_LINES
+        plot_height = height * line * ROW_LINES + line * AXIS_LINES
         self.plot.setMinimumHeight(plot_height)
+        ruler = line * RULER_LINES + line * 1.5
+        self.ruler.setMinimumHeight(ruler)
+        self.ruler.setMaximumHeight(ruler)
         wave = WAVE_HEIGHT if self.wave_plot.isVisible() else 0
-        self.graphics.setMinimumHeight(int(plot_height + wave + 12))
+        self.graphics.setMinimumHeight(int(plot_height + ruler + wave + 16))
+
+    # ----------------------------------------------------------------- the cursor
+
+    def _clicked(self, event: object) -> None:
+        """A click on the ruler moves the cursor there."""
+        pos = event.scenePos()  # type: ignore[attr-defined]
+        if self.ruler.isVisible() and self.ruler.sceneBoundingRect().contains(pos):
+            self.playback.seek(float(self.ruler.getViewBox().mapSceneToView(pos).x()))
+
+    def _follow(self, t: float) -> None:
+        """The cursor at ``t``; while playing, the next page when it leaves the view."""
+        self.play_cursor.move(t)
+        (left, right), _ = self.plot.viewRange()
+        if (
+            self.playback.can_play
+            and self.playback.state.value == "playing"
+            and (t > right or t < left)
+        ):
+            width = right - left
+            self.plot.setXRange(t, t + width, padding=0)
 
     @property
     def row_height(self) -> float:
-        """The height of one row in pixels, as drawn now."""
+        """The height of one lane (a row without overlaps) in pixels, as drawn now."""
         box = self.plot.getViewBox()
         (_, _), (y0, y1) = box.viewRange()
         return float(box.height()) / max(float(y1 - y0), 1e-9)
 
     @staticmethod
-    def _waveform(context: ViewContext, pick: SetPick) -> tuple[Waveform | None, str]:
+    def _waveform(context: ViewContext, pick: SetPick) -> tuple[Waveform | None, str, Path | None]:
+        """The envelope, the header's note on it, and the file to play."""
         if context.project is None:
-            return None, ""
+            return None, "", None
         path = picked_media(context, pick, AUDIO_SUFFIXES)
         if path is None:
-            return None, "no audio"
+            return None, "no audio", None
         try:
             wave = read_waveform(path)
         except InputError as exc:
-            return None, f"audio unreadable: {exc.problem}"
-        return wave, f"audio {wave.duration:.1f} s"
+            return None, f"audio unreadable: {exc.problem}", None
+        return wave, f"audio {wave.duration:.1f} s", path
 
     @staticmethod
     def _header(pick: SetPick, data: Timeline, wave_note: str) -> str:
         default = " (first item; pick one in Items)" if pick.by_default else ""
-        return (f"Scheme {pick.scheme} · item {pick.item}{default} · {len(data.rows)} rows, "
-                f"{len(data.rects)} segments, {len(data.links)} matched pairs, "
-                f"{int(data.unmatched.sum())} unmatched · {wave_note}")
+        return (
+            f"Scheme {pick.scheme} · item {pick.item}{default} · {len(data.rows)} rows, "
+            f"{len(data.rects)} segments, {len(data.links)} matched pairs, "
+            f"{int(data.unmatched.sum())} unmatched · {wave_note}"
+        )

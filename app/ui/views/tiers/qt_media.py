@@ -1,0 +1,94 @@
+"""The real playback backend: Qt Multimedia's ``QMediaPlayer`` and ``QAudioOutput``.
+
+Why it is looked for at run time: Qt Multimedia ships in PySide6-Addons, which Accord
+does not require (PySide6-Essentials is enough for everything else), and a machine may
+have no audio output (offscreen CI, a server). :func:`media_backend` returns a backend
+or the sentence saying why there is none; the tiers view then shows that sentence
+beside a disabled Play button.
+
+The position is polled every :data:`POLL_MS` while playing: ``positionChanged`` alone
+comes too seldom on some backends for a cursor that moves smoothly.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, QUrl
+
+from app.ui.views.tiers.player import Backend
+
+POLL_MS = 30
+NO_MODULE = (
+    "Playback needs Qt Multimedia (the PySide6-Addons package), which is not "
+    "installed here; the waveform, ruler and cursor still work."
+)
+NO_DEVICE = (
+    "No audio output device was found, so the audio cannot be played; the "
+    "waveform, ruler and cursor still work."
+)
+
+
+class QtBackend(QObject):
+    """A :class:`~app.ui.views.tiers.player.Backend` over ``QMediaPlayer``."""
+
+    def __init__(self, multimedia: Any, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._mm = multimedia
+        self.player = multimedia.QMediaPlayer(self)
+        self.output = multimedia.QAudioOutput(self)
+        self.player.setAudioOutput(self.output)
+        self.timer = QTimer(self)
+        self.timer.setInterval(POLL_MS)
+        self._on_position: Callable[[float], None] = lambda _t: None
+        self._on_finished: Callable[[], None] = lambda: None
+        self._on_error: Callable[[str], None] = lambda _m: None
+
+    def attach(
+        self,
+        on_position: Callable[[float], None],
+        on_finished: Callable[[], None],
+        on_error: Callable[[str], None],
+    ) -> None:
+        self._on_position, self._on_finished, self._on_error = (on_position, on_finished, on_error)
+        self.timer.timeout.connect(self._poll)
+        self.player.positionChanged.connect(lambda ms: self._on_position(ms / 1000.0))
+        self.player.mediaStatusChanged.connect(self._status)
+        self.player.errorOccurred.connect(lambda _e, text: self._on_error(str(text)))
+
+    def load(self, path: Path) -> None:
+        self.timer.stop()
+        self.player.setSource(QUrl.fromLocalFile(str(path)))
+
+    def play(self) -> None:
+        self.player.play()
+        self.timer.start()
+
+    def pause(self) -> None:
+        self.player.pause()
+        self.timer.stop()
+
+    def seek(self, seconds: float) -> None:
+        self.player.setPosition(round(seconds * 1000))
+
+    def _poll(self) -> None:
+        self._on_position(self.player.position() / 1000.0)
+
+    def _status(self, status: Any) -> None:
+        if status == self._mm.QMediaPlayer.MediaStatus.EndOfMedia:
+            self.timer.stop()
+            self._on_finished()
+
+
+def media_backend(parent: QObject | None = None) -> Backend | str:
+    """Qt Multimedia's backend, or the sentence saying why playback is off."""
+    try:
+        multimedia = importlib.import_module("PySide6.QtMultimedia")
+    except ImportError:
+        return NO_MODULE
+    if not multimedia.QMediaDevices.audioOutputs():
+        return NO_DEVICE
+    return QtBackend(multimedia, parent)
