@@ -38,10 +38,17 @@ def lidar() -> ProjectData:
 def one_box_scene() -> CuboidScene:
     box = Cuboid("car", (2.0, -1.0, 0.5), (4.0, 2.0, 1.5), (0.0, 0.0, 0.3826834, 0.9238795))
     edges = wireframe_segments(boxes_array([box]))
-    return CuboidScene(annotators=("ann",), edges=edges, edge_owner=np.zeros(12, dtype=int),
-                       box_owner=np.zeros(1, dtype=int), centers=np.array([box.center]),
-                       labels=("car",), unmatched=np.zeros(1, dtype=bool),
-                       links=np.zeros((0, 2, 3)), link_iou=np.zeros(0))
+    return CuboidScene(
+        annotators=("ann",),
+        edges=edges,
+        edge_owner=np.zeros(12, dtype=int),
+        box_owner=np.zeros(1, dtype=int),
+        centers=np.array([box.center]),
+        labels=("car",),
+        unmatched=np.zeros(1, dtype=bool),
+        links=np.zeros((0, 2, 3)),
+        link_iou=np.zeros(0),
+    )
 
 
 def shown_view(qtbot: QtBot) -> CuboidsView:
@@ -70,8 +77,9 @@ def qt_projection(canvas: CuboidCanvas, point: np.ndarray) -> tuple[float, float
     return x, y
 
 
-def near_color(image: QImage, x: float, y: float, color: QColor, radius: int = 2,
-               tolerance: int = 45) -> bool:
+def near_color(
+    image: QImage, x: float, y: float, color: QColor, radius: int = 2, tolerance: int = 45
+) -> bool:
     target = np.array([color.red(), color.green(), color.blue()])
     for dy in range(-radius, radius + 1):
         for dx in range(-radius, radius + 1):
@@ -85,8 +93,9 @@ def near_color(image: QImage, x: float, y: float, color: QColor, radius: int = 2
 
 def count_color(image: QImage, color: QColor, tolerance: int = 45) -> int:
     bits = image.constBits()
-    rgb = np.frombuffer(bits, dtype=np.uint8).reshape(image.height(), image.bytesPerLine() // 4,
-                                                      4)[:, : image.width(), :3][..., ::-1]
+    rgb = np.frombuffer(bits, dtype=np.uint8).reshape(image.height(), image.bytesPerLine() // 4, 4)[
+        :, : image.width(), :3
+    ][..., ::-1]
     target = np.array([color.red(), color.green(), color.blue()])
     return int((np.abs(rgb.astype(int) - target).max(axis=2) < tolerance).sum())
 
@@ -116,8 +125,11 @@ def test_a_cuboid_edge_has_its_annotators_colour_where_it_projects(qtbot: QtBot)
     wrong = annotator_color(0)
     assert not any(near_color(image, *qt_projection(canvas, m), wrong) for m in midpoints)
     # Points along every edge, not just the middle.
-    along = [near_color(image, *qt_projection(canvas, a + t * (b - a)), color)
-             for a, b in scene.edges for t in (0.25, 0.75)]
+    along = [
+        near_color(image, *qt_projection(canvas, a + t * (b - a)), color)
+        for a, b in scene.edges
+        for t in (0.25, 0.75)
+    ]
     assert sum(along) == len(along)
     # The background stays the background away from the box (a view corner).
     corner = image.pixelColor(3, 3)
@@ -126,8 +138,9 @@ def test_a_cuboid_edge_has_its_annotators_colour_where_it_projects(qtbot: QtBot)
     assert count_color(image, annotator_color(0)) == 0
 
 
-def test_the_lidar_demo_draws_every_annotator_in_their_colour(qtbot: QtBot,
-                                                              lidar: ProjectData) -> None:
+def test_the_lidar_demo_draws_every_annotator_in_their_colour(
+    qtbot: QtBot, lidar: ProjectData
+) -> None:
     view = shown_view(qtbot)
     view.show_context(ViewContext(project=lidar, item="sweep_001"))
     qtbot.wait(50)
@@ -160,12 +173,16 @@ def test_two_views_in_one_process_both_draw(qtbot: QtBot, lidar: ProjectData) ->
     assert count_color(framebuffer(first.canvas), annotator_color(0)) > 10
 
 
-def test_presentation_mode_hides_names_in_the_legend_and_labels(qtbot: QtBot,
-                                                                lidar: ProjectData) -> None:
+def test_presentation_mode_hides_names_in_the_legend_and_labels(
+    qtbot: QtBot, lidar: ProjectData
+) -> None:
     view = shown_view(qtbot)
     aliases = anonymous_aliases(lidar.study.annotators)
-    view.show_context(ViewContext(project=lidar, item="sweep_001", anonymous=True,
-                                  aliases=aliases, font_scale=1.6))
+    view.show_context(
+        ViewContext(
+            project=lidar, item="sweep_001", anonymous=True, aliases=aliases, font_scale=1.6
+        )
+    )
     qtbot.wait(50)
     for name in lidar.study.annotators:
         assert name not in view.legend.text()

@@ -22,8 +22,9 @@ def lidar() -> ProjectData:
     return run(open_project(DEMO / "lidar_sweeps"))
 
 
-def test_offscreen_draws_in_software_and_says_so(qtbot: QtBot, lidar: ProjectData,
-                                                capfd: pytest.CaptureFixture[str]) -> None:
+def test_offscreen_draws_in_software_and_says_so(
+    qtbot: QtBot, lidar: ProjectData, capfd: pytest.CaptureFixture[str]
+) -> None:
     assert not gl_available()
     view = CuboidsView()
     qtbot.addWidget(view)
@@ -41,8 +42,9 @@ def test_offscreen_draws_in_software_and_says_so(qtbot: QtBot, lidar: ProjectDat
     assert err == "" and out == ""
 
 
-def test_legend_counts_boxes_and_unmatched_from_the_answers(qtbot: QtBot,
-                                                           lidar: ProjectData) -> None:
+def test_legend_counts_boxes_and_unmatched_from_the_answers(
+    qtbot: QtBot, lidar: ProjectData
+) -> None:
     view = CuboidsView()
     qtbot.addWidget(view)
     view.show_context(ViewContext(project=lidar, item="sweep_001"))
@@ -56,8 +58,10 @@ def test_legend_counts_boxes_and_unmatched_from_the_answers(qtbot: QtBot,
             matched[o.b].update(o.cols.tolist())
     for name, boxes in zip(("kofi", "lena", "mateo"), (4, 3, 2), strict=True):
         alone = boxes - len(matched[name])
-        assert f"<b>{name}</b></td></tr><tr><td></td><td>&nbsp;{boxes} boxes, {alone} unmatched" \
+        assert (
+            f"<b>{name}</b></td></tr><tr><td></td><td>&nbsp;{boxes} boxes, {alone} unmatched"
             in text
+        )
 
 
 def test_anonymous_mode_and_missing_inputs(qtbot: QtBot, lidar: ProjectData) -> None:
@@ -65,8 +69,7 @@ def test_anonymous_mode_and_missing_inputs(qtbot: QtBot, lidar: ProjectData) -> 
     qtbot.addWidget(view)
     assert "Open a project" in view.message.text()
     aliases = anonymous_aliases(lidar.study.annotators)
-    view.show_context(ViewContext(project=lidar, item="sweep_001", anonymous=True,
-                                  aliases=aliases))
+    view.show_context(ViewContext(project=lidar, item="sweep_001", anonymous=True, aliases=aliases))
     for name in lidar.study.annotators:
         assert name not in view.legend.text()
     view.show_context(ViewContext(project=lidar, item="no_such_item"))

@@ -50,7 +50,7 @@ from PySide6.QtWidgets import QWidget
 from app.core.agreement.drawing import CuboidScene
 from app.ui.views.cuboids import painting
 from app.ui.views.cuboids.camera import Camera, frame_points, framed, project
-from app.ui.views.cuboids.labels import ClusterLabel, screen_anchors
+from app.ui.views.cuboids.labels import ClusterLabel
 
 BACKGROUND = QColor("#F6F6F4")
 EDGE_WIDTH = 2.0
@@ -249,10 +249,11 @@ class ClusterLabels(GLGraphicsItem):  # type: ignore[misc]
         device.setDevicePixelRatio(ratio)
         w, h = view.width(), view.height()
         camera = view.camera()
-        anchors_px = screen_anchors(self.labels, lambda p: project(camera, p, w, h))
-        self.drawn = painting.arrange(self.labels, anchors_px, self.font, w, h)
+        self.drawn = painting.arrange(
+            self.labels, lambda p: project(camera, p, w, h), self.font, w, h
+        )
         painter = QPainter(device)
         try:
-            painting.paint(painter, self.drawn, self.labels, anchors_px, self.font)
+            painting.paint(painter, self.drawn, self.labels, self.font)
         finally:
             painter.end()

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import QWidget
 from app.core.agreement.drawing import CuboidScene
 from app.ui.views.cuboids import painting
 from app.ui.views.cuboids.camera import Camera, frame_points, framed, project
-from app.ui.views.cuboids.labels import ClusterLabel, screen_anchors
+from app.ui.views.cuboids.labels import ClusterLabel
 
 BACKGROUND = QColor("#F6F6F4")
 EDGE_WIDTH = 2.0
@@ -189,10 +189,9 @@ class FlatCanvas(QWidget):
         self._lines(painter, scene.links, QPen(LINK_COLOR, 1.5))
         if self.labels:
             font = painting.label_font(self.font_scale)
-            anchors_px = screen_anchors(self.labels, self.project)
             self.drawn = painting.arrange(
-                self.labels, anchors_px, font, self.width(), self.height()
+                self.labels, self.project, font, self.width(), self.height()
             )
-            painting.paint(painter, self.drawn, self.labels, anchors_px, font)
+            painting.paint(painter, self.drawn, self.labels, font)
         else:
             self.drawn = None

@@ -155,24 +155,38 @@ def anchors(labels: Sequence[ClusterLabel]) -> np.ndarray:
     return np.array([c.anchor for c in labels], dtype=float).reshape(-1, 3)
 
 
-def screen_anchors(
+def screen_outlines(
     labels: Sequence[ClusterLabel], to_screen: Callable[[np.ndarray], np.ndarray]
 ) -> np.ndarray:
-    """``(n, 2)`` pixels: the top-right corner of each cluster's box outline on screen.
+    """``(n, 4)`` pixels ``x0, y0, x1, y1``: each cluster's boxes' outline on screen.
 
-    Why there: a label placed right of (or above) that corner leaves the boxes it names
-    visible, where one at the projected box centre covered them. ``to_screen`` maps
-    world points to pixels (NaN behind the eye); a cluster with a corner behind the eye
-    falls back to its world anchor.
+    ``to_screen`` maps world points to pixels (NaN behind the eye); a cluster with a
+    corner behind the eye (or no corners) gets a NaN row.
     """
-    out = to_screen(anchors(labels))
     sizes = [len(c.corners) for c in labels]
+    out = np.full((len(labels), 4), np.nan)
     if not labels or not all(sizes):
         return out
     px = to_screen(np.concatenate([c.corners for c in labels]))
     starts = np.cumsum([0, *sizes[:-1]])
-    right = np.maximum.reduceat(px[:, 0], starts)
-    top = np.minimum.reduceat(px[:, 1], starts)
-    ok = ~(np.isnan(right) | np.isnan(top))
-    out[ok] = np.column_stack([right, top])[ok]
+    for axis, col in ((0, 0), (1, 1)):
+        out[:, col] = np.minimum.reduceat(px[:, axis], starts)
+        out[:, col + 2] = np.maximum.reduceat(px[:, axis], starts)
+    return out
+
+
+def screen_anchors(
+    labels: Sequence[ClusterLabel],
+    outlines: np.ndarray,
+    to_screen: Callable[[np.ndarray], np.ndarray],
+) -> np.ndarray:
+    """``(n, 2)`` pixels: the top-right corner of each cluster's outline on screen.
+
+    Why there: a label placed right of (or above) that corner leaves the boxes it names
+    visible, where one at the projected box centre covered them. A cluster without an
+    outline falls back to its world anchor.
+    """
+    out = to_screen(anchors(labels))
+    ok = ~np.isnan(outlines).any(axis=1)
+    out[ok] = outlines[ok][:, [2, 1]]
     return out

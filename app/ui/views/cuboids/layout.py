@@ -6,18 +6,22 @@ objects side by side (or one behind the other) put their labels on top of each o
 The rule (a choice; the spec is silent), label by label in priority order:
 
 1. try the label's full form at candidate places around its anchor: right of it, left,
-   above, below, the four diagonals, first close (:data:`GAP` px), then on rings farther
-   out; the first that lies inside the viewport and meets no placed rectangle (nor the
-   reserved ones, e.g. the count note) is taken; only when none does, the first free
-   one pushed inside the viewport by its edge;
+   above, below, the four diagonals, first close (:data:`GAP` px); then stacked in the
+   columns right and left of the anchor, one label height further down or up per step
+   (nearest first); then on rings farther out in the eight directions. The first that
+   lies inside the viewport and meets no placed label, no reserved rectangle (the count
+   note) and no obstacle (the outline on screen of any cluster's boxes: a label never
+   hides boxes, its own or another's) is taken; only when none does, the first free one
+   pushed inside the viewport by its edge;
 2. if none fits, the same for the label's one-line short form;
 3. if that fails too, the label is dropped and counted: the view writes
-   ``N labels hidden: zoom in or use Top-down`` in a corner (reserved before layout).
+   ``N labels hidden: zoom in or use Top-down`` in the bottom-left corner (that corner
+   is then reserved and the layout done again, so the note covers no label).
 
-A label placed beyond the first ring, or pushed by the viewport edge away from its
-anchor, gets a leader line from the anchor to the nearest point of its rectangle, so it
-still reads as belonging to its boxes. Anchors behind the camera or outside the view are
-not labelled (and not counted: they are not on screen).
+A label placed beyond its eight nearest places (stacked or on a ring), or pushed by the
+viewport edge away from its anchor, gets a leader line from the anchor to the nearest
+point of its rectangle, so it still reads as belonging to its boxes. Anchors behind the
+camera or outside the view are not labelled (and not counted: they are not on screen).
 
 Pure geometry on floats, no Qt: the canvases measure text and paint; tests check that no
 two placed rectangles intersect.
@@ -26,7 +30,7 @@ two placed rectangles intersect.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 GAP = 6.0
@@ -97,6 +101,23 @@ def _inside(rect: Rect, width: float, height: float) -> Rect:
     return Rect(x, y, rect.w, rect.h)
 
 
+def _candidates(
+    ax: float, ay: float, w: float, h: float, height: float
+) -> Iterator[tuple[Rect, bool]]:
+    """Places to try, nearest first, each with whether it needs a leader line."""
+    for dx, dy in DIRECTIONS:
+        yield _candidate(ax, ay, w, h, dx, dy, 0.0), False
+    # Stacks: right and left of the anchor, one label height (and PAD) per step.
+    for k in range(1, int(height // (h + PAD)) + 1):
+        for sign in (1, -1):
+            for dx in (1, -1):
+                rect = _candidate(ax, ay, w, h, dx, 0, 0.0)
+                yield Rect(rect.x, rect.y + sign * k * (h + PAD), w, h), True
+    for ring in RINGS[1:]:
+        for dx, dy in DIRECTIONS:
+            yield _candidate(ax, ay, w, h, dx, dy, ring), True
+
+
 def _place(
     ax: float,
     ay: float,
@@ -109,15 +130,13 @@ def _place(
     if w > width or h > height:
         return None
     fallback: Rect | None = None
-    for ring in RINGS:
-        for dx, dy in DIRECTIONS:
-            wanted = _candidate(ax, ay, w, h, dx, dy, ring)
-            rect = _inside(wanted, width, height)
-            if any(rect.intersects(o, PAD) for o in taken):
-                continue
-            if abs(rect.x - wanted.x) + abs(rect.y - wanted.y) <= 0.5:
-                return rect, ring > 0
-            fallback = fallback or rect  # pushed by the edge: only if nothing else fits
+    for wanted, leader in _candidates(ax, ay, w, h, height):
+        rect = _inside(wanted, width, height)
+        if any(rect.intersects(o, PAD) for o in taken):
+            continue
+        if abs(rect.x - wanted.x) + abs(rect.y - wanted.y) <= 0.5:
+            return rect, leader
+        fallback = fallback or rect  # pushed by the edge: only if nothing else fits
     return None if fallback is None else (fallback, True)
 
 
@@ -126,10 +145,15 @@ def on_screen(x: float, y: float, width: float, height: float) -> bool:
 
 
 def layout(
-    requests: Sequence[Request], width: float, height: float, reserved: Sequence[Rect] = ()
+    requests: Sequence[Request],
+    width: float,
+    height: float,
+    reserved: Sequence[Rect] = (),
+    obstacles: Sequence[Rect] = (),
 ) -> Layout:
-    """Place ``requests`` in order (the first has priority); see the module docstring."""
-    taken: list[Rect] = list(reserved)
+    """Place ``requests`` in order (the first has priority); see the module docstring.
+    No label meets a ``reserved`` rectangle or an ``obstacle`` (the boxes' outlines)."""
+    taken: list[Rect] = [*reserved, *obstacles]
     placed: list[Placed] = []
     dropped = 0
     for k, request in enumerate(requests):

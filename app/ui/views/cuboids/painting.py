@@ -14,7 +14,7 @@ left corner on the same card.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +22,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 
 from app.ui.palette import DISAGREE_COLOR
-from app.ui.views.cuboids.labels import ClusterLabel
+from app.ui.views.cuboids.labels import ClusterLabel, screen_anchors, screen_outlines
 from app.ui.views.cuboids.layout import Layout, Rect, Request, hidden_note, layout
 
 TEXT = QColor("#202020")
@@ -41,6 +41,10 @@ class Drawn:
     """The lines painted, per placed label (in ``layout.placed`` order)."""
     note: str
     note_rect: Rect | None
+    anchors: np.ndarray
+    """(n, 2) pixels, per label (placed or not)."""
+    outlines: tuple[Rect, ...]
+    """The clusters' outlines on screen, which no label covers."""
 
 
 def label_font(font_scale: float) -> QFont:
@@ -55,9 +59,20 @@ def _size(metrics: QFontMetricsF, bold: QFontMetricsF, lines: Sequence[str]) -> 
 
 
 def arrange(
-    labels: Sequence[ClusterLabel], anchors_px: np.ndarray, font: QFont, width: float, height: float
+    labels: Sequence[ClusterLabel],
+    to_screen: Callable[[np.ndarray], np.ndarray],
+    font: QFont,
+    width: float,
+    height: float,
 ) -> Drawn:
-    """Lay out ``labels`` at ``anchors_px`` (widget pixels) in a ``width × height`` view."""
+    """Lay out ``labels`` in a ``width × height`` view whose camera is ``to_screen``
+    (world points → widget pixels)."""
+    outlines_px = screen_outlines(labels, to_screen)
+    anchors_px = screen_anchors(labels, outlines_px, to_screen)
+    outlines = tuple(
+        Rect(x0, y0, x1 - x0, y1 - y0)
+        for x0, y0, x1, y1 in outlines_px[~np.isnan(outlines_px).any(axis=1)].tolist()
+    )
     bold_font = QFont(font)
     bold_font.setBold(True)
     metrics, bold = QFontMetricsF(font), QFontMetricsF(bold_font)
@@ -69,31 +84,26 @@ def arrange(
         )
         for c, p in zip(labels, anchors_px, strict=True)
     ]
-    result = layout(requests, width, height)
+    result = layout(requests, width, height, obstacles=outlines)
     note_rect = None
     if result.dropped:
         # Reserve the note's corner and lay out again, so the note covers no label.
         probe = hidden_note(result.dropped + len(requests))
         w, h = _size(metrics, metrics, (probe,))
         note_rect = Rect(NOTE_MARGIN, height - h - NOTE_MARGIN, w, h)
-        result = layout(requests, width, height, reserved=(note_rect,))
+        result = layout(requests, width, height, reserved=(note_rect,), obstacles=outlines)
     texts = tuple(
         ((labels[p.index].short,) if p.short else labels[p.index].lines) for p in result.placed
     )
-    return Drawn(result, texts, hidden_note(result.dropped), note_rect)
+    return Drawn(result, texts, hidden_note(result.dropped), note_rect, anchors_px, outlines)
 
 
-def paint(
-    painter: QPainter,
-    drawn: Drawn,
-    labels: Sequence[ClusterLabel],
-    anchors_px: np.ndarray,
-    font: QFont,
-) -> None:
+def paint(painter: QPainter, drawn: Drawn, labels: Sequence[ClusterLabel], font: QFont) -> None:
     """Paint ``drawn`` (from :func:`arrange`) with ``painter``."""
     bold_font = QFont(font)
     bold_font.setBold(True)
     line_h = QFontMetricsF(font).height()
+    anchors_px = drawn.anchors
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
     for placed in drawn.layout.placed:  # leaders first: no line crosses a card
