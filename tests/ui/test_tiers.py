@@ -65,17 +65,20 @@ def interval_iou(a: tuple[float, float], b: tuple[float, float]) -> float:
     return inter / union
 
 
-def test_one_row_per_tier_and_annotator_with_its_label(qtbot: QtBot,
-                                                      speakers: ProjectData) -> None:
+def test_one_row_per_tier_and_annotator_with_its_label(qtbot: QtBot, speakers: ProjectData) -> None:
     view = make_view(qtbot, ViewContext(project=speakers, item="clip_01", scheme="turns"))
     segments = segments_of(speakers, "turns", "clip_01")
     tiers = sorted({s.tier for segs in segments.values() for s in segs if s.tier})
     assert tiers == ["events", "speaker"]
     # One row per (tier, annotator), then per tier one pair lane for ines and wei, whose
     # rows are not neighbours (both tiers of clip_01 have an ines-wei match).
-    expected = [label for t in tiers
-                for label in [*(f"{t} · {a}" for a in sorted(segments)), f"{t} · ines ↔ wei"]]
-    assert view.row_labels == expected
+    expected = [
+        label
+        for t in tiers
+        for label in [*(f"{t} · {a}" for a in sorted(segments)), f"{t} · ines ↔ wei"]
+    ]
+    assert view.row_labels == [f"{t} · {a}" for t in tiers for a in sorted(segments)]
+    assert view.band_labels == expected
     ticks = view.plot.getAxis("left")._tickLevels[0]
     assert [label for _, label in ticks] == expected
     layout = view.tier_layout
@@ -84,8 +87,9 @@ def test_one_row_per_tier_and_annotator_with_its_label(qtbot: QtBot,
     assert "6 rows" in view.header.text()
 
 
-def test_every_segment_is_one_bar_in_its_annotators_colour(qtbot: QtBot,
-                                                         speakers: ProjectData) -> None:
+def test_every_segment_is_one_bar_in_its_annotators_colour(
+    qtbot: QtBot, speakers: ProjectData
+) -> None:
     view = make_view(qtbot, ViewContext(project=speakers, item="clip_01", scheme="turns"))
     item = view.timeline_item
     assert item is not None
@@ -103,19 +107,33 @@ def test_every_segment_is_one_bar_in_its_annotators_colour(qtbot: QtBot,
         if x1 - x0 < 0.5 or data.unmatched[k]:
             continue
         row = int(data.owner_row[k])
-        if any(r != k and rects[r, 0] < x1 and rects[r, 2] > x0 and rects[r, 1] < y1
-               and rects[r, 3] > y0 for r in range(len(rects))):
+        if any(
+            r != k
+            and rects[r, 0] < x1
+            and rects[r, 2] > x0
+            and rects[r, 1] < y1
+            and rects[r, 3] > y0
+            for r in range(len(rects))
+        ):
             continue  # overlapping bars would blend twice (sub-rows keep them apart)
         scene = item.mapToScene(QPointF(x0 + 0.8 * (x1 - x0), y0 + 0.15 * (y1 - y0)))
         p = view.graphics.mapFromScene(scene)
         pixel = image.pixelColor(p.x(), p.y())
-        background = image.pixelColor(p.x(), round(view.graphics.mapFromScene(
-            item.mapToScene(QPointF(x0 + 0.8 * (x1 - x0), y0 - 0.08))).y()))
+        background = image.pixelColor(
+            p.x(),
+            round(
+                view.graphics.mapFromScene(
+                    item.mapToScene(QPointF(x0 + 0.8 * (x1 - x0), y0 - 0.08))
+                ).y()
+            ),
+        )
         color = annotator_color(annotators.index(data.rows[row][1]))
         a = FILL_ALPHA / 255
-        for got, want, bg in ((pixel.red(), color.red(), background.red()),
-                              (pixel.green(), color.green(), background.green()),
-                              (pixel.blue(), color.blue(), background.blue())):
+        for got, want, bg in (
+            (pixel.red(), color.red(), background.red()),
+            (pixel.green(), color.green(), background.green()),
+            (pixel.blue(), color.blue(), background.blue()),
+        ):
             assert abs(got - (a * want + (1 - a) * bg)) <= 6
         checked += 1
     assert checked >= 5
@@ -130,8 +148,11 @@ def test_links_show_the_iou_of_their_two_segments(qtbot: QtBot, speakers: Projec
     for (a, b), text in zip(data.links.tolist(), item.link_texts, strict=True):
         ends = []
         for cx, cy in (a, b):
-            k = next(k for k, r in enumerate(data.rects.tolist())
-                     if abs((r[0] + r[2]) / 2 - cx) < 1e-9 and abs((r[1] + r[3]) / 2 - cy) < 1e-9)
+            k = next(
+                k
+                for k, r in enumerate(data.rects.tolist())
+                if abs((r[0] + r[2]) / 2 - cx) < 1e-9 and abs((r[1] + r[3]) / 2 - cy) < 1e-9
+            )
             ends.append((data.rects[k, 0], data.rects[k, 2]))
         assert text == f"{interval_iou(ends[0], ends[1]):.2f}"
     assert int(data.unmatched.sum()) == 5
@@ -168,23 +189,43 @@ def test_time_zooms_and_pans_rows_do_not(qtbot: QtBot, speakers: ProjectData) ->
 
 def test_presentation_mode_labels_rows_a_b_c(qtbot: QtBot, speakers: ProjectData) -> None:
     aliases = anonymous_aliases(speakers.study.annotators)
-    view = make_view(qtbot, ViewContext(project=speakers, item="clip_01", scheme="turns",
-                                        anonymous=True, aliases=aliases, font_scale=1.8))
-    assert view.row_labels == ["events · A", "events · B", "events · C", "events · A ↔ C",
-                               "speaker · A", "speaker · B", "speaker · C", "speaker · A ↔ C"]
+    view = make_view(
+        qtbot,
+        ViewContext(
+            project=speakers,
+            item="clip_01",
+            scheme="turns",
+            anonymous=True,
+            aliases=aliases,
+            font_scale=1.8,
+        ),
+    )
+    assert view.band_labels == [
+        "events · A",
+        "events · B",
+        "events · C",
+        "events · A ↔ C",
+        "speaker · A",
+        "speaker · B",
+        "speaker · C",
+        "speaker · A ↔ C",
+    ]
     for name in speakers.study.annotators:
-        assert name not in " ".join(view.row_labels)
+        assert name not in " ".join(view.band_labels)
 
 
-def test_a_scheme_without_tiers_has_one_row_per_annotator(qtbot: QtBot,
-                                                         speakers: ProjectData) -> None:
+def test_a_scheme_without_tiers_has_one_row_per_annotator(
+    qtbot: QtBot, speakers: ProjectData
+) -> None:
     view = make_view(qtbot, ViewContext(project=speakers, item="clip_01", scheme="speech"))
-    assert view.row_labels == [*speakers.study.annotators, "ines ↔ wei"]
+    assert view.row_labels == list(speakers.study.annotators)
+    assert view.band_labels == [*speakers.study.annotators, "ines ↔ wei"]
     assert "Scheme speech" in view.header.text()
 
 
-def test_what_cannot_be_drawn_is_a_sentence(qtbot: QtBot, speakers: ProjectData,
-                                           lidar: ProjectData) -> None:
+def test_what_cannot_be_drawn_is_a_sentence(
+    qtbot: QtBot, speakers: ProjectData, lidar: ProjectData
+) -> None:
     view = make_view(qtbot, ViewContext())
     assert "Open a project" in view.message.text() and view.graphics.isHidden()
     view.show_context(ViewContext(project=lidar))
@@ -203,17 +244,23 @@ def test_thousands_of_segments_paint_quickly(qtbot: QtBot) -> None:
     rects = np.column_stack([starts, row + 0.1, starts + rng.uniform(0.2, 3, n), row + 0.9])
     centers = np.column_stack([(rects[:, 0] + rects[:, 2]) / 2, row + 0.5])
     links = np.stack([centers[:-1:2], centers[1::2]], axis=1)
-    data = Timeline(rows=tuple(("t", f"a{k}") for k in range(rows)), rects=rects,
-                    owner_row=row, labels=tuple("speech" for _ in range(n)),
-                    unmatched=rng.random(n) < 0.1, links=links,
-                    link_iou=rng.random(len(links)))
+    data = Timeline(
+        rows=tuple(("t", f"a{k}") for k in range(rows)),
+        rects=rects,
+        owner_row=row,
+        labels=tuple("speech" for _ in range(n)),
+        unmatched=rng.random(n) < 0.1,
+        links=links,
+        link_iou=rng.random(len(links)),
+    )
     view = TiersView()
     qtbot.addWidget(view)
     view.resize(1280, 800)
     colors = [QColor(annotator_color(k)) for k in range(rows)]
     started = time.perf_counter()
-    item = TimelineItem(data, lay_out(data), colors, [f"{v:.2f}" for v in data.link_iou],
-                        view.font())
+    item = TimelineItem(
+        data, lay_out(data), colors, [f"{v:.2f}" for v in data.link_iou], view.font()
+    )
     view.plot.addItem(item)
     view.plot.setXRange(0, 3600, padding=0)
     view.graphics.grab()

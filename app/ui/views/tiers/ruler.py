@@ -1,7 +1,7 @@
 """The time ruler's ticks: where they go and what they say, pure (tested without Qt).
 
-ELAN's ruler: labelled major ticks at a round step (1, 2 or 5 times a power of ten, in
-seconds, or minutes past a minute) that keeps labels at least ``min_px`` apart at the
+ELAN's ruler: labelled major ticks at a round step (1, 2 or 5 times a power of ten up to
+20 s, then 30 s and whole minutes) that keeps labels at least ``min_px`` apart at the
 current zoom, and unlabelled minor ticks between them (5 or 4 per major step). Labels
 are seconds with as many decimals as the step needs ("1.5 s" only where 0.5 s steps
 are drawn), and m:ss once the view spans more than two minutes.
@@ -16,8 +16,8 @@ import numpy as np
 
 STEPS = (1.0, 2.0, 5.0)
 """The mantissas of a major step."""
-MINUTE_PARTS = {60.0: 4, 120.0: 4, 300.0: 5, 600.0: 5, 900.0: 3, 1800.0: 3, 3600.0: 4}
-"""Past half a minute, steps that fall on whole minutes, and their minor ticks per step."""
+MINUTE_PARTS = {30.0: 3, 60.0: 4, 120.0: 4, 300.0: 5, 600.0: 5, 900.0: 3, 1800.0: 3, 3600.0: 4}
+"""Past 20 s, steps that fall on half or whole minutes, and their minor ticks per step."""
 MIN_PX = 70.0
 """Labelled ticks are at least this far apart on screen."""
 
@@ -39,7 +39,7 @@ def major_step(span: float, px: float, min_px: float = MIN_PX) -> float:
     if span <= 0 or px <= 0:
         return 1.0
     least = span * min_px / px
-    if least > 30.0:
+    if least > 20.0:
         return next((s for s in MINUTE_PARTS if s >= least), 3600.0 * math.ceil(least / 3600.0))
     power = 10.0 ** math.floor(math.log10(least))
     for mantissa in (*STEPS, 10.0):

@@ -107,6 +107,9 @@ class TiersView(View):
         self.timeline_item: TimelineItem | None = None
         self.tier_layout: TierLayout | None = None
         self.row_labels: list[str] = []
+        """One per (tier, annotator) row of the core, in its order."""
+        self.band_labels: list[str] = []
+        """One per band on the left axis: the rows and the pair lanes, top to bottom."""
         self.playback = Playback(media_backend(self) if backend is None else backend, self)
         self.audio = AudioBar(self.playback)
         self.play_cursor = Cursor(
@@ -162,6 +165,7 @@ class TiersView(View):
         self.timeline_item = None
         self.tier_layout = None
         self.row_labels = []
+        self.band_labels = []
         if not pick.ok:
             self.header.setText(f"Scheme {pick.scheme}" if pick.scheme else "Tiers and segments")
             self.message.setText(pick.message)
@@ -199,10 +203,11 @@ class TiersView(View):
             tier = data.rows[row][0]
             return f"{tier} · " if tier is not None else ""
 
-        self.row_labels = [
+        self.row_labels = [tier_of(r) + name_of(r) for r in range(len(data.rows))]
+        self.band_labels = [
             tier_of(row.pair[0]) + f"{name_of(row.pair[0])} ↔ {name_of(row.pair[1])}"
             if row.is_pair
-            else tier_of(row.source) + name_of(row.source)
+            else self.row_labels[row.source]
             for row in layout.rows
         ]
         colors = [annotator_color(annotator_index(context, name)) for _, name in data.rows]
@@ -240,7 +245,7 @@ class TiersView(View):
         metrics = QFontMetricsF(font)
         layout = self.tier_layout
         assert layout is not None
-        labels = [*self.row_labels, "audio", "time"]
+        labels = [*self.band_labels, "audio", "time"]
         width = max(metrics.horizontalAdvance(s) for s in labels) + 16
         for p in (self.wave_plot, self.ruler, self.plot):
             axis = p.getAxis("left")
@@ -257,7 +262,7 @@ class TiersView(View):
             [
                 [
                     ((row.y0 + row.y1) / 2, label)
-                    for row, label in zip(layout.rows, self.row_labels, strict=True)
+                    for row, label in zip(layout.rows, self.band_labels, strict=True)
                 ],
                 [],
             ]
