@@ -102,10 +102,15 @@ def test_media_backend_says_why_there_is_none(
     monkeypatch: pytest.MonkeyPatch, qapp: object
 ) -> None:
     def missing(name: str) -> object:
-        raise ImportError(name)
+        raise ModuleNotFoundError(name)
+
+    def broken(name: str) -> object:
+        raise ImportError("libpulse.so.0: cannot open shared object file")
 
     monkeypatch.setattr(qt_media.importlib, "import_module", missing)
     assert qt_media.media_backend() == qt_media.NO_MODULE
+    monkeypatch.setattr(qt_media.importlib, "import_module", broken)
+    assert "could not be loaded (libpulse.so.0" in str(qt_media.media_backend())
     no_device = SimpleNamespace(QMediaDevices=SimpleNamespace(audioOutputs=lambda: []))
     monkeypatch.setattr(qt_media.importlib, "import_module", lambda name: no_device)
     assert qt_media.media_backend() == qt_media.NO_DEVICE

@@ -2,7 +2,8 @@
 
 Why it is looked for at run time: Qt Multimedia ships in PySide6-Addons, which Accord
 does not require (PySide6-Essentials is enough for everything else), and a machine may
-have no audio output (offscreen CI, a server). :func:`media_backend` returns a backend
+lack a system library it links to (libpulse, on a bare Debian) or have no audio output
+(offscreen CI, a server). :func:`media_backend` returns a backend
 or the sentence saying why there is none; the tiers view then shows that sentence
 beside a disabled Play button.
 
@@ -23,13 +24,14 @@ from app.ui.views.tiers.player import Backend
 
 POLL_MS = 30
 NO_MODULE = (
-    "Playback needs Qt Multimedia (the PySide6-Addons package), which is not "
-    "installed here; the waveform, ruler and cursor still work."
+    "No playback: Qt Multimedia (the PySide6-Addons package) is not installed. The "
+    "ruler and cursor still work."
 )
-NO_DEVICE = (
-    "No audio output device was found, so the audio cannot be played; the "
-    "waveform, ruler and cursor still work."
+NO_LIBRARY = (
+    "No playback: Qt Multimedia is installed but could not be loaded ({reason}). The "
+    "ruler and cursor still work."
 )
+NO_DEVICE = "No playback: this machine has no audio output device. The ruler and cursor still work."
 
 
 class QtBackend(QObject):
@@ -87,8 +89,10 @@ def media_backend(parent: QObject | None = None) -> Backend | str:
     """Qt Multimedia's backend, or the sentence saying why playback is off."""
     try:
         multimedia = importlib.import_module("PySide6.QtMultimedia")
-    except ImportError:
+    except ModuleNotFoundError:
         return NO_MODULE
+    except ImportError as exc:  # installed, but a system library it needs is missing
+        return NO_LIBRARY.format(reason=exc)
     if not multimedia.QMediaDevices.audioOutputs():
         return NO_DEVICE
     return QtBackend(multimedia, parent)

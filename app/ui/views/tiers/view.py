@@ -64,14 +64,13 @@ ROW_LINES = 2.0
 AXIS_LINES = 3.0
 """The time axis (tick labels and its title), in lines of the font."""
 AXIS_TEXT = QColor("#202020")
-RULER_LINES = 2.2
-"""The ruler's height, in lines of the font."""
+RULER_LINES = 2.6
+"""The ruler's height (a strip for the cursor's handle, tick labels), in lines."""
 KEY = (
-    "Bars: segments in each annotator's colour (overlapping ones on sub-rows) · red "
-    "outline and hatch: unmatched (nobody else marked it) · dashed line with a number: "
-    "a matched pair and its IoU · a ↔ b lane: the IoU of a pair whose rows are apart, "
-    "on their overlap · wheel zooms time, drag pans · click or drag the ruler to move "
-    "the red cursor"
+    "Bars: each annotator's segments (overlaps on sub-rows) · red hatch: unmatched "
+    "(nobody else marked it) · dashed line and number: a matched pair's IoU · a ↔ b "
+    "lane: the IoU of two rows apart, on their overlap · wheel zooms, drag pans · click "
+    "or drag the ruler to move the red cursor"
 )
 
 
@@ -276,7 +275,7 @@ class TiersView(View):
         line = metrics.lineSpacing()
         plot_height = height * line * ROW_LINES + line * AXIS_LINES
         self.plot.setMinimumHeight(plot_height)
-        ruler = line * RULER_LINES + line * 1.5
+        ruler = line * RULER_LINES
         self.ruler.setMinimumHeight(ruler)
         self.ruler.setMaximumHeight(ruler)
         wave = WAVE_HEIGHT if self.wave_plot.isVisible() else 0
