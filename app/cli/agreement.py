@@ -3,6 +3,12 @@
 Both share the set options (``--threshold``, ``--budget``, ``--seed``, ``--truth``); the
 report is computed by :func:`app.core.agreement.report.agreement_report` and formatted
 by :mod:`app.report` (text, or ``-o FILE`` as CSV, JSON or HTML).
+
+``accord agreement PROJECT --consensus FILE.jsonl [--consensus-method majority|dawid_skene]``
+writes the consensus of every scheme (:mod:`app.core.agreement.consensus`) to FILE,
+atomically and never inside the project, and prints one line saying what it wrote; the
+report itself is then printed only when asked for (``--json`` or ``-o``). The target is
+checked before the project is read, so bad input writes nothing.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from app.cli.progress import with_bar
 from app.core.errors import InputError
 
 if TYPE_CHECKING:
+    from app.core.agreement.consensus.export import Consensus
     from app.core.agreement.result import AgreementReport
     from app.core.agreement.sets.structured import SetOptions
     from app.core.progress import Job
@@ -24,6 +31,8 @@ if TYPE_CHECKING:
 DEFAULT_BUDGET = 200_000
 """The comparison budget's default (``app.core.agreement.sets.agreement.DEFAULT_BUDGET``;
 a test keeps the two equal without importing the core here)."""
+CONSENSUS_METHODS = ("majority", "dawid_skene")
+"""``app.core.agreement.consensus.categorical.METHODS``, kept equal by a test."""
 
 
 def add_agreement_commands(commands: Any) -> None:
@@ -32,9 +41,29 @@ def add_agreement_commands(commands: Any) -> None:
     agreement.add_argument("project", type=Path, help="Potato project folder")
     agreement.add_argument("--json", action="store_true", help="print JSON (cli.md)")
     agreement.add_argument("--scheme", help="only this scheme")
-    agreement.add_argument("-o", "--output", type=Path, metavar="FILE",
-                           help="write the report to FILE instead: .csv, .json or .html "
-                                "(the format follows the suffix)")
+    agreement.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="FILE",
+        help="write the report to FILE instead: .csv, .json or .html "
+        "(the format follows the suffix)",
+    )
+    agreement.add_argument(
+        "--consensus",
+        type=Path,
+        metavar="FILE.jsonl",
+        help="write the consensus of every scheme (majority or "
+        "Dawid-Skene labels, STAPLE masks, matched objects, with "
+        "who agreed) to FILE.jsonl, outside the project",
+    )
+    agreement.add_argument(
+        "--consensus-method",
+        choices=CONSENSUS_METHODS,
+        default=None,
+        help="how categorical answers are combined (default majority; "
+        "ties are named, never broken)",
+    )
     _set_options(agreement)
 
     compare = commands.add_parser("compare", help="two pilot rounds side by side")
@@ -45,17 +74,33 @@ def add_agreement_commands(commands: Any) -> None:
 
 
 def _set_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--threshold", action="append", default=[], metavar="SCHEME=IOU",
-                        help="matching threshold for one scheme (repeatable); defaults: "
-                             "cuboids 0.25, segments, tiers and regions 0.5")
-    parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET,
-                        help="comparison budget: object comparisons at most (default "
-                             f"{DEFAULT_BUDGET:,}); items over it are skipped whole")
-    parser.add_argument("--seed", type=int, default=20261129,
-                        help="seed for resampling (bootstrap intervals, chance baselines)")
-    parser.add_argument("--truth", metavar="ANNOTATOR",
-                        help="an annotator whose masks are the known truth: left out of "
-                             "STAPLE, and Dice of consensus and majority vote reported")
+    parser.add_argument(
+        "--threshold",
+        action="append",
+        default=[],
+        metavar="SCHEME=IOU",
+        help="matching threshold for one scheme (repeatable); defaults: "
+        "cuboids 0.25, segments, tiers and regions 0.5",
+    )
+    parser.add_argument(
+        "--budget",
+        type=int,
+        default=DEFAULT_BUDGET,
+        help="comparison budget: object comparisons at most (default "
+        f"{DEFAULT_BUDGET:,}); items over it are skipped whole",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=20261129,
+        help="seed for resampling (bootstrap intervals, chance baselines)",
+    )
+    parser.add_argument(
+        "--truth",
+        metavar="ANNOTATOR",
+        help="an annotator whose masks are the known truth: left out of "
+        "STAPLE, and Dice of consensus and majority vote reported",
+    )
 
 
 def _options(args: argparse.Namespace) -> SetOptions:
@@ -69,14 +114,13 @@ def _options(args: argparse.Namespace) -> SetOptions:
         except ValueError:
             number = -1.0
         if not sep or not name or not 0.0 < number <= 1.0:
-            raise InputError(f"expected SCHEME=IOU with IOU in (0, 1], found '{text}'",
-                             key="--threshold")
+            raise InputError(
+                f"expected SCHEME=IOU with IOU in (0, 1], found '{text}'", key="--threshold"
+            )
         thresholds[name] = number
     if args.budget < 0:
-        raise InputError(f"expected a comparison budget ≥ 0, found {args.budget}",
-                         key="--budget")
-    return SetOptions(thresholds=thresholds, budget=args.budget, seed=args.seed,
-                      truth=args.truth)
+        raise InputError(f"expected a comparison budget ≥ 0, found {args.budget}", key="--budget")
+    return SetOptions(thresholds=thresholds, budget=args.budget, seed=args.seed, truth=args.truth)
 
 
 def run_agreement(args: argparse.Namespace) -> int:
@@ -87,6 +131,15 @@ def run_agreement(args: argparse.Namespace) -> int:
     options = _options(args)
     output: Path | None = args.output
     fmt = format_for(output) if output is not None else None  # a bad suffix fails first
+    consensus: Path | None = args.consensus
+    if consensus is None and args.consensus_method is not None:
+        raise InputError(
+            "--consensus-method needs --consensus FILE.jsonl", key="--consensus-method"
+        )
+    if consensus is not None:
+        _write_consensus(args, consensus, options, quiet=output is None and not args.json)
+        if output is None and not args.json:
+            return 0
     report = with_bar(report_job(args.project, args.scheme, str(args.project), options))
     if output is not None:
         write_report(report, output, fmt)
@@ -98,8 +151,45 @@ def run_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
-def report_job(project: Path, scheme: str | None, shown: str,
-               options: SetOptions | None = None) -> Job[AgreementReport]:
+def _write_consensus(
+    args: argparse.Namespace, path: Path, options: SetOptions, quiet: bool
+) -> None:
+    """Check the target, compute the consensus, write it; one line on what was written
+    (on stderr when stdout carries the report)."""
+    from app.core.agreement.consensus.export import check_method
+    from app.core.agreement.consensus.writer import check_output, write_consensus
+
+    method = args.consensus_method or "majority"
+    check_method(method)
+    check_output(path, args.project)
+    result = with_bar(consensus_job(args.project, args.scheme, method, options))
+    write_consensus(result.rows, path, args.project)
+    line = (
+        f"wrote the {method} consensus to {path}: {len(result.rows)} rows, "
+        f"{result.n_decided} with a consensus"
+    )
+    print(line, file=sys.stdout if quiet else sys.stderr)
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
+
+
+def consensus_job(
+    project: Path, scheme: str | None, method: str, options: SetOptions | None = None
+) -> Job[Consensus]:
+    """Read the Potato project at ``project`` and compute its consensus rows."""
+    from app.core.agreement.consensus.export import consensus_job as job
+    from app.core.formats.potato.project import read_potato
+    from app.core.progress import scaled
+
+    study = yield from scaled(read_potato(project), 0, 40, 100)
+    return (
+        yield from scaled(job(study, method=method, scheme=scheme, options=options), 40, 100, 100)
+    )
+
+
+def report_job(
+    project: Path, scheme: str | None, shown: str, options: SetOptions | None = None
+) -> Job[AgreementReport]:
     """Read the Potato project at ``project`` and compute its agreement report."""
     from app.core.agreement.report import agreement_report
     from app.core.formats.potato.project import read_potato
