@@ -29,6 +29,7 @@ by pixel), have ``"consensus": null`` and the reason.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -49,9 +50,13 @@ NO_ESTIMATE = "STAPLE has nothing to measure this on (no foreground or no backgr
 
 def coco_rle(mask: np.ndarray) -> dict[str, Any]:
     """A boolean ``(h, w)`` mask as COCO compressed RLE, with its area and bbox."""
-    encoded = coco_mask.encode(np.asfortranarray(mask.astype(np.uint8)))
-    area = int(coco_mask.area(encoded))
-    bbox = [round(v) for v in coco_mask.toBbox(encoded).tolist()] if area else None
+    with warnings.catch_warnings():
+        # pycocotools 2.0 calls numpy's __array__ without copy=: a DeprecationWarning of
+        # numpy 2 that is not the user's concern (as in the COCO importer)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        encoded = coco_mask.encode(np.asfortranarray(mask.astype(np.uint8)))
+        area = int(coco_mask.area(encoded))
+        bbox = [round(v) for v in coco_mask.toBbox(encoded).tolist()] if area else None
     return {
         "size": [int(mask.shape[0]), int(mask.shape[1])],
         "counts": encoded["counts"].decode("ascii"),
