@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QMenu, QMes
 
 from app import __version__
 from app.paths import demo_studies
+from app.ui.exporting.consensus import from_menu as export_consensus
 from app.ui.views.base import VIEW_NAMES
 
 if TYPE_CHECKING:
@@ -77,6 +78,8 @@ class Menus:
                                                host.export_certificate)
         self.export_report = self._action(file, "Export &report…", "Ctrl+E",
                                           host.export_report)
+        self.export_consensus = self._action(file, "Export co&nsensus…", None,
+                                             lambda: export_consensus(window, host))
         file.addSeparator()
         self.reload = self._action(file, "&Reload", "F5", host.reload)
         file.addSeparator()

@@ -25,7 +25,7 @@ from app.core.errors import InputError
 SUFFIX = ".jsonl"
 
 
-def check_output(path: Path, project: Path, key: str = "--consensus") -> None:
+def check_output(path: Path, project: Path, key: str | None = "--consensus") -> None:
     """Refuse a target Accord must not write (see the module); nothing is written."""
     if path.suffix.lower() != SUFFIX:
         raise InputError(
