@@ -85,8 +85,8 @@ def test_sigma_and_ks_come_from_the_metrics(qtbot, project: ProjectData) -> None
     qtbot.addWidget(view)
     view.show_context(ViewContext(project=project, item="street_06"))
     metrics = project.report.schemes["objects"].metrics
-    text = view.plot.summary.text()
-    assert f"{metrics['sigma']:.3f}" in text and f"{metrics['ks']:.3f}" in text
+    assert view.card.rows["sigma"][1].text() == f"<b>{metrics['sigma']:.3f}</b>"
+    assert view.card.rows["ks"][1].text() == f"<b>{metrics['ks']:.3f}</b>"
     assert view.plot.visible_curves() == {"within", "between", "item", "mean_within",
                                           "mean_between"}
     legend = view.plot.legend

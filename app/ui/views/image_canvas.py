@@ -44,8 +44,10 @@ DEFAULT_SIZE = (640, 480)
 def item_image(item: Item | None) -> tuple[QImage | None, tuple[int, int]]:
     """The item's picture (``None`` when missing) and its size in pixels."""
     record = item.record if item is not None else {}
-    size = (int(record.get("width") or DEFAULT_SIZE[0]),
-            int(record.get("height") or DEFAULT_SIZE[1]))
+    size = (
+        int(record.get("width") or DEFAULT_SIZE[0]),
+        int(record.get("height") or DEFAULT_SIZE[1]),
+    )
     if item is None:
         return None, size
     path: Path | None = item.media.get("image") or next(iter(item.media.values()), None)
@@ -68,8 +70,7 @@ class ImageCanvas(QGraphicsView):
         self.setRenderHint(self.renderHints().Antialiasing)
         self._bounds = QRectF(0, 0, *DEFAULT_SIZE)
 
-    def show_image(self, image: QImage | None, size: tuple[int, int],
-                   missing: str = "") -> None:
+    def show_image(self, image: QImage | None, size: tuple[int, int], missing: str = "") -> None:
         scene = self.scene()
         scene.clear()
         self._bounds = QRectF(0, 0, size[0], size[1])
@@ -122,8 +123,7 @@ class AnnotatorLegend(QWidget):
         self._layout.setContentsMargins(4, 2, 4, 2)
         self.boxes: dict[str, QCheckBox] = {}
 
-    def set_entries(self, entries: Mapping[str, tuple[str, QColor, str]],
-                    title: str = "") -> None:
+    def set_entries(self, entries: Mapping[str, tuple[str, QColor, str]], title: str = "") -> None:
         """``entries``: raw name → (shown name, colour, suffix such as "5 shapes")."""
         while self._layout.count():
             child = self._layout.takeAt(0)

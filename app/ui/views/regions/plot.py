@@ -2,9 +2,10 @@
 
 Two step histograms on shared bins over ``d = (1 − GIoU) / 2`` in [0, 1] (densities, so
 samples of different sizes read on one scale), a dashed line at each mean, the selected
-item's own within-item distances as ticks under the axis, and beneath the plot σ and KS
-from the scheme's metrics (or the sentence saying why they are undefined). Binning is
-done in the core (:func:`~app.core.agreement.regions.distances.distance_histograms`).
+item's own within-item distances as ticks under the axis (when it has none, its legend
+entry says so). The numbers (σ, KS, the αs) are in the card beneath the plot
+(:mod:`.card`). Binning is done in the core
+(:func:`~app.core.agreement.regions.distances.distance_histograms`).
 
 Colours: within-item in the palette's first label colour (blue), between-item (chance)
 in grey, so "people on the same picture" reads as the figure and chance as the ground.
@@ -15,7 +16,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from app.core.agreement.regions.distances import (
     RegionAgreement,
@@ -27,43 +28,6 @@ from app.core.agreement.result import SchemeResult
 WITHIN_COLOR = QColor("#1F5FA8")
 BETWEEN_COLOR = QColor("#8A8A8A")
 ITEM_COLOR = QColor("#C0392B")
-
-
-def _fmt(value: float | int | None, digits: int = 3) -> str:
-    return "—" if value is None else f"{float(value):.{digits}f}"
-
-
-def summary_text(result: SchemeResult) -> str:
-    """σ, KS (with p) and the chance-corrected αs in a few lines of rich text."""
-    m = result.metrics
-    lines = []
-    for name, label in (("sigma", "σ = 1 − mean within / mean between"),
-                        ("ks", "KS statistic (within vs between)")):
-        value = m.get(name)
-        if value is None:
-            reason = result.undefined.get(name, "undefined")
-            lines.append(f"<b>{label}</b>: undefined ({reason})")
-        else:
-            extra = ""
-            if name == "ks" and "ks_pvalue" in result.extra:
-                extra = f" (p = {float(result.extra['ks_pvalue']):.3g})"
-            lines.append(f"<b>{label}</b>: {_fmt(value)}{extra}")
-    lines.append(f"mean within {_fmt(m.get('mean_within_distance'))} · mean between "
-                 f"{_fmt(m.get('mean_between_distance'))}")
-    alphas = []
-    for name, label in (("detection_alpha", "detection α"),
-                        ("classification_alpha", "classification α")):
-        value = m.get(name)
-        alphas.append(f"{label} {_fmt(value)}" if value is not None else
-                      f"{label} undefined ({result.undefined.get(name, '')})")
-    lines.append(" · ".join(alphas))
-    baseline = result.extra.get("chance_baseline")
-    if isinstance(baseline, dict):
-        how = ("every between-item pair" if baseline.get("all_between_item_pairs")
-               else f"{baseline.get('n_pairs', 0):,} random between-item pairs, seed "
-                    f"{baseline.get('seed')}")
-        lines.append(f"<span style='color:#555'>chance baseline: {how}</span>")
-    return "<br>".join(lines)
 
 
 class DistancePlot(QWidget):
@@ -81,12 +45,9 @@ class DistancePlot(QWidget):
         item.showGrid(x=True, y=True, alpha=0.15)
         item.setMouseEnabled(x=False, y=False)
         self.legend = item.addLegend(offset=(-10, 10), labelTextColor="#222")
-        self.summary = QLabel()
-        self.summary.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot, 1)
-        layout.addWidget(self.summary)
         # Items are made once and updated in place: adding and removing pyqtgraph items
         # over and over loses references to Py_True under PySide6 6.12 (a crash at exit
         # after ~100 cycles), and updating in place is cheaper anyway.
@@ -94,17 +55,31 @@ class DistancePlot(QWidget):
         for key, color in (("between", BETWEEN_COLOR), ("within", WITHIN_COLOR)):
             fill = QColor(color)
             fill.setAlpha(70)
-            curve = pg.PlotDataItem([0.0, 1.0], [0.0], stepMode="center", fillLevel=0,
-                                    brush=fill, pen=pg.mkPen(color, width=2), name=key)
+            curve = pg.PlotDataItem(
+                [0.0, 1.0],
+                [0.0],
+                stepMode="center",
+                fillLevel=0,
+                brush=fill,
+                pen=pg.mkPen(color, width=2),
+                name=key,
+            )
             item.addItem(curve)
             self.curves[key] = curve
-            line = pg.InfiniteLine(0.0, angle=90, pen=pg.mkPen(
-                color, width=1.5, style=Qt.PenStyle.DashLine))
+            line = pg.InfiniteLine(
+                0.0, angle=90, pen=pg.mkPen(color, width=1.5, style=Qt.PenStyle.DashLine)
+            )
             item.addItem(line)
             self.curves[f"mean_{key}"] = line
-        ticks = pg.ScatterPlotItem([], [], symbol="|", size=14,
-                                   pen=pg.mkPen(ITEM_COLOR, width=2), brush=ITEM_COLOR,
-                                   name="item")
+        ticks = pg.ScatterPlotItem(
+            [],
+            [],
+            symbol="|",
+            size=14,
+            pen=pg.mkPen(ITEM_COLOR, width=2),
+            brush=ITEM_COLOR,
+            name="item",
+        )
         item.addItem(ticks)
         self.curves["item"] = ticks
         item.setXRange(0.0, 1.0, padding=0.02)
@@ -130,29 +105,26 @@ class DistancePlot(QWidget):
         for axis in ("left", "bottom"):
             item.getAxis(axis).setStyle(tickFont=font)
         item.getAxis("left").setWidth(int(QFontMetricsF(font).horizontalAdvance("0.00")) + 30)
-        item.setTitle("Localization distance, within vs between items", color="#222",
-                      size=size)
-        item.setLabel("bottom", "distance d = (1 − GIoU) / 2", color="#222",
-                      **{"font-size": size})
+        item.setTitle("Localization distance, within vs between items", color="#222", size=size)
+        item.setLabel("bottom", "distance d = (1 − GIoU) / 2", color="#222", **{"font-size": size})
         item.setLabel("left", "density", color="#222", **{"font-size": size})
         self.legend.setLabelTextSize(size)
-        self.summary.setFont(font)
 
-    def show_result(self, result: SchemeResult | None, item: str | None,
-                    item_label: str | None) -> None:
+    def show_result(
+        self, result: SchemeResult | None, item: str | None, item_label: str | None
+    ) -> None:
         self._set_visible(False)
         if result is None:
-            self.summary.setText("")
             return
-        self.summary.setText(summary_text(result))
         details = result.details
         loc = details.localization if isinstance(details, RegionAgreement) else None
         if loc is None:
             return
         hist = distance_histograms(loc)
         for key, density, sample, label in (
-                ("between", hist.between, loc.between, "between items (chance)"),
-                ("within", hist.within, loc.within, "within item (matched pairs)")):
+            ("between", hist.between, loc.between, "between items (chance)"),
+            ("within", hist.within, loc.within, "within item (matched pairs)"),
+        ):
             self.curves[key].setData(hist.edges, density)
             self._name(key, f"{label}, n = {sample.size:,}")
             self.curves[key].setVisible(True)
@@ -165,3 +137,5 @@ class DistancePlot(QWidget):
             self.curves["item"].setData(mine, [-0.04 * top] * mine.size)
             self._name("item", f"this item ({item_label}), n = {mine.size}")
             self.curves["item"].setVisible(True)
+        else:
+            self._name("item", "this item: no matched pairs")

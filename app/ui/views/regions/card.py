@@ -1,0 +1,180 @@
+"""The regions scheme's numbers under the distance plot, in three groups.
+
+Why three groups: a lead read "KS" under "chance-corrected" and trusted it as a
+coefficient; KS is the Kolmogorov–Smirnov distance between the within- and between-item
+localization distances, a test statistic, not agreement beyond chance. So the card keeps
+apart:
+
+- **Chance-corrected**: detection α (found the same objects) and classification α (gave
+  the same label), the only two numbers here that are 0 at chance agreement;
+- **Localization**: σ, KS (with its p-value) and the mean within- and between-item
+  distances, all read off the two distributions the plot above draws;
+- **Matching**: mean agreement, detection F1, mean IoU of matched objects and the
+  object-count difference, with their bootstrap intervals; they measure overlap.
+
+Each row is a grid of one-line labels (name, value, interval), so an interval never
+wraps (the old card broke ``95% CI 0.396 – 0.529`` over three lines); the view keeps the
+card's minimum width free. An undefined number reads "undefined" and its sentence is
+written under its group; fewer than 20 scored items puts ⚠ beside the αs and the
+intervals, with the overview's sentence (:func:`~app.ui.views.metric_text.small_sample_text`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from html import escape
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
+
+from app.core.agreement.result import SchemeResult
+from app.ui.views.metric_text import (
+    WARN,
+    fmt,
+    interval_text,
+    metric_label,
+    small_sample,
+    small_sample_text,
+)
+
+CHANCE_CORRECTED = ("detection_alpha", "classification_alpha")
+LOCALIZATION = ("sigma", "ks", "mean_within_distance", "mean_between_distance")
+MATCHING = ("mean_agreement", "detection_f1", "mean_matched_iou", "mean_object_count_diff")
+GROUPS = (
+    ("Chance-corrected", "0 at chance agreement", CHANCE_CORRECTED),
+    ("Localization", "within- vs. between-item distances d = (1 − GIoU) / 2", LOCALIZATION),
+    ("Matching", "overlap of matched objects; not chance-corrected", MATCHING),
+)
+HEAD_COLOR = "#0072B2"
+NOTE_COLOR = "#666666"
+UNDEFINED_COLOR = "#8A4B00"
+
+
+def _one_line(text: str, color: str | None = None, align_right: bool = False) -> QLabel:
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.RichText)
+    label.setWordWrap(False)
+    if color:
+        label.setStyleSheet(f"color: {color}")
+    if align_right:
+        label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    return label
+
+
+def _wrapped(text: str, color: str) -> QLabel:
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.RichText)
+    label.setWordWrap(True)
+    label.setStyleSheet(f"color: {color}")
+    return label
+
+
+class NumbersCard(QWidget):
+    """Three groups of name · value · interval rows (see the module docstring)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.grid = QGridLayout(self)
+        self.grid.setContentsMargins(2, 4, 2, 2)
+        self.grid.setHorizontalSpacing(10)
+        self.grid.setVerticalSpacing(1)
+        self.rows: dict[str, tuple[QLabel, QLabel, QLabel]] = {}
+        """Metric key → its (name, value, interval) labels."""
+        self.group_of: dict[str, str] = {}
+        """Metric key → the title of the group it is listed under."""
+        self.notes: list[QLabel] = []
+
+    def _clear(self) -> None:
+        while self.grid.count():
+            child = self.grid.takeAt(0)
+            widget = child.widget() if child is not None else None
+            if widget is not None:
+                widget.setParent(None)
+                widget.deleteLater()
+        self.rows, self.group_of, self.notes = {}, {}, []
+
+    def show_result(
+        self, result: SchemeResult | None, anonymize: Callable[[str], str] = str
+    ) -> None:
+        self._clear()
+        if result is None:
+            return
+        row = 0
+        small = small_sample(result)
+        if small:
+            row = self._note(row, escape(small_sample_text(result)), UNDEFINED_COLOR)
+        level = (result.extra.get("bootstrap") or {}).get("level")
+        for title, hint, keys in GROUPS:
+            present = [k for k in keys if k in result.metrics]
+            if not present:
+                continue
+            threshold = result.extra.get("threshold")
+            if title == "Matching" and isinstance(threshold, int | float):
+                hint = f"objects matched at IoU ≥ {threshold:g}; not chance-corrected"
+            head = _one_line(
+                f"<b>{title}</b> <span style='color:{NOTE_COLOR}'>· {escape(hint)}</span>",
+                HEAD_COLOR,
+            )
+            self.grid.addWidget(head, row, 0, 1, 3)
+            row += 1
+            reasons = []
+            for key in present:
+                value = result.metrics[key]
+                warn = small and title == "Chance-corrected" and value is not None
+                shown = (
+                    "<i>undefined</i>"
+                    if value is None
+                    else f"<b>{fmt(key, value)}</b>" + (f" {WARN}" if warn else "")
+                )
+                interval = escape(interval_text(result.intervals.get(key), key, level, small=small))
+                if key == "ks" and value is not None and "ks_pvalue" in result.extra:
+                    interval = f"p = {float(result.extra['ks_pvalue']):.2g}"
+                labels = (
+                    _one_line(escape(metric_label(key, result.kind))),
+                    _one_line(shown, UNDEFINED_COLOR if value is None else None, True),
+                    _one_line(interval, NOTE_COLOR),
+                )
+                for column, label in enumerate(labels):
+                    self.grid.addWidget(label, row, column)
+                self.rows[key] = labels
+                self.group_of[key] = title
+                row += 1
+                if value is None:
+                    why = anonymize(result.undefined.get(key, "no reason given"))
+                    reasons.append(
+                        f"{escape(metric_label(key, result.kind))} is undefined: {escape(why)}."
+                    )
+            if reasons:
+                row = self._note(row, "<br>".join(reasons), UNDEFINED_COLOR)
+            if title == "Localization":
+                row = self._note(row, escape(baseline_text(result)), NOTE_COLOR)
+        self.grid.setColumnStretch(2, 1)
+
+    def _note(self, row: int, html: str, color: str) -> int:
+        if not html:
+            return row
+        label = _wrapped(html, color)
+        self.grid.addWidget(label, row, 0, 1, 3)
+        self.notes.append(label)
+        return row + 1
+
+    def text(self) -> str:
+        """Everything the card shows, as plain lines (for tests and the clipboard)."""
+        lines = []
+        for key, (name, value, interval) in self.rows.items():
+            lines.append(f"[{self.group_of[key]}] {name.text()} {value.text()} {interval.text()}")
+        lines += [n.text() for n in self.notes]
+        return "\n".join(lines)
+
+
+def baseline_text(result: SchemeResult) -> str:
+    """How the between-item (chance) sample was drawn, in one sentence ('' if unknown)."""
+    baseline = result.extra.get("chance_baseline")
+    if not isinstance(baseline, dict):
+        return ""
+    if baseline.get("all_between_item_pairs"):
+        return "Between-item sample: every between-item pair."
+    return (
+        f"Between-item sample: {baseline.get('n_pairs', 0):,} random between-item "
+        f"pairs, seed {baseline.get('seed')}."
+    )
