@@ -31,8 +31,10 @@ def expected_counts(project: ProjectData, item: str) -> dict[str, dict[type, int
     out: dict[str, dict[type, int]] = {}
     for name, answer in project.study.answers["objects"][item].items():
         assert isinstance(answer, ObjectSet)
-        out[name] = {t: sum(1 for o in answer.objects if type(o) is t)
-                     for t in (BoxRegion, PolygonRegion, EllipseRegion)}
+        out[name] = {
+            t: sum(1 for o in answer.objects if type(o) is t)
+            for t in (BoxRegion, PolygonRegion, EllipseRegion)
+        }
     return out
 
 
@@ -43,8 +45,11 @@ def test_every_annotators_shapes_are_drawn(qtbot, project: ProjectData, item: st
     view.show_context(ViewContext(project=project, item=item))
     expected = expected_counts(project, item)
     assert view.shape_counts() == {n: sum(c.values()) for n, c in expected.items()}
-    kinds = {QGraphicsRectItem: BoxRegion, QGraphicsPolygonItem: PolygonRegion,
-             QGraphicsEllipseItem: EllipseRegion}
+    kinds = {
+        QGraphicsRectItem: BoxRegion,
+        QGraphicsPolygonItem: PolygonRegion,
+        QGraphicsEllipseItem: EllipseRegion,
+    }
     for name, counts in expected.items():
         drawn = view.canvas.items_of(name)
         for qt_type, model_type in kinds.items():
@@ -76,8 +81,12 @@ def test_a_box_lands_on_its_pixels(qtbot, project: ProjectData) -> None:  # type
     box = next(o for o in answer.objects if isinstance(o, BoxRegion))
     rects = [i.rect() for i in view.canvas.items_of("ana") if isinstance(i, QGraphicsRectItem)]
     # the demo pictures are 320×240
-    assert any(abs(r.x() - box.x * 320) < 1e-9 and abs(r.y() - box.y * 240) < 1e-9
-               and abs(r.width() - box.width * 320) < 1e-9 for r in rects)
+    assert any(
+        abs(r.x() - box.x * 320) < 1e-9
+        and abs(r.y() - box.y * 240) < 1e-9
+        and abs(r.width() - box.width * 320) < 1e-9
+        for r in rects
+    )
 
 
 def test_sigma_and_ks_come_from_the_metrics(qtbot, project: ProjectData) -> None:  # type: ignore[no-untyped-def]
@@ -87,8 +96,13 @@ def test_sigma_and_ks_come_from_the_metrics(qtbot, project: ProjectData) -> None
     metrics = project.report.schemes["objects"].metrics
     assert view.card.rows["sigma"][1].text() == f"<b>{metrics['sigma']:.3f}</b>"
     assert view.card.rows["ks"][1].text() == f"<b>{metrics['ks']:.3f}</b>"
-    assert view.plot.visible_curves() == {"within", "between", "item", "mean_within",
-                                          "mean_between"}
+    assert view.plot.visible_curves() == {
+        "within",
+        "between",
+        "item",
+        "mean_within",
+        "mean_between",
+    }
     legend = view.plot.legend
     assert "n = 2,000" in legend.getLabel(view.plot.curves["between"]).text
     details = project.report.schemes["objects"].details
@@ -96,16 +110,18 @@ def test_sigma_and_ks_come_from_the_metrics(qtbot, project: ProjectData) -> None
     assert n_item > 0
     assert len(view.plot.curves["item"].data) == n_item
     assert f"n = {n_item}" in legend.getLabel(view.plot.curves["item"]).text
-    assert view.plot.curves["mean_within"].value() == pytest.approx(
-        metrics["mean_within_distance"])
+    assert view.plot.curves["mean_within"].value() == pytest.approx(metrics["mean_within_distance"])
 
 
 def test_presentation_mode_hides_names(qtbot, project: ProjectData) -> None:  # type: ignore[no-untyped-def]
     view = RegionsView()
     qtbot.addWidget(view)
     aliases = anonymous_aliases(project.study.annotators)
-    view.show_context(ViewContext(project=project, item="street_06", anonymous=True,
-                                  aliases=aliases, font_scale=1.6))
+    view.show_context(
+        ViewContext(
+            project=project, item="street_06", anonymous=True, aliases=aliases, font_scale=1.6
+        )
+    )
     texts = [b.text() for b in view.legend.boxes.values()]
     assert texts == ["A · 7 shapes", "B · 7 shapes", "C · 4 shapes"]
     tips = [i.toolTip() for i in view.canvas.scene().items() if i.toolTip()]
@@ -133,4 +149,3 @@ def test_no_project_and_no_regions_scheme(qtbot) -> None:  # type: ignore[no-unt
     view.show_context(ViewContext(project=other))
     assert "no 2D regions scheme" in view.heading.text()
     assert view.shape_counts() == {}
-

@@ -35,6 +35,7 @@ LEADER = QColor(60, 60, 60, 210)
 PAD_X, PAD_Y = 4.0, 1.0
 NOTE_MARGIN = 6.0
 UNMATCHED_WORD = "unmatched"
+MIN_SIZE = (320, 160)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +104,9 @@ class RegionsCanvas(ImageCanvas):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        # Shorter than the masks view's minimum: docked at 1280×800 the view is ~340 px
+        # tall and the legend and the unmatched count sit under the picture.
+        self.setMinimumSize(MIN_SIZE[0], MIN_SIZE[1])
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._specs: list[LabelSpec] = []

@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from html import escape
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QWidget
 
 from app.core.agreement.result import SchemeResult
 from app.ui.views.metric_text import (
@@ -45,6 +45,8 @@ GROUPS = (
     ("Localization", "within- vs. between-item distances d = (1 − GIoU) / 2", LOCALIZATION),
     ("Matching", "overlap of matched objects; not chance-corrected", MATCHING),
 )
+MIN_VISIBLE_HEIGHT = 100
+"""Docked at 1280×800 the view is ~320 px tall: the card keeps this much and scrolls."""
 HEAD_COLOR = "#0072B2"
 NOTE_COLOR = "#666666"
 UNDEFINED_COLOR = "#8A4B00"
@@ -178,3 +180,41 @@ def baseline_text(result: SchemeResult) -> str:
         f"Between-item sample: {baseline.get('n_pairs', 0):,} random between-item "
         f"pairs, seed {baseline.get('seed')}."
     )
+
+
+class CardScroll(QScrollArea):
+    """The card in a vertical scroll area that asks for the card's whole height.
+
+    Why: a plain ``QScrollArea`` asks for at most 24 lines and can be squeezed to
+    nothing; beside a plot that takes any height it is given, the card then vanished in
+    the docked window. This one asks for the card's full height (the plot gets what is
+    left) and never less than :data:`MIN_VISIBLE_HEIGHT` (or the card, if shorter).
+    """
+
+    def __init__(self, card: QWidget, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidget(card)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        card.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        # The card's rows are shown (and its layout redone) after show_result returns;
+        # tell the view's layout then, or it keeps the empty card's height.
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.updateGeometry()
+        return super().eventFilter(watched, event)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        card = self.widget()
+        hint = card.sizeHint() if card is not None else QSize(0, 0)
+        return QSize(hint.width() + self.verticalScrollBar().sizeHint().width(), hint.height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        card = self.widget()
+        width = card.minimumSizeHint().width() if card is not None else 0
+        return QSize(
+            width + self.verticalScrollBar().sizeHint().width(),
+            min(self.sizeHint().height(), MIN_VISIBLE_HEIGHT),
+        )

@@ -54,11 +54,12 @@ from app.ui.palette import annotator_color
 from app.ui.views.base import View, ViewContext
 from app.ui.views.image_canvas import AnnotatorLegend, item_image
 from app.ui.views.regions.canvas import LabelSpec, RegionsCanvas
-from app.ui.views.regions.card import NumbersCard
+from app.ui.views.regions.card import CardScroll, NumbersCard
 from app.ui.views.regions.matches import ItemMatches, ShapeKey, group_text, item_matches
 from app.ui.views.regions.plot import DistancePlot
 
 REGION_TYPES = (BoxRegion, PolygonRegion, EllipseRegion)
+PLOT_MIN_HEIGHT = 150
 UNMATCHED_DASHES = [2.0, 1.5]
 """Dash and gap in pen widths: Qt's default (4, 2) leaves a 15 px pedestrian box with
 one dash a side, which reads as a solid line."""
@@ -163,7 +164,11 @@ class RegionsView(View):
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.addWidget(self.plot, 1)
-        right_layout.addWidget(self.card)
+        # In the docked window the view may be 350 px tall: the card scrolls rather than
+        # squeezing the plot to nothing (or its wrapped notes to a cut line).
+        self.plot.setMinimumHeight(PLOT_MIN_HEIGHT)
+        self.card_scroll = CardScroll(self.card)
+        right_layout.addWidget(self.card_scroll)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.setChildrenCollapsible(False)
         splitter.addWidget(left)
@@ -210,6 +215,7 @@ class RegionsView(View):
         self._draw(project, scheme, item)
         self.plot.show_result(result, item, item)
         self.card.show_result(result, self._context.anonymize_text)
+        self.card_scroll.updateGeometry()
 
     def _fill_items(self, items: list[str], current: str | None) -> None:
         self.items_combo.blockSignals(True)
