@@ -17,6 +17,8 @@ Choices where the spec is silent:
 - ``certificate`` renders with Qt's offscreen platform unless ``QT_QPA_PLATFORM`` says
   otherwise: it needs fonts, not a display, so it works over SSH and in CI.
 - ``verify`` needs no Qt at all (the attachment reader is plain Python).
+- ``--for`` and ``--by`` are stored in the certificate (its hash covers them); ``verify
+  --project`` recomputes with the names the PDF states, so they are never a difference.
 """
 
 from __future__ import annotations
@@ -44,19 +46,26 @@ def add_certificate_commands(commands: argparse._SubParsersAction) -> None:  # t
     cert = commands.add_parser("certificate", help="write the project's certificate as a PDF")
     cert.add_argument("project", type=Path, help="Potato project folder")
     cert.add_argument("-o", "--output", type=Path, required=True, metavar="FILE.pdf")
+    cert.add_argument("--for", dest="prepared_for", metavar="CLIENT",
+                      help="who the certificate is prepared for (printed on page 1)")
+    cert.add_argument("--by", dest="prepared_by", metavar="NAME",
+                      help="who prepared it, e.g. the annotation lead (printed on page 1)")
     verify = commands.add_parser("verify", help="check a certificate PDF (and its project)")
     verify.add_argument("pdf", type=Path, metavar="FILE.pdf")
     verify.add_argument("--project", type=Path, help="recompute from this project and compare")
 
 
-def certificate_job(project: Path, generated_at: str) -> Job[dict[str, Any]]:
+def certificate_job(project: Path, generated_at: str, prepared_for: str | None = None,
+                    prepared_by: str | None = None) -> Job[dict[str, Any]]:
     """Open the project (status semantics) and build its certificate."""
     from app.core.certificate.build import build_certificate
     from app.core.progress import Progress, scaled
     from app.core.project import open_project
 
     data = yield from scaled(open_project(project), 0.0, 0.85, 1.0)
-    cert = yield from scaled(build_certificate(data, generated_at=generated_at), 0.85, 1.0, 1.0)
+    cert = yield from scaled(build_certificate(data, generated_at=generated_at,
+                                               prepared_for=prepared_for,
+                                               prepared_by=prepared_by), 0.85, 1.0, 1.0)
     yield Progress(1.0, 1.0, "done")
     return cert
 
@@ -79,7 +88,8 @@ def run_certificate(args: argparse.Namespace) -> int:
         raise InputError(f"expected a .pdf file name, found '{output.name}'", key="-o")
     if output.exists() and output.is_dir():
         raise InputError("expected a file name, found a folder", file=output)
-    cert = with_bar(certificate_job(args.project, utc_now()))
+    cert = with_bar(certificate_job(args.project, utc_now(), args.prepared_for,
+                                    args.prepared_by))
     _app = _ensure_gui_application()
     from app.report.pdf import write_certificate_pdf
 
@@ -111,14 +121,25 @@ def run_verify(args: argparse.Namespace) -> int:
 
     stored = load_embedded(args.pdf)
     problems = integrity_problems(stored)
+    found: list[str] = []
     if args.project is not None:
+        raw = stored.get("prepared")
+        named: dict[str, Any] = raw if isinstance(raw, dict) else {}
         fresh = with_bar(certificate_job(args.project,
-                                          str(stored.get("generated_at") or utc_now())))
-        problems += differences(stored, fresh)
+                                          str(stored.get("generated_at") or utc_now()),
+                                          named.get("for"), named.get("by")))
+        found = differences(stored, fresh)
     if problems:
-        print(f"{args.pdf}: {len(problems)} difference{'s' if len(problems) != 1 else ''}:")
+        print(f"{args.pdf}: the embedded certificate fails its integrity check:")
         for line in problems:
             print(f"  - {line}")
+    if found:
+        count = f"{len(found)} difference{'s' if len(found) != 1 else ''}"
+        print(f"{args.pdf}: {count} between the certificate in the PDF and the project "
+              f"{args.project} now:")
+        for line in found:
+            print(f"  - {line}")
+    if problems or found:
         return EXIT_MISMATCH
     what = (f"matches the project {args.project}" if args.project is not None
             else "is intact (use --project to recompute it from the project)")

@@ -40,6 +40,35 @@ MEANING = {
     "mean_sensitivity": "STAPLE, mean over annotators (low: under-segments)",
     "mean_specificity": "STAPLE, mean over annotators (low: over-segments)",
 }
+NAME = {
+    "alpha": "Krippendorff's α",
+    "fleiss_kappa": "Fleiss' κ",
+    "kappa": "Cohen's κ (mean over pairs)",
+    "percent_agreement": "percent agreement",
+    "mean_jaccard": "mean Jaccard similarity",
+    "mean_agreement": "mean agreement (matched IoU)",
+    "mean_object_count_diff": "mean object-count difference",
+    "detection_f1": "detection F1",
+    "mean_matched_iou": "mean IoU of matched objects",
+    "detection_alpha": "detection α",
+    "classification_alpha": "classification α",
+    "sigma": "localization σ",
+    "ks": "localization Kolmogorov–Smirnov",
+    "mean_within_distance": "mean within-item distance",
+    "mean_between_distance": "mean between-item distance",
+    "mean_sensitivity": "mean sensitivity (STAPLE)",
+    "mean_specificity": "mean specificity (STAPLE)",
+    "n_units": "units compared",
+}
+"""A metric's short human name, for tables that cannot hold :data:`MEANING`'s sentence
+(the certificate); the JSON keys stay the identifiers."""
+
+
+def metric_name(key: str) -> str:
+    """The human name of a metric key; an unknown key with its underscores as spaces."""
+    return NAME.get(key, key.replace("_", " "))
+
+
 COVERAGE = {
     "n_items_answered": "items answered by anyone",
     "n_items_scored": "items scored (two or more annotators)",

@@ -1,8 +1,10 @@
 """The certificate as HTML for Qt's rich-text engine, built from the certificate data alone.
 
 Pure (no Qt): the PDF module lays this out with a ``QTextDocument``. The order follows
-the reader's questions: **what is certified and at what confidence** (the summary),
-then one section per contract, the agreement between people, the inputs, how to verify,
+the reader's questions: **what is certified and at what confidence** (page 1, the
+one-page summary: who it is for and by whom, every contract with its claim, result and
+a badge by meaning, the labels delivered, the agreement, the ledger), then one section
+per contract, the agreement between people, the inputs, how to verify,
 and the method notes with the papers cited.
 
 **Escaping.** Every string that can come from the user's files (project, scheme, label,
@@ -21,98 +23,113 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from app.report.certificate_agreement import agreement_section, agreement_summary
 from app.report.certificate_methods import method_notes
 from app.report.certificate_sections import contract_section
-from app.report.html_parts import Image, badge, e, interval, num, pct, table
+from app.report.certificate_verdicts import GROUPS, badge_html, result_line, verdict
+from app.report.certificate_words import kind_name
+from app.report.html_parts import Image, e, num, pct, table
+
+
+def _prepared(cert: Mapping[str, Any]) -> str:
+    named = cert.get("prepared") or {}
+    parts = [f"Prepared for <b>{e(named['for'])}</b>" if named.get("for") else "",
+             f"prepared by <b>{e(named['by'])}</b>" if named.get("by") else ""]
+    text = " · ".join(p for p in parts if p)
+    return (f'<p style="margin-top:0; margin-bottom:2px;">{text[0].upper() + text[1:]}</p>'
+            if text else "")
 
 
 def _header(cert: Mapping[str, Any]) -> str:
     project = cert.get("project") or {}
     return (
         '<p style="font-size:8pt; color:#57606a; margin:0;">ACCORD CERTIFICATE</p>'
-        f'<h1 style="font-size:20pt; margin-top:2px; margin-bottom:2px;">{e(project.get("name"))}'
-        "</h1>"
+        f'<h1 style="font-size:18pt; margin-top:2px; margin-bottom:2px;">{e(project.get("name"))}'
+        "</h1>" + _prepared(cert) +
         f'<p style="color:#444; margin-top:0;">{_count(project.get("n_items"), "item")} · '
         f'{_count(project.get("n_annotators"), "annotator")} · '
         f'{_count(len(project.get("schemes") or {}), "scheme")} · stated at '
         f'<b>{e(cert.get("generated_at"))}</b> · Accord {e(cert.get("accord_version"))}</p>')
 
 
+def _tally(contracts: Mapping[str, Any]) -> str:
+    """"1 certified (accuracy) · 2 estimates met (…) · 1 plan (plan)": by meaning."""
+    by: dict[str, list[str]] = {g: [] for g in GROUPS}
+    for ident, c in contracts.items():
+        by[verdict(c.get("kind"), c.get("state")).group].append(str(ident))
+    words = {"certified": ("certified", "certified"), "estimate": ("estimate met",
+                                                                    "estimates met"),
+             "plan": ("plan", "plans"), "uncertified": ("uncertified rule",
+                                                        "uncertified rules"),
+             "not met": ("not met", "not met")}
+    parts = [f"<b>{len(ids)} {words[g][0] if len(ids) == 1 else words[g][1]}</b> "
+             f"({e(', '.join(ids))})" for g, ids in by.items() if ids]
+    return " · ".join(parts)
+
+
 def _summary(cert: Mapping[str, Any]) -> str:
-    out = ['<h2 style="font-size:14pt;">Summary: what is certified, at what confidence</h2>']
+    out = ['<h2 style="font-size:13pt; margin-top:6px;">Summary: what is certified, at what '
+           "confidence</h2>"]
     contracts: Mapping[str, Any] = cert.get("contracts") or {}
     if not contracts:
         out.append(f'<p><b>No contracts.</b> {e(cert.get("labels_absent") or "")}. This '
                    "certificate states the agreement between annotators only; it certifies "
                    "no machine labels.</p>")
     else:
-        met = sum(1 for c in contracts.values() if c.get("state") == "met")
         certified = [i for i, c in contracts.items() if c.get("certifies")]
-        out.append(f"<p>{met} of {len(contracts)} contracts met. "
-                   + (f"Certified machine labels: <b>{e(', '.join(certified))}</b>. "
-                      if certified else "<b>No machine labels are certified.</b> ")
-                   + "A met contract at confidence c is still wrong with probability at most "
-                   "1 − c; no contract says the labels are free of errors.</p>")
-        rows = [[f"<b>{e(i)}</b><br/><span style='color:#57606a;'>{e(c.get('kind'))}</span>",
-                 e(c.get("claim")),
-                 pct(c.get("confidence"), 0) if c.get("confidence") is not None else "—",
-                 badge(str(c.get("state")))] for i, c in contracts.items()]
-        out.append(table(["Contract", "Claim", "Confidence", "State"], rows, (19, 50, 14, 17)))
+        out.append(f"<p>{len(contracts)} contracts: {_tally(contracts)}. "
+                   + ("" if certified else "<b>No machine labels are certified.</b> ")
+                   + "A certified contract at confidence c is still wrong with probability at "
+                   "most 1 − c; no contract says the labels are free of errors. Estimates and "
+                   "plans certify no labels.</p>")
+        rows = [[f"<b>{e(i)}</b><br/><span style='color:#57606a;'>"
+                 f"{e(kind_name(c.get('kind')))}</span>",
+                 e(c.get("claim")) + (f" (confidence {pct(c.get('confidence'), 0)})"
+                                      if c.get("confidence") is not None else ""),
+                 result_line(c, _delivered(cert, c)), badge_html(c.get("kind"), c.get("state"))]
+                for i, c in contracts.items()]
+        out.append(table(["Contract", "Claim", "Result", "Verdict"], rows, (19, 33, 26, 22)))
         out.append(_accepted(cert))
     unsupported = cert.get("unsupported_schemas") or []
     if unsupported:
         out.append(f"<p><b>Unsupported schemas</b> (no loss family, so no contract covers "
                    f"them): {e(', '.join(map(str, unsupported)))}.</p>")
-    out.append(_agreement_summary(cert))
+    out.append(agreement_summary(cert))
     out.append(_ledger(cert))
     out.append(f"<p><b>Inputs</b>: {num(len(cert.get('inputs') or []))} files hashed (listed at "
                "the end). Content hash "
-               f'<span style="font-family:DejaVu Sans Mono; font-size:7.5pt;">'
+               f'<span style="font-family:DejaVu Sans Mono; font-size:7pt;">'
                f"{e(cert.get('content_hash'))}</span>.</p>")
     return "".join(out)
 
 
-def _coverage_text(cov: Mapping[str, Any]) -> str:
-    names = {"n_items_answered": "answered", "n_items_scored": "scored",
-             "n_items_one_annotator": "one annotator only", "n_items_unanswered": "unanswered",
-             "n_items_below_cap": "below the per-item cap"}
-    return " · ".join(f"{e(names.get(k, k.replace('_', ' ')))} {num(v)}" for k, v in cov.items())
+def _delivered(cert: Mapping[str, Any], contract: Mapping[str, Any]) -> int | None:
+    accepted = (cert.get("machine_labels_accepted") or {}).get(contract.get("schema")) or {}
+    total = accepted.get("total")
+    return total if isinstance(total, int) else None
 
 
-def _headline(s: Mapping[str, Any]) -> str:
-    metrics = s.get("metrics") or {}
-    for name in ("alpha", "mean_agreement", "mean_sensitivity", "percent_agreement"):
-        if name in metrics:
-            value = metrics[name]
-            iv = (s.get("intervals") or {}).get(name)
-            return (f"{e(name)} {num(value)}" + (f" {interval(iv)}" if iv else "")
-                    if value is not None else f"{e(name)} undefined")
-    return "not computed" if s.get("not_computed") else "—"
-
-
-def _agreement_summary(cert: Mapping[str, Any]) -> str:
-    agreement = cert.get("agreement") or {}
-    coverage = agreement.get("coverage") or {}
-    items = "".join(
-        f"<li><b>{e(name)}</b> ({e(s.get('kind') or s.get('annotation_type'))}): "
-        f"{_headline(s)}; {num(s.get('n_items'))} items scored</li>"
-        for name, s in (agreement.get("schemes") or {}).items())
-    return (f"<p><b>Agreement between people</b>: {num(coverage.get('n_items'))} items, "
-            f"{num(coverage.get('n_annotators'))} annotators.</p><ul>{items}</ul>")
+STATUS_WORDS = {"accepted:human": "labelled by people", "accepted:auto": "certified machine",
+                "accepted_uncertified:auto": "uncertified machine", "pending": "pending"}
 
 
 def _accepted(cert: Mapping[str, Any]) -> str:
-    out = ["<p><b>Machine labels accepted, by source</b></p><ul>"]
+    out = []
     accepted: Mapping[str, Any] = cert.get("machine_labels_accepted") or {}
     statuses: Mapping[str, Any] = cert.get("export_statuses") or {}
+    rows = []
     for schema in sorted(set(accepted) | set(statuses)):
         a = accepted.get(schema) or {}
         by = ", ".join(f"{e(k)} {num(v)}" for k, v in (a.get("by_source") or {}).items())
         kind = "certified" if a.get("certified") else "not certified"
-        counts = "; ".join(f"{e(k)} {num(v)}" for k, v in (statuses.get(schema) or {}).items())
-        out.append(f"<li><b>{e(schema)}</b>: {by or 'none'} ({num(a.get('total', 0))} "
-                   f"labels, {kind}). Every item: {counts or '—'}.</li>")
-    out.append("</ul>")
+        counts = "; ".join(f"{e(STATUS_WORDS.get(k, k))} {num(v)}"
+                           for k, v in (statuses.get(schema) or {}).items())
+        rows.append([f"<b>{e(schema)}</b>", f"{by or 'none'} ({kind})", counts or "—"])
+    if rows:
+        out.append("<p><b>Labels delivered</b> (machine labels by source; every item by "
+                   "status)</p>"
+                   + table(["Schema", "Machine labels accepted", "Every item"], rows,
+                           (22, 36, 42)))
     for u in cert.get("uncertified") or []:
         measured = (pct(u.get("measured_error")) if u.get("measured_error") is not None
                     else e(u.get("measured_error_reason") or "not measurable"))
@@ -121,7 +138,7 @@ def _accepted(cert: Mapping[str, Any]) -> str:
             f"{e(u.get('contract'))} on {e(u.get('schema'))} accepts machine labels at "
             f"confidence ≥ {num(u.get('threshold'), 2)} without a test; measured error on the "
             f"calibration labels {measured}; {num(u.get('accepted_uncertified'))} labels "
-            "delivered as accepted_uncertified.</p>")
+            "delivered as uncertified.</p>")
     return "".join(out)
 
 
@@ -135,49 +152,19 @@ def _ledger(cert: Mapping[str, Any]) -> str:
     state = ("intact" if ledger.get("ok", True) else
              f'<span style="color:#b3261e;"><b>damaged</b>: {e(ledger.get("problem"))}</span>')
     return (f"<p><b>Looks ledger</b>: {state}, {_count(ledger.get('lines'), 'line')}, head "
-            f'<span style="font-family:DejaVu Sans Mono; font-size:7.5pt;">'
+            f'<span style="font-family:DejaVu Sans Mono; font-size:7pt;">'
             f"{e(ledger.get('head'))}</span>.</p>")
 
 
-def _agreement(cert: Mapping[str, Any]) -> str:
-    agreement = cert.get("agreement") or {}
-    coverage = agreement.get("coverage") or {}
-    out = ['<h2 style="font-size:14pt; margin-top:18px;">Agreement between people</h2>',
-           f"<p>{num(coverage.get('n_items'))} items, {num(coverage.get('n_annotators'))} "
-           "annotators. Each scheme's coefficients with their intervals; a coefficient that is "
-           "undefined is given with its reason, never as a number.</p>"]
-    rows = []
-    for name, s in (agreement.get("schemes") or {}).items():
-        if s.get("not_computed"):
-            rows.append([f"<b>{e(name)}</b>", e(s.get("kind") or s.get("annotation_type")),
-                         "—", e(s["not_computed"])])
-            continue
-        intervals = s.get("intervals") or {}
-        metrics = []
-        for metric, value in (s.get("metrics") or {}).items():
-            if value is None:
-                reason = (s.get("undefined") or {}).get(metric, "")
-                metrics.append(f"{e(metric)}: undefined ({e(reason)})")
-            else:
-                extra = f" {interval(intervals[metric])}" if metric in intervals else ""
-                metrics.append(f"{e(metric)} <b>{num(value)}</b>{extra}")
-        cov_text = _coverage_text(s.get("coverage") or {})
-        rows.append([f"<b>{e(name)}</b>", e(s.get("kind")),
-                     f"{num(s.get('n_items'))}<br/>"
-                     f"<span style='font-size:7.5pt;'>{cov_text}</span>",
-                     "<br/>".join(metrics) + ("<br/><i>" + e("; ".join(map(str, s["notes"])))
-                                              + "</i>" if s.get("notes") else "")])
-    out.append(table(["Scheme", "Kind", "Items (coverage)", "Metrics"], rows, (16, 12, 20, 52)))
-    return "".join(out)
-
-
 def _inputs(cert: Mapping[str, Any]) -> str:
-    rows = [[e(f.get("path")), e(f.get("role")), num(f.get("bytes")),
-             f'<span style="font-family:DejaVu Sans Mono;">{e(f.get("sha256"))}</span>']
+    rows = [[f"{e(f.get('path'))}<br/><span style='color:#57606a;'>{e(f.get('role'))} · "
+             f"{num(f.get('bytes'))} bytes</span>",
+             f'<span style="font-family:DejaVu Sans Mono; font-size:6.5pt;">'
+             f'{e(f.get("sha256"))}</span>']
             for f in cert.get("inputs") or []]
     return ('<h2 style="font-size:14pt;">Inputs</h2><p>Every file the numbers were computed '
             "from, with its SHA-256. Media files are not hashed.</p>"
-            + table(["File", "Role", "Bytes", "SHA-256"], rows, (34, 11, 10, 45), small=True))
+            + table(["File", "SHA-256"], rows, (40, 60), small=True))
 
 
 def _verify(cert: Mapping[str, Any]) -> str:
@@ -200,6 +187,6 @@ def certificate_html(cert: Mapping[str, Any],
         parts.append('<h2 style="font-size:14pt; page-break-before:always;">Contracts</h2>')
         for ident, contract in contracts.items():
             parts.append(contract_section(ident, contract, plots.get(ident, ())))
-    parts += [_agreement(cert), _inputs(cert), _verify(cert), method_notes(cert),
+    parts += [agreement_section(cert), _inputs(cert), _verify(cert), method_notes(cert),
               "</body></html>"]
     return "".join(parts)

@@ -1,14 +1,18 @@
 """One section of the certificate per contract, as HTML (pure; every user string escaped).
 
-Each section opens with the contract's id, state badge and claim, then a facts table
+Each section opens with the contract's id, its badge by meaning
+(:mod:`app.report.certificate_verdicts`) and claim, then a facts table
 (kind, schema, confidence, looks, level spent, parameters), then what its kind reports:
 
 - ``selective_risk``: the chosen rule, ``accepted_by_tier``, every test of the look, the
   projection, and the error-versus-coverage plot of the dev labels;
 - ``ppi``: each estimate with its interval and width, the method per group, the plot;
 - ``no_worse_than_human``: winning rate, alignments, the per-person table;
-- ``budget_first``: the projection table;
-- ``distributional``: distance, interval, noise ceiling (and groups), the plot;
+- ``budget_first``: the projection table, consecutive error targets with the same
+  projection on one row;
+- ``distributional``: distance, interval, noise ceiling, the plot, and the groups,
+  stated as reported, not judged (the verdict is on all items; a group above
+  ``max_distance`` is named);
 - ``threshold_legacy``: threshold, measured error and its counts per tier, marked
   uncertified.
 
@@ -21,9 +25,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from app.report.certificate_verdicts import badge_html
+from app.report.certificate_words import kind_name, parameter_name, result_name
 from app.report.html_parts import (
     Image,
-    badge,
     compact,
     e,
     facts,
@@ -35,20 +40,23 @@ from app.report.html_parts import (
 )
 from app.report.ppi_rows import estimate_groups
 
-Section = Callable[[Mapping[str, Any]], tuple[str, set[str]]]
+Section = Callable[[Mapping[str, Any], Mapping[str, Any]], tuple[str, set[str]]]
 
 
 def _facts(contract: Mapping[str, Any]) -> str:
     params = contract.get("parameters") or {}
-    shown = ", ".join(f"{e(k)} = {e(v)}" for k, v in params.items() if v is not None)
+    shown = ", ".join(f"{e(parameter_name(k))} {e(v)}" for k, v in params.items()
+                      if v is not None)
     confidence = contract.get("confidence")
-    pairs = [("Kind", e(contract.get("kind"))), ("Schema", e(contract.get("schema"))),
+    pairs = [("Kind", e(kind_name(contract.get("kind")))),
+             ("Schema", e(contract.get("schema"))),
              ("Confidence", pct(confidence, 0) if confidence is not None else "—"),
              ("Looks spent", num(contract.get("looks"))),
              ("Level spent", num(contract.get("level_spent"), 4)),
              ("Renamed from", e(contract.get("renamed_from") or "—"))]
     return (facts(pairs) + f'<p style="margin-top:3px; color:#57606a;">Parameters: '
-            f"{shown or '—'}</p>" + _potato(contract))
+            f"{shown or '—'} (configured as kind {e(contract.get('kind'))})</p>"
+            + _potato(contract))
 
 
 def _potato(contract: Mapping[str, Any]) -> str:
@@ -69,15 +77,26 @@ def _potato(contract: Mapping[str, Any]) -> str:
 
 
 
+def _value(value: Any) -> str:
+    """A value without a dedicated layout: a number as a number, a flat record as
+    "name value" pairs, anything else as compact JSON."""
+    if isinstance(value, bool | int | float):
+        return num(value, 4)
+    if isinstance(value, Mapping) and all(isinstance(v, int | float) for v in value.values()):
+        return "(" + ", ".join(f"{e(k)} {num(v, 4)}" for k, v in value.items()) + ")"
+    return compact(value)
+
+
 def tests_all_passed(tests: Any) -> bool:
     """A met rule: tests ran and none failed (a projection then speaks of another tier)."""
     return bool(tests) and all(isinstance(t, Mapping) and t.get("passed") for t in tests)
 
 
-def _selective_risk(result: Mapping[str, Any]) -> tuple[str, set[str]]:
+def _selective_risk(result: Mapping[str, Any], _: Mapping[str, Any]) -> tuple[str, set[str]]:
     out = []
     rule = result.get("rule") or {}
     coverage = result.get("accepted_by_tier") or {}
+    counts = result.get("accepted_by_tier_counts") or {}
     tiers = list(dict.fromkeys([*coverage, *rule]))
     if tiers:
         rows = []
@@ -90,8 +109,12 @@ def _selective_risk(result: Mapping[str, Any]) -> tuple[str, set[str]]:
                     if isinstance(chosen, Mapping) else
                     f"confidence ≥ {num(chosen, 4)}" if chosen is not None
                     else "accepts nothing")
-            rows.append([e(tier), text, pct(coverage.get(tier))])
-        out.append("<p><b>Chosen rule</b> (coverage of the whole population)</p>"
+            count = counts.get(tier)
+            rows.append([e(tier), text, pct(coverage.get(tier))
+                         + (f" ({num(count)} labels)" if count is not None else "")])
+        overall = (f"; {pct(result['coverage'])} of the items overall"
+                   if result.get("coverage") is not None else "")
+        out.append(f"<p><b>Chosen rule</b> (coverage of the whole population{overall})</p>"
                    + table(["Tier", "Rule", "Accepted"], rows, (30, 45, 25)))
     tests = result.get("tests") or []
     if tests:
@@ -109,10 +132,11 @@ def _selective_risk(result: Mapping[str, Any]) -> tuple[str, set[str]]:
         out.append(f"<p><b>Projection</b>: about {num(projection.get('more_cert_labels'))} "
                    f"more cert labels, {num(projection.get('more_calibration_labels'))} more "
                    f"calibration labels. {e(projection.get('note') or '')}{reach}</p>")
-    return "".join(out), {"rule", "accepted_by_tier", "tests", "projection"}
+    return "".join(out), {"rule", "accepted_by_tier", "tests", "projection",
+                          "accepted_by_tier_counts", "coverage"}
 
 
-def _ppi(result: Mapping[str, Any]) -> tuple[str, set[str]]:
+def _ppi(result: Mapping[str, Any], _: Mapping[str, Any]) -> tuple[str, set[str]]:
     groups = estimate_groups(result)
     by_group = any(group for group, _ in groups)
     raw = (result.get("potato_metrics") or {}).get("estimates") or {}
@@ -130,7 +154,7 @@ def _ppi(result: Mapping[str, Any]) -> tuple[str, set[str]]:
                     num(value.get("lambda")), f"{num(value.get('n'))} of {num(value.get('N'))}"])
     headers = (["Group"] if by_group else []) + ["Label", "Estimate", "Interval", "Width", "λ",
                                                  "Labelled"]
-    widths = ((10, 32, 11, 18, 9, 8, 12) if by_group else (40, 11, 18, 9, 9, 13))
+    widths = ((9, 25, 13, 19, 10, 9, 15) if by_group else (39, 12, 18, 10, 8, 13))
     out = table(headers, rows, widths) if rows else "<p>No estimates yet.</p>"
     if rows:
         out += (f"<p>Estimator: {e(', '.join(sorted(estimators)))}"
@@ -140,7 +164,7 @@ def _ppi(result: Mapping[str, Any]) -> tuple[str, set[str]]:
     return out, {"estimates", "level", "potato_metrics"}
 
 
-def _no_worse(result: Mapping[str, Any]) -> tuple[str, set[str]]:
+def _no_worse(result: Mapping[str, Any], _: Mapping[str, Any]) -> tuple[str, set[str]]:
     out = (f"<p>Winning rate <b>{num(result.get('winning_rate'))}</b> (passes at 0.5); machine "
            f"alignment {num(result.get('machine_alignment'))}, human alignment "
            f"{num(result.get('human_alignment'))}.</p>")
@@ -155,29 +179,71 @@ def _no_worse(result: Mapping[str, Any]) -> tuple[str, set[str]]:
     return out, {"winning_rate", "machine_alignment", "human_alignment", "per_annotator"}
 
 
-def _budget_first(result: Mapping[str, Any]) -> tuple[str, set[str]]:
-    rows = [[pct(r.get("error"), 0), pct(r.get("share_certifiable")),
-             num(r.get("interval_width"))] for r in result.get("projection") or []]
-    out = table(["Error target", "Share certifiable", "Interval width"], rows) if rows else \
+def budget_rows(projection: Any) -> list[tuple[list[float], Mapping[str, Any]]]:
+    """Consecutive error targets with the same projection (share, width, threshold) as
+    one row: a 20-row table repeating one share says less than "5% to 10%: 46.3%"."""
+    rows: list[tuple[list[float], Mapping[str, Any]]] = []
+    for r in projection if isinstance(projection, list) else []:
+        if not isinstance(r, Mapping):
+            continue
+        same = rows and all(rows[-1][1].get(k) == r.get(k)
+                            for k in ("share_certifiable", "interval_width", "threshold"))
+        if same:
+            rows[-1][0].append(float(r.get("error") or 0.0))
+        else:
+            rows.append(([float(r.get("error") or 0.0)], r))
+    return rows
+
+
+def _budget_first(result: Mapping[str, Any], _: Mapping[str, Any]) -> tuple[str, set[str]]:
+    rows = [[pct(errors[0], 0) if len(errors) == 1
+             else f"{pct(errors[0], 0)} to {pct(errors[-1], 0)}",
+             pct(r.get("share_certifiable")),
+             f"confidence ≥ {num(r.get('threshold'), 4)}" if r.get("threshold") is not None
+             else "none reaches it",
+             num(r.get("interval_width"))]
+            for errors, r in budget_rows(result.get("projection"))]
+    out = ("<p>A projection, not a promise: what the budget could certify at each error "
+           "target, from the dev labels.</p>"
+           + table(["Error target", "Share certifiable", "Rule it would need",
+                    "Interval width"], rows)) if rows else \
         "<p>Not enough dev labels to project yet.</p>"
     return out, {"projection"}
 
 
-def _distributional(result: Mapping[str, Any]) -> tuple[str, set[str]]:
+def _distributional(result: Mapping[str, Any], contract: Mapping[str, Any]
+                    ) -> tuple[str, set[str]]:
+    limit = (contract.get("parameters") or {}).get("max_distance")
     out = (f"<p>Mean Jensen–Shannon distance <b>{num(result.get('mean_js'))}</b> "
            f"{interval(result.get('interval'))}; noise ceiling (two halves of the people) "
-           f"{num(result.get('noise_ceiling'))}; {num(result.get('n_items'))} items.</p>")
+           f"{num(result.get('noise_ceiling'))}; {num(result.get('n_items'))} items. The "
+           "verdict is on all items together.</p>")
     groups = result.get("groups") or {}
     if groups:
+        def against(v: Mapping[str, Any]) -> str:
+            iv = v.get("interval")
+            if limit is None or not isinstance(iv, list) or None in iv:
+                return "—"
+            return ("within" if iv[1] <= limit else "above" if iv[0] > limit
+                    else "interval spans") + f" {num(limit)}"
         rows = [[e(g), num(v.get("mean_js")), interval(v.get("interval")),
-                 num(v.get("noise_ceiling")), num(v.get("n_items"))]
+                 num(v.get("noise_ceiling")), num(v.get("n_items")), against(v)]
                 for g, v in groups.items() if isinstance(v, Mapping)]
-        out += table(["Group", "Distance", "Interval", "Noise ceiling", "Items"], rows)
+        above = [str(g) for g, v in groups.items() if isinstance(v, Mapping)
+                 and limit is not None and v.get("mean_js") is not None
+                 and v["mean_js"] > limit]
+        out += ("<p><b>Groups are reported, not judged</b>: the contract's verdict does not "
+                "depend on them."
+                + (f" Group{'s' if len(above) != 1 else ''} {e(', '.join(above))} "
+                   f"{'are' if len(above) != 1 else 'is'} above the maximum distance "
+                   f"{num(limit)}." if above else "") + "</p>")
+        out += table(["Group (reported)", "Distance", "Interval", "Noise ceiling", "Items",
+                      "Against the limit"], rows, (20, 13, 21, 16, 10, 20))
     return out, {"mean_js", "interval", "noise_ceiling", "n_items", "groups", "confidence",
                  "max_distance", "groups_by"}
 
 
-def _legacy(result: Mapping[str, Any]) -> tuple[str, set[str]]:
+def _legacy(result: Mapping[str, Any], _: Mapping[str, Any]) -> tuple[str, set[str]]:
     measured = (pct(result.get("measured_error")) if result.get("measured_error") is not None
                 else e(result.get("measured_error_reason") or "not measurable"))
     out = ('<p style="background-color:#fff4d6;">&nbsp;<b>Uncertified.</b> Labels at confidence '
@@ -189,7 +255,7 @@ def _legacy(result: Mapping[str, Any]) -> tuple[str, set[str]]:
                 for t, v in by_tier.items() if isinstance(v, Mapping)]
         out += table(["Tier", "Dev items", "Dev labels", "Errors"], rows)
     return out, {"threshold", "measured_error", "measured_error_reason", "certified",
-                 "by_tier"}
+                 "by_tier", "n"}
 
 
 SECTIONS: dict[str, Section] = {
@@ -202,10 +268,10 @@ def contract_section(ident: str, contract: Mapping[str, Any], images: Sequence[I
     """The HTML of one contract's section."""
     result: Mapping[str, Any] = contract.get("result") or {}
     out = [f'<h3 style="font-size:12pt; margin-top:16px;">{e(ident)} &nbsp;'
-           f'{badge(str(contract.get("state")))}</h3>',
+           f'{badge_html(contract.get("kind"), contract.get("state"))}</h3>',
            f'<p style="margin-top:0;"><i>{e(contract.get("claim"))}</i></p>', _facts(contract)]
     section = SECTIONS.get(str(contract.get("kind")))
-    body, shown = section(result) if section else ("", set())
+    body, shown = section(result, contract) if section else ("", set())
     out.append(body)
     for name, width, height in images:
         out.append(f'<p align="center"><img src="{e(name)}" width="{width}" '
@@ -214,7 +280,8 @@ def contract_section(ident: str, contract: Mapping[str, Any], images: Sequence[I
             if k not in shown and k != "potato_metrics" and v not in (None, [], {})}
     if rest:
         out.append("<p><b>Also reported</b>: "
-                   + "; ".join(f"{e(k)} = {compact(v)}" for k, v in sorted(rest.items()))
+                   + "; ".join(f"{e(result_name(k))} {_value(v)}"
+                               for k, v in sorted(rest.items()))
                    + "</p>")
     out.append(notes_list(contract.get("notes") or []))
     return "".join(out)

@@ -42,7 +42,8 @@ def pct(value: Any, digits: int = 1) -> str:
 def interval(value: Any, digits: int = 3) -> str:
     if not isinstance(value, Sequence) or len(value) != 2:
         return "—"
-    return f"[{num(value[0], digits)}, {num(value[1], digits)}]"
+    # a no-break space: an interval never wraps between its ends
+    return f"[{num(value[0], digits)},&nbsp;{num(value[1], digits)}]"
 
 
 def badge(state: str) -> str:

@@ -1,6 +1,8 @@
 """The certificate PDF: Qt's ``QPdfWriter`` and ``QTextDocument``, no browser, no network.
 
-:func:`render_pdf` lays out the HTML of :mod:`app.report.certificate_html` on A4 pages,
+:func:`render_pdf` lays out the HTML of :mod:`app.report.certificate_html` as one
+continuous column, breaks it into A4 pages where no table row, line or heading is cut
+(:mod:`app.report.pagination`; a table continued on a new page repeats its header row),
 draws a footer with the page number on each, sets the document metadata (title, creator
 ``Accord <version>``) and attaches the certificate data as ``accord-certificate.json``
 (``QPdfWriter.addFileAttachment``, Qt ≥ 6.8). :func:`write_certificate_pdf` writes it
@@ -60,6 +62,7 @@ from PySide6.QtGui import (
 from app.core.atomic import write_atomically
 from app.core.certificate.build import ATTACHMENT_NAME
 from app.report.certificate_html import certificate_html
+from app.report.pagination import Page, analyse, paginate
 from app.report.plots import SCALE, contract_plots
 
 DPI = 96
@@ -67,6 +70,7 @@ MARGIN_X = 64.0
 MARGIN_TOP = 60.0
 MARGIN_BOTTOM = 76.0
 FONT_FAMILY = "DejaVu Sans"
+CLIP_INSET = 0.5
 
 
 class GuardedDocument(QTextDocument):
@@ -118,20 +122,49 @@ def _writer(device: QIODevice, cert: dict[str, Any]) -> QPdfWriter:
     return writer
 
 
-def _layout(doc: QTextDocument, writer: QPdfWriter) -> QSizeF:
+def _layout(doc: QTextDocument, writer: QPdfWriter) -> tuple[QSizeF, list[Page]]:
+    """Lay the document out as one continuous page of the printable width, then choose
+    the page breaks (:mod:`app.report.pagination`: never inside a row or a line)."""
     doc.documentLayout().setPaintDevice(writer)
     size = QSizeF(writer.width() - 2 * MARGIN_X, writer.height() - MARGIN_TOP - MARGIN_BOTTOM)
-    doc.setPageSize(size)
-    return size
+    doc.setPageSize(QSizeF(size.width(), -1))
+    return size, paginate(analyse(doc), size.height())
 
 
-def _paint_page(p: QPainter, doc: QTextDocument, index: int, size: QSizeF,
-                page: QSizeF, cert: dict[str, Any]) -> None:
+def layout_pages(cert: dict[str, Any]) -> tuple[GuardedDocument, QSizeF, list[Page]]:
+    """The document, the printable size and the pages, exactly as the PDF lays them out
+    (for tests that check where rows and words fall)."""
+    scratch = QBuffer()
+    scratch.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = _writer(scratch, cert)
+    doc = build_document(cert)
+    size, pages = _layout(doc, writer)
+    scratch.close()
+    return doc, size, pages
+
+
+def _strip(p: QPainter, doc: QTextDocument, top: float, bottom: float, at: float,
+           width: float) -> None:
+    """Document ``top``…``bottom`` drawn at page height ``at`` below the top margin.
+
+    The clip is half a unit inside the slice: Qt draws every line that touches the clip,
+    and a line that starts exactly at the break belongs to the next page only (drawn
+    clipped here, its text would be in this page's text too, twice in a copy-paste)."""
     p.save()
-    p.translate(MARGIN_X, MARGIN_TOP - index * size.height())
-    doc.drawContents(p, QRectF(0, index * size.height(), size.width(), size.height()))
+    p.translate(MARGIN_X, MARGIN_TOP + at - top)
+    doc.drawContents(p, QRectF(0, top + CLIP_INSET, width, bottom - top - 2 * CLIP_INSET))
     p.restore()
-    count = doc.pageCount()
+
+
+def _paint_page(p: QPainter, doc: QTextDocument, pages: list[Page], index: int, size: QSizeF,
+                page: QSizeF, cert: dict[str, Any]) -> None:
+    slice_ = pages[index]
+    offset = 0.0
+    if slice_.header is not None:
+        _strip(p, doc, slice_.header.top, slice_.header.bottom, 0.0, size.width())
+        offset = slice_.header.bottom - slice_.header.top
+    _strip(p, doc, slice_.top, slice_.bottom, offset, size.width())
+    count = len(pages)
     y = page.height() - MARGIN_BOTTOM + 26
     p.setPen(QPen(QColor("#c8ccd0"), 0.8))
     p.drawLine(QPointF(MARGIN_X, y), QPointF(page.width() - MARGIN_X, y))
@@ -184,14 +217,14 @@ def render_pdf(cert: dict[str, Any]) -> bytes:
                             allow_nan=False).encode("utf-8")
     writer.addFileAttachment(ATTACHMENT_NAME, QByteArray(attachment), "application/json")
     doc = build_document(cert)
-    size = _layout(doc, writer)
+    size, pages = _layout(doc, writer)
     page = QSizeF(writer.width(), writer.height())
     painter = QPainter(writer)
     try:
-        for index in range(doc.pageCount()):
+        for index in range(len(pages)):
             if index:
                 writer.newPage()
-            _paint_page(painter, doc, index, size, page, cert)
+            _paint_page(painter, doc, pages, index, size, page, cert)
     finally:
         painter.end()
     buffer.close()
@@ -212,11 +245,11 @@ def page_images(cert: dict[str, Any], pages: int | None = 1, dpi: float = 80
     scratch.open(QIODevice.OpenModeFlag.WriteOnly)
     writer = _writer(scratch, cert)
     doc = build_document(cert)
-    size = _layout(doc, writer)
+    size, slices = _layout(doc, writer)
     page = QSizeF(writer.width(), writer.height())
     scale = dpi / DPI
     out: list[QImage] = []
-    count = doc.pageCount() if pages is None else min(pages, doc.pageCount())
+    count = len(slices) if pages is None else min(pages, len(slices))
     for index in range(count):
         image = QImage(round(page.width() * scale), round(page.height() * scale),
                        QImage.Format.Format_RGB32)
@@ -226,7 +259,7 @@ def page_images(cert: dict[str, Any], pages: int | None = 1, dpi: float = 80
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
         painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
         painter.scale(scale, scale)
-        _paint_page(painter, doc, index, size, page, cert)
+        _paint_page(painter, doc, slices, index, size, page, cert)
         painter.end()
         out.append(image)
     scratch.close()

@@ -190,8 +190,8 @@ def distance_plot(contract: dict[str, Any]) -> bytes | None:
     """Jensen–Shannon distance against the noise ceiling of a ``distributional`` contract."""
     result = contract.get("result") or {}
     rows: list[dict[str, Any]] = []
-    entries = [("all items", result)] + [(str(k), v) for k, v in
-                                         (result.get("groups") or {}).items()]
+    entries = [("all items (judged)", result)] + [
+        (f"{k} (reported)", v) for k, v in (result.get("groups") or {}).items()]
     for name, value in entries:
         if isinstance(value, dict) and value.get("mean_js") is not None:
             rows.append({"label": name, "estimate": value.get("mean_js"),
@@ -202,7 +202,7 @@ def distance_plot(contract: dict[str, Any]) -> bytes | None:
     limit = (contract.get("parameters") or {}).get("max_distance")
     return _rows_plot("Machine–people distance and the people's own noise ceiling", rows,
                       0.0, 1.0, "Jensen–Shannon distance (base 2)", limit,
-                      f"max_distance {limit:g}" if limit is not None else "",
+                      f"maximum distance {limit:g}" if limit is not None else "",
                       [("machine vs people", QColor(PALETTE[0]), "dot"),
                        ("noise ceiling", INK, "diamond")])
 

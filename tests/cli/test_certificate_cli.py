@@ -78,7 +78,7 @@ def test_verify_catches_a_changed_data_file(written: tuple[Path, Path],
     data.write_text(data.read_text() + json.dumps({"id": "extra", "text": "new"}) + "\n")
     out = _verify([str(pdf), "--project", str(project)], capsys, 1)
     assert "input data/items.jsonl changed" in out
-    assert "project.n_items: 300 in the certificate, 301 now" in out
+    assert "project: number of items 300 in the PDF, 301 now" in out
 
 
 def test_verify_catches_a_changed_ledger(written: tuple[Path, Path],
@@ -89,8 +89,8 @@ def test_verify_catches_a_changed_ledger(written: tuple[Path, Path],
     capsys.readouterr()
     out = _verify([str(pdf), "--project", str(project)], capsys, 1)
     assert "input labeling/ledger.jsonl changed" in out
-    assert "ledger.head" in out
-    assert "contracts.accuracy.looks: 1 in the certificate, 2 now" in out
+    assert "looks ledger: head hash" in out
+    assert "contract accuracy: looks spent 1 in the PDF, 2 now" in out
 
 
 def test_verify_catches_a_tampered_ledger_line(written: tuple[Path, Path],
@@ -100,7 +100,7 @@ def test_verify_catches_a_tampered_ledger_line(written: tuple[Path, Path],
     ledger.write_bytes(ledger.read_bytes().replace(b'"look":1', b'"look":7'))
     out = _verify([str(pdf), "--project", str(project)], capsys, 1)
     assert "input labeling/ledger.jsonl changed" in out
-    assert "ledger.ok: True in the certificate, False now" in out
+    assert "looks ledger: intact yes in the PDF, no now" in out
 
 
 def test_verify_catches_an_edited_embedded_json(written: tuple[Path, Path], tmp_path: Path,
@@ -119,7 +119,7 @@ def test_verify_catches_an_edited_embedded_json(written: tuple[Path, Path], tmp_
     _replace_attachment(pdf, edited, forged)
     _verify([str(forged)], capsys, 0)
     out = _verify([str(forged), "--project", str(project)], capsys, 1)
-    assert "contracts.accuracy.parameters.error: 0.01 in the certificate, 0.2 now" in out
+    assert "contract accuracy: parameter, error 0.01 in the PDF, 0.2 now" in out
 
 
 def test_bad_input_exits_2(tmp_path: Path, written: tuple[Path, Path],

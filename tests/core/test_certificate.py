@@ -182,7 +182,8 @@ def test_differences_name_a_changed_input_and_the_changed_fields(
     text = "\n".join(found)
     assert "input labeling/requests.jsonl changed" in text
     assert "input labeling/ledger.jsonl changed" in text
-    assert "ledger.head" in text and "contracts.accuracy.looks: 1 in the certificate, 2 now" in text
+    assert "looks ledger: head hash" in text
+    assert "contract accuracy: looks spent 1 in the PDF, 2 now" in text
 
 
 def test_a_project_without_an_engine_gets_an_agreement_only_certificate(tmp_path: Path) -> None:

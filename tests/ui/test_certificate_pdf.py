@@ -70,9 +70,9 @@ def test_pdf_reads_back_with_text_metadata_and_attachment(qapp: Any, project: Pa
     assert json.loads(attached) == cert
     text = _text(pdf)
     first = unicodedata.normalize("NFKC", reader.pages[0].extract_text())
-    assert "Summary" in first and "Machine labels accepted, by source" in re.sub(r"\s+", " ",
+    assert "Summary" in first and "Labels delivered" in re.sub(r"\s+", " ",
                                                                                  first)
-    for needle in ("accuracy", "MET", "the error among accepted machine labels on 'sentiment' "
+    for needle in ("accuracy", "CERTIFIED", "the error among accepted machine labels on 'sentiment' "
                    "is at most 20%", "Uncertified", "old-rule", "Agreement between people",
                    "Method notes", "Angelopoulos", "Calderon", "Krippendorff", "STAPLE",
                    cert["content_hash"], f"page 1 of {len(reader.pages)}"):

@@ -28,6 +28,10 @@ Choices where the spec is silent:
   path as typed differs between machines; the folder's name is under ``project``).
 - ``claim`` is a sentence per contract saying what it promises, in words; the PDF's
   summary prints it and a reader of the JSON need not know the kinds.
+- ``panels`` (per schema with contracts) counts the calibration items several people
+  labelled (:mod:`app.core.certificate.panels`): the agreement section says what the
+  contracts compared with even when nobody answered the scheme in the annotation files.
+- ``prepared`` is ``{"for", "by"}`` as given to ``accord certificate --for --by``.
 - ``export_statuses`` counts the export status of every item and schema with contracts
   by status and origin, Potato 2.12.1's (``accepted:human``, ``accepted:auto``,
   ``accepted_uncertified:auto``, ``pending``).
@@ -45,6 +49,7 @@ from typing import Any
 from app import __version__
 from app.core.certificate.curves import dev_curves
 from app.core.certificate.inputs import hash_inputs, ledger_summary, relative_name
+from app.core.certificate.panels import scheme_panels
 from app.core.contracts.config.contract_specs import DEFAULT_CONFIDENCE, ContractSpec
 from app.core.contracts.kinds.registry import claim, kind_info
 from app.core.contracts.label_report import LabelReport
@@ -94,8 +99,22 @@ def _scalar(value: Any) -> Any:
     return to_list() if callable(to_list) else str(value)
 
 
-def build_certificate(project: ProjectData, *, generated_at: str) -> Job[dict[str, Any]]:
-    """The certificate of ``project`` stated at ``generated_at`` (see :func:`utc_now`)."""
+def prepared(prepared_for: str | None = None, prepared_by: str | None = None
+             ) -> dict[str, str | None]:
+    """The ``prepared`` entry: who the certificate is for and who prepared it (the CLI's
+    ``--for`` and ``--by``), stripped, ``None`` when not given."""
+    def clean(value: str | None) -> str | None:
+        return value.strip() or None if isinstance(value, str) else None
+
+    return {"for": clean(prepared_for), "by": clean(prepared_by)}
+
+
+def build_certificate(project: ProjectData, *, generated_at: str,
+                      prepared_for: str | None = None, prepared_by: str | None = None
+                      ) -> Job[dict[str, Any]]:
+    """The certificate of ``project`` stated at ``generated_at`` (see :func:`utc_now`),
+    prepared for ``prepared_for`` by ``prepared_by`` (both printed on page 1, both
+    covered by the content hash; ``verify`` recomputes with the stored ones)."""
     yield Progress(0, 1, "hashing inputs")
     inputs = yield from scaled(hash_inputs(project.path), 0.0, 0.6, 1.0)
     yield Progress(0.6, 1.0, "contracts")
@@ -106,6 +125,7 @@ def build_certificate(project: ProjectData, *, generated_at: str) -> Job[dict[st
         "format": FORMAT,
         "accord_version": __version__,
         "generated_at": generated_at,
+        "prepared": prepared(prepared_for, prepared_by),
         "project": {
             "name": study_name(project.path),
             "folder": project.path.resolve().name,
@@ -125,6 +145,7 @@ def build_certificate(project: ProjectData, *, generated_at: str) -> Job[dict[st
         "export_statuses": {},
         "uncertified": [],
         "labels_absent": project.labels_absent,
+        "panels": {},
     }
     if project.labels is not None:
         body.update(_labels_part(project.labels, project))
@@ -184,7 +205,13 @@ def _labels_part(labels: LabelReport, project: ProjectData) -> dict[str, Any]:
          "measured_error_reason": c["result"].get("measured_error_reason"),
          "accepted_uncertified": statuses.get(c["schema"], Counter())["accepted_uncertified:auto"]}
         for ident, c in contracts.items() if kind_info(c["kind"]).certifies is False]
+    panels = {schema: found for schema in dict.fromkeys(c.schema for c in config.contracts)
+              if schema in labels.data
+              and (found := scheme_panels(labels.data[schema])) is not None}
+    for schema, found in panels.items():
+        found["contracts"] = [c.id for c in config.contracts if c.schema == schema]
     return {
+        "panels": panels,
         "configuration": configuration,
         "contracts": contracts,
         "machine_labels_accepted": {

@@ -5,9 +5,12 @@ certificate (``format``) whose ``content_hash`` is the SHA-256 of the rest. An e
 embedded JSON fails here.
 
 :func:`differences` compares a stored certificate with one recomputed from the project,
-field by field, and lists every difference in words, with a dotted path to the field.
-Inputs are compared by path first, so a changed file is named as such ("labeling/
-requests.jsonl changed") rather than as a hash deep in a list.
+field by field, and lists every difference as a sentence naming whose field it is
+("contract accuracy: state met in the PDF, insufficient now"; the words are
+:mod:`app.core.certificate.wording`'s). Inputs are compared by path first, so a changed
+file is named as such ("input labeling/requests.jsonl changed") rather than as a hash
+deep in a list. Many small differences inside one curve, Potato's raw metrics or the
+pair figures of a scheme read as one sentence with their count.
 
 Choices where the spec is silent:
 
@@ -16,18 +19,20 @@ Choices where the spec is silent:
 - Numbers compare equal within a relative 1e-9 (and absolute 1e-12): the certificate
   is recomputed with the same code, but a different CPU or BLAS may move the last bit of
   a bootstrap mean; anything a reader could see in the PDF still differs.
-- At most :data:`MAX_LISTED` differences are listed, then a count of the rest. The
-  dev curves' points come last: their coverage is a share of the whole population, so
-  one added item moves every point, and those would otherwise crowd out the item count
-  and the states a reader looks for first.
+- At most :data:`MAX_LISTED` sentences are listed, then a count of the rest. The
+  dev curves come last, one sentence per tier: their coverage is a share of the whole
+  population, so one added item moves every point, and those would otherwise crowd out
+  the item count and the states a reader looks for first.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from app.core.certificate.build import FORMAT, VOLATILE_KEYS, content_hash
+from app.core.certificate.wording import Path, field_words, subject, value_words
 
 MAX_LISTED = 60
 REL_TOL = 1e-9
@@ -49,42 +54,64 @@ def integrity_problems(certificate: Any) -> list[str]:
     return []
 
 
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One difference at ``path``: ``old`` is in the PDF, ``new`` in the project now
+    (:data:`ABSENT` where one side has no such field); ``length`` for lists whose
+    number of entries differs."""
+
+    path: Path
+    old: Any
+    new: Any
+    length: bool = False
+
+
+ABSENT: Any = object()
 
 
 def _numbers_equal(a: Any, b: Any) -> bool:
     return math.isclose(float(a), float(b), rel_tol=REL_TOL, abs_tol=ABS_TOL)
 
 
-def _diff(a: Any, b: Any, path: str, out: list[str]) -> None:
+def _diff(a: Any, b: Any, path: Path, out: list[Change]) -> None:
     if isinstance(a, dict) and isinstance(b, dict):
         for key in sorted(set(a) | set(b), key=str):
-            where = f"{path}.{key}" if path else str(key)
+            where = (*path, key)
             if key not in b:
-                out.append(f"{where}: in the certificate ({_short(a[key])}), "
-                           "not in the project now")
+                out.append(Change(where, a[key], ABSENT))
             elif key not in a:
-                out.append(f"{where}: in the project now ({_short(b[key])}), "
-                           "not in the certificate")
+                out.append(Change(where, ABSENT, b[key]))
             else:
                 _diff(a[key], b[key], where, out)
         return
     if isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
-            out.append(f"{path}: {len(a)} entries in the certificate, {len(b)} now")
+            out.append(Change(path, a, b, length=True))
         for i, (x, y) in enumerate(zip(a, b, strict=False)):
-            _diff(x, y, f"{path}[{i}]", out)
+            _diff(x, y, (*path, i), out)
         return
     numeric = (int, float)
     if (isinstance(a, numeric) and isinstance(b, numeric) and not isinstance(a, bool)
             and not isinstance(b, bool)):
         if not _numbers_equal(a, b):
-            out.append(f"{path}: {_short(a)} in the certificate, {_short(b)} now")
+            out.append(Change(path, a, b))
         return
     if a != b or type(a) is not type(b):
-        out.append(f"{path}: {_short(a)} in the certificate, {_short(b)} now")
+        out.append(Change(path, a, b))
+
+
+def sentence(change: Change) -> str:
+    """One difference in words: "contract accuracy: state met in the PDF, insufficient now"."""
+    whose, rest = subject(change.path)
+    name = field_words(rest)
+    lead = f"{whose}: {name}" if name else whose
+    if change.length:
+        return (f"{lead}: {len(change.old)} entries in the PDF, {len(change.new)} now")
+    if change.new is ABSENT:
+        return f"{lead} ({value_words(change.old)}) is in the PDF, not in the project now"
+    if change.old is ABSENT:
+        return f"{lead} ({value_words(change.new)}) is in the project now, not in the PDF"
+    return f"{lead} {value_words(change.old)} in the PDF, {value_words(change.new)} now"
 
 
 def _input_differences(stored: list[Any], fresh: list[Any]) -> list[str]:
@@ -93,40 +120,71 @@ def _input_differences(stored: list[Any], fresh: list[Any]) -> list[str]:
     new = {str(f.get("path")): f for f in fresh if isinstance(f, dict)}
     for path in sorted(set(old) | set(new)):
         if path not in new:
-            out.append(f"input {path}: in the certificate, missing from the project now")
+            out.append(f"input {path}: in the PDF, missing from the project now")
         elif path not in old:
-            out.append(f"input {path}: in the project now, not in the certificate")
+            out.append(f"input {path}: in the project now, not in the PDF")
         elif old[path].get("sha256") != new[path].get("sha256"):
-            out.append(f"input {path} changed: sha256 {old[path].get('sha256')} in the "
-                       f"certificate, {new[path].get('sha256')} now")
+            out.append(f"input {path} changed: SHA-256 "
+                       f"{value_words(old[path].get('sha256'))} in the PDF, "
+                       f"{value_words(new[path].get('sha256'))} now")
         elif old[path] != new[path]:
-            _diff(old[path], new[path], f"input {path}", out)
+            changes: list[Change] = []
+            _diff(old[path], new[path], (), changes)
+            out += [f"input {path}: " + sentence(c).split(": ", 1)[-1] for c in changes]
     return out
 
 
 HEADLINE = ("state", "looks", "level_spent", "rule", "ok", "head", "problem")
 """The last parts of a path a reader wants first: verdicts, looks and the ledger."""
+GROUPED = {"dev_curve": "the dev error–coverage curve of tier {0} differs at {n} points",
+           "potato_metrics": "Potato's own figures differ in {n} places",
+           "pairs": "the figures per annotator pair differ in {n} places"}
+"""Fields whose many small differences read as one sentence per group."""
 
 
-def _rank(line: str) -> int:
+def _group(change: Change) -> tuple[Path, str] | None:
+    """The (path to the group, its sentence template), for a change inside one."""
+    for i, key in enumerate(change.path):
+        if isinstance(key, str) and key in GROUPED:
+            extra = change.path[i + 1:i + 2] if key == "dev_curve" else ()
+            return (*change.path[:i + 1], *extra), GROUPED[key]
+    return None
+
+
+def _rank(change: Change) -> int:
     """Where a difference is listed: verdicts and the ledger first, the numbers behind them
-    next, Potato's raw metrics and the coverage curves last (stable within each)."""
-    path = line.split(":", 1)[0]
-    if path.rsplit(".", 1)[-1] in HEADLINE or path.startswith("ledger"):
+    next, grouped figures (curves, Potato's raw metrics, pairs) last (stable within each)."""
+    last = change.path[-1] if change.path else ""
+    if last in HEADLINE or change.path[:1] == ("ledger",):
         return 0
-    if ".dev_curve." in path or ".potato_metrics." in path:
-        return 2
-    return 1
+    return 2 if _group(change) else 1
+
+
+def _sentences(changes: list[Change]) -> list[str]:
+    out: list[str] = []
+    groups: dict[Path, tuple[str, int]] = {}
+    for change in sorted(changes, key=_rank):
+        grouped = _group(change)
+        if grouped is None:
+            out.append(sentence(change))
+            continue
+        path, template = grouped
+        groups[path] = (template, groups.get(path, (template, 0))[1] + 1)
+    for path, (template, n) in groups.items():
+        whose, _ = subject(path)
+        tier = path[-1] if path[-2:-1] == ("dev_curve",) else ""
+        out.append(f"{whose}: " + template.format(tier, n=n))
+    return out
 
 
 def differences(stored: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
-    """Every difference between a stored certificate and a fresh one, in words."""
+    """Every difference between a stored certificate and a fresh one, as sentences."""
     out = _input_differences(list(stored.get("inputs") or []), list(fresh.get("inputs") or []))
     rest_a = {k: v for k, v in stored.items() if k not in (*VOLATILE_KEYS, "inputs")}
     rest_b = {k: v for k, v in fresh.items() if k not in (*VOLATILE_KEYS, "inputs")}
-    rest: list[str] = []
-    _diff(rest_a, rest_b, "", rest)
-    out += sorted(rest, key=_rank)
+    changes: list[Change] = []
+    _diff(rest_a, rest_b, (), changes)
+    out += _sentences(changes)
     if len(out) > MAX_LISTED:
         hidden = len(out) - MAX_LISTED
         out = [*out[:MAX_LISTED], f"... and {hidden} more differences"]
