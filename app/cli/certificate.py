@@ -46,26 +46,43 @@ def add_certificate_commands(commands: argparse._SubParsersAction) -> None:  # t
     cert = commands.add_parser("certificate", help="write the project's certificate as a PDF")
     cert.add_argument("project", type=Path, help="Potato project folder")
     cert.add_argument("-o", "--output", type=Path, required=True, metavar="FILE.pdf")
-    cert.add_argument("--for", dest="prepared_for", metavar="CLIENT",
-                      help="who the certificate is prepared for (printed on page 1)")
-    cert.add_argument("--by", dest="prepared_by", metavar="NAME",
-                      help="who prepared it, e.g. the annotation lead (printed on page 1)")
+    cert.add_argument(
+        "--for",
+        dest="prepared_for",
+        metavar="CLIENT",
+        help="who the certificate is prepared for (printed on page 1)",
+    )
+    cert.add_argument(
+        "--by",
+        dest="prepared_by",
+        metavar="NAME",
+        help="who prepared it, e.g. the annotation lead (printed on page 1)",
+    )
     verify = commands.add_parser("verify", help="check a certificate PDF (and its project)")
     verify.add_argument("pdf", type=Path, metavar="FILE.pdf")
     verify.add_argument("--project", type=Path, help="recompute from this project and compare")
 
 
-def certificate_job(project: Path, generated_at: str, prepared_for: str | None = None,
-                    prepared_by: str | None = None) -> Job[dict[str, Any]]:
+def certificate_job(
+    project: Path,
+    generated_at: str,
+    prepared_for: str | None = None,
+    prepared_by: str | None = None,
+) -> Job[dict[str, Any]]:
     """Open the project (status semantics) and build its certificate."""
     from app.core.certificate.build import build_certificate
     from app.core.progress import Progress, scaled
     from app.core.project import open_project
 
     data = yield from scaled(open_project(project), 0.0, 0.85, 1.0)
-    cert = yield from scaled(build_certificate(data, generated_at=generated_at,
-                                               prepared_for=prepared_for,
-                                               prepared_by=prepared_by), 0.85, 1.0, 1.0)
+    cert = yield from scaled(
+        build_certificate(
+            data, generated_at=generated_at, prepared_for=prepared_for, prepared_by=prepared_by
+        ),
+        0.85,
+        1.0,
+        1.0,
+    )
     yield Progress(1.0, 1.0, "done")
     return cert
 
@@ -88,14 +105,12 @@ def run_certificate(args: argparse.Namespace) -> int:
         raise InputError(f"expected a .pdf file name, found '{output.name}'", key="-o")
     if output.exists() and output.is_dir():
         raise InputError("expected a file name, found a folder", file=output)
-    cert = with_bar(certificate_job(args.project, utc_now(), args.prepared_for,
-                                    args.prepared_by))
+    cert = with_bar(certificate_job(args.project, utc_now(), args.prepared_for, args.prepared_by))
     _app = _ensure_gui_application()
     from app.report.pdf import write_certificate_pdf
 
     size = write_certificate_pdf(cert, output)
-    states = ", ".join(f"{i} {c['state']}" for i, c in cert["contracts"].items()) or \
-        "no contracts"
+    states = ", ".join(f"{i} {c['state']}" for i, c in cert["contracts"].items()) or "no contracts"
     print(f"wrote {output} ({size:,} bytes): {states}; content hash {cert['content_hash']}")
     return EXIT_OK
 
@@ -108,8 +123,7 @@ def load_embedded(pdf: Path) -> dict[str, Any]:
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"the attached certificate is not valid JSON ({exc})",
-                         file=pdf) from exc
+        raise InputError(f"the attached certificate is not valid JSON ({exc})", file=pdf) from exc
     if not isinstance(data, dict):
         raise InputError("the attached certificate is not a JSON object", file=pdf)
     return data
@@ -125,9 +139,14 @@ def run_verify(args: argparse.Namespace) -> int:
     if args.project is not None:
         raw = stored.get("prepared")
         named: dict[str, Any] = raw if isinstance(raw, dict) else {}
-        fresh = with_bar(certificate_job(args.project,
-                                          str(stored.get("generated_at") or utc_now()),
-                                          named.get("for"), named.get("by")))
+        fresh = with_bar(
+            certificate_job(
+                args.project,
+                str(stored.get("generated_at") or utc_now()),
+                named.get("for"),
+                named.get("by"),
+            )
+        )
         found = differences(stored, fresh)
     if problems:
         print(f"{args.pdf}: the embedded certificate fails its integrity check:")
@@ -135,14 +154,21 @@ def run_verify(args: argparse.Namespace) -> int:
             print(f"  - {line}")
     if found:
         count = f"{len(found)} difference{'s' if len(found) != 1 else ''}"
-        print(f"{args.pdf}: {count} between the certificate in the PDF and the project "
-              f"{args.project} now:")
+        print(
+            f"{args.pdf}: {count} between the certificate in the PDF and the project "
+            f"{args.project} now:"
+        )
         for line in found:
             print(f"  - {line}")
     if problems or found:
         return EXIT_MISMATCH
-    what = (f"matches the project {args.project}" if args.project is not None
-            else "is intact (use --project to recompute it from the project)")
-    print(f"{args.pdf}: the certificate stated at {stored.get('generated_at')} {what}; "
-          f"content hash {stored.get('content_hash')}")
+    what = (
+        f"matches the project {args.project}"
+        if args.project is not None
+        else "is intact (use --project to recompute it from the project)"
+    )
+    print(
+        f"{args.pdf}: the certificate stated at {stored.get('generated_at')} {what}; "
+        f"content hash {stored.get('content_hash')}"
+    )
     return EXIT_OK

@@ -13,13 +13,27 @@ browser. Colours are muted greys and one blue, readable in print.
 
 from __future__ import annotations
 
-HEADLINE = {"nominal": "alpha", "ordinal": "alpha", "multilabel": "alpha", "trace": "alpha",
-            "cuboids": "mean_agreement", "segments": "mean_agreement",
-            "tiers": "mean_agreement", "regions": "mean_agreement",
-            "masks": "mean_sensitivity"}
-MATRIX = {"nominal": "kappa", "ordinal": "kappa", "trace": "kappa", "multilabel": "alpha",
-          "cuboids": "mean_agreement", "segments": "mean_agreement",
-          "tiers": "mean_agreement", "regions": "mean_agreement"}
+HEADLINE = {
+    "nominal": "alpha",
+    "ordinal": "alpha",
+    "multilabel": "alpha",
+    "trace": "alpha",
+    "cuboids": "mean_agreement",
+    "segments": "mean_agreement",
+    "tiers": "mean_agreement",
+    "regions": "mean_agreement",
+    "masks": "mean_sensitivity",
+}
+MATRIX = {
+    "nominal": "kappa",
+    "ordinal": "kappa",
+    "trace": "kappa",
+    "multilabel": "alpha",
+    "cuboids": "mean_agreement",
+    "segments": "mean_agreement",
+    "tiers": "mean_agreement",
+    "regions": "mean_agreement",
+}
 MEANING = {
     "alpha": "Krippendorff's α over all units",
     "fleiss_kappa": "Fleiss' κ (varying number of raters per unit)",
@@ -27,8 +41,7 @@ MEANING = {
     "percent_agreement": "share of agreeing annotator pairs, pooled over units",
     "mean_jaccard": "mean Jaccard similarity of the label sets",
     "mean_agreement": "mean item score: matched IoU over matched and unmatched objects",
-    "mean_object_count_diff": "mean difference in object counts per pair and item "
-                              "(0 is best)",
+    "mean_object_count_diff": "mean difference in object counts per pair and item (0 is best)",
     "detection_f1": "2 · matched / (objects of A + objects of B)",
     "mean_matched_iou": "mean IoU of matched objects",
     "detection_alpha": "detection: did both find the object (α over clusters)",
@@ -78,13 +91,22 @@ COVERAGE = {
     "n_items_over_budget": "items over the comparison budget (skipped whole)",
     "n_items_mask_size_mismatch": "items with masks of different sizes (skipped)",
 }
-CORRECTED_HEAD = ("Chance-corrected", "agreement beyond what chance alone would give: 0 is "
-                  "chance level, 1 is perfect, below 0 is worse than chance.")
-UNCORRECTED_HEAD = ("Not chance-corrected", "raw overlap and shares: they include the "
-                    "agreement that chance alone would produce, so read them beside the "
-                    "chance-corrected numbers.")
-STAPLE_HEAD = ("STAPLE estimates", "whose boundary to trust: per-annotator sensitivity and "
-               "specificity, not agreement coefficients.")
+CORRECTED_HEAD = (
+    "Chance-corrected",
+    "agreement beyond what chance alone would give: 0 is "
+    "chance level, 1 is perfect, below 0 is worse than chance.",
+)
+UNCORRECTED_HEAD = (
+    "Not chance-corrected",
+    "raw overlap and shares: they include the "
+    "agreement that chance alone would produce, so read them beside the "
+    "chance-corrected numbers.",
+)
+STAPLE_HEAD = (
+    "STAPLE estimates",
+    "whose boundary to trust: per-annotator sensitivity and "
+    "specificity, not agreement coefficients.",
+)
 
 STYLE = """
 body { font-family: "Segoe UI", "Helvetica Neue", Arial, sans-serif; color: #24303a;
@@ -117,9 +139,9 @@ p.footer { margin-top: 3em; color: #7a868e; font-size: 13px; border-top: 1px sol
 
 PAIR_UNDEFINED = {
     "alpha": "the two annotators gave one and the same label on every unit they share: "
-             "α has no variation to correct against",
+    "α has no variation to correct against",
     "kappa": "the two annotators gave one and the same label on every unit they share: "
-             "κ has no variation to correct against",
+    "κ has no variation to correct against",
     "mean_matched_iou": "no object of this pair was matched, so there is no matched IoU",
 }
 """Why a pair's metric is ``None`` (the report stores no sentence per pair); a

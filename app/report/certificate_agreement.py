@@ -21,13 +21,16 @@ from typing import Any
 from app.report.agreement_vocabulary import COVERAGE, HEADLINE, NAME, metric_name
 from app.report.html_parts import e, interval, num, table
 
-INTERVAL_NOTE = ("Intervals are 95% percentile bootstrap intervals over items, printed where "
-                 "the agreement report computes them (set agreement: boxes, segments, tiers, "
-                 "cuboids, regions); coded-unit coefficients (α, κ) are point values.")
+INTERVAL_NOTE = (
+    "Intervals are 95% percentile bootstrap intervals over items, printed where "
+    "the agreement report computes them (set agreement: boxes, segments, tiers, "
+    "cuboids, regions); coded-unit coefficients (α, κ) are point values."
+)
 
 
-IDENTIFIER = re.compile(r"\b(" + "|".join(sorted((k for k in NAME if "_" in k), key=len,
-                                                  reverse=True)) + r")\b")
+IDENTIFIER = re.compile(
+    r"\b(" + "|".join(sorted((k for k in NAME if "_" in k), key=len, reverse=True)) + r")\b"
+)
 
 
 def humanise(text: object) -> str:
@@ -41,23 +44,27 @@ def _count(value: Any, one: str, many: str) -> str:
 
 
 def panels_sentence(panels: Mapping[str, Any]) -> str:
-    """"50 items, 5 people each (10 people, 250 labels)" and α on them, as HTML."""
+    """ "50 items, 5 people each (10 people, 250 labels)" and α on them, as HTML."""
     sizes = panels.get("sizes") or {}
-    each = " and ".join(f"{_count(n, 'item', 'items')} with {e(k)} people"
-                        for k, n in sizes.items())
+    each = " and ".join(
+        f"{_count(n, 'item', 'items')} with {e(k)} people" for k, n in sizes.items()
+    )
     if len(sizes) == 1:
         (k,) = sizes
         each = f"{_count(panels.get('n_items'), 'item', 'items')}, {e(k)} people each"
     used = ", ".join(map(str, panels.get("contracts") or []))
     alpha = panels.get("alpha")
-    coefficient = (f"Krippendorff's α ({e(panels.get('alpha_metric'))}) on these panels "
-                   f"<b>{num(alpha)}</b>" if alpha is not None else
-                   f"Krippendorff's α on these panels is undefined: "
-                   f"{e(panels.get('alpha_undefined'))}")
+    coefficient = (
+        f"Krippendorff's α ({e(panels.get('alpha_metric'))}) on these panels <b>{num(alpha)}</b>"
+        if alpha is not None
+        else f"Krippendorff's α on these panels is undefined: {e(panels.get('alpha_undefined'))}"
+    )
     people = _count(panels.get("n_people"), "person", "people")
-    return (f"Panels in the calibration labels: {each} ({people}, "
-            f"{_count(panels.get('n_labels'), 'label', 'labels')}), read by the contracts on "
-            f"this scheme ({e(used)}). {coefficient}.")
+    return (
+        f"Panels in the calibration labels: {each} ({people}, "
+        f"{_count(panels.get('n_labels'), 'label', 'labels')}), read by the contracts on "
+        f"this scheme ({e(used)}). {coefficient}."
+    )
 
 
 def _headline(s: Mapping[str, Any]) -> str:
@@ -84,16 +91,21 @@ def agreement_summary(cert: Mapping[str, Any]) -> str:
     rows = []
     for name, s in (agreement.get("schemes") or {}).items():
         p = panels.get(name)
-        files = (f"{_headline(s)} on {num(s.get('n_items'))} items" if _answered(s)
-                 else "nobody answered it in the annotation files")
-        panel = (f"{num(p.get('n_items'))} panels; α {num(p.get('alpha'))}" if p else "—")
+        files = (
+            f"{_headline(s)} on {num(s.get('n_items'))} items"
+            if _answered(s)
+            else "nobody answered it in the annotation files"
+        )
+        panel = f"{num(p.get('n_items'))} panels; α {num(p.get('alpha'))}" if p else "—"
         rows.append([f"<b>{e(name)}</b>", files, panel])
     if not rows:
         return ""
-    return (f"<p><b>Agreement between people</b> ({num(coverage.get('n_items'))} items, "
-            f"{_count(coverage.get('n_annotators'), 'annotator', 'annotators')} in the "
-            "annotation files; panels: items several people labelled for the contracts)</p>"
-            + table(["Scheme", "Annotation files", "Calibration panels"], rows, (24, 48, 28)))
+    return (
+        f"<p><b>Agreement between people</b> ({num(coverage.get('n_items'))} items, "
+        f"{_count(coverage.get('n_annotators'), 'annotator', 'annotators')} in the "
+        "annotation files; panels: items several people labelled for the contracts)</p>"
+        + table(["Scheme", "Annotation files", "Calibration panels"], rows, (24, 48, 28))
+    )
 
 
 def _metrics(s: Mapping[str, Any]) -> str:
@@ -114,23 +126,28 @@ def _metrics(s: Mapping[str, Any]) -> str:
 
 
 def _coverage(cov: Mapping[str, Any]) -> str:
-    return "<br/>".join(f"{e(COVERAGE.get(k, k.replace('_', ' ')))}: {num(v)}"
-                        for k, v in cov.items() if v)
+    return "<br/>".join(
+        f"{e(COVERAGE.get(k, k.replace('_', ' ')))}: {num(v)}" for k, v in cov.items() if v
+    )
 
 
 def agreement_section(cert: Mapping[str, Any]) -> str:
     agreement = cert.get("agreement") or {}
     coverage = agreement.get("coverage") or {}
     panels: Mapping[str, Any] = cert.get("panels") or {}
-    out = ['<h2 style="font-size:14pt; margin-top:18px;">Agreement between people</h2>',
-           f"<p>{num(coverage.get('n_items'))} items, "
-           f"{_count(coverage.get('n_annotators'), 'annotator', 'annotators')} in the "
-           "annotation files. A coefficient that is undefined is given with its reason, never "
-           f"as a number. {INTERVAL_NOTE}</p>"]
+    out = [
+        '<h2 style="font-size:14pt; margin-top:18px;">Agreement between people</h2>',
+        f"<p>{num(coverage.get('n_items'))} items, "
+        f"{_count(coverage.get('n_annotators'), 'annotator', 'annotators')} in the "
+        "annotation files. A coefficient that is undefined is given with its reason, never "
+        f"as a number. {INTERVAL_NOTE}</p>",
+    ]
     rows = []
     for name, s in (agreement.get("schemes") or {}).items():
-        scheme = (f"<b>{e(name)}</b><br/><span style='color:#57606a;'>"
-                  f"{e(s.get('kind') or s.get('annotation_type'))}</span>")
+        scheme = (
+            f"<b>{e(name)}</b><br/><span style='color:#57606a;'>"
+            f"{e(s.get('kind') or s.get('annotation_type'))}</span>"
+        )
         if s.get("not_computed"):
             body = e(s["not_computed"])
         else:
@@ -140,10 +157,18 @@ def agreement_section(cert: Mapping[str, Any]) -> str:
         if name in panels:
             body += ("<br/>" if body else "") + panels_sentence(panels[name])
             if not _answered(s):
-                body += (" The coefficients above read the annotation files, where nobody "
-                         "answered this scheme; the contracts read these panels.")
-        rows.append([scheme, f"{num(s.get('n_items'))} scored<br/>"
-                     f"<span style='font-size:7.5pt;'>{_coverage(s.get('coverage') or {})}"
-                     "</span>", body])
+                body += (
+                    " The coefficients above read the annotation files, where nobody "
+                    "answered this scheme; the contracts read these panels."
+                )
+        rows.append(
+            [
+                scheme,
+                f"{num(s.get('n_items'))} scored<br/>"
+                f"<span style='font-size:7.5pt;'>{_coverage(s.get('coverage') or {})}"
+                "</span>",
+                body,
+            ]
+        )
     out.append(table(["Scheme", "Items", "Agreement"], rows, (24, 24, 52)))
     return "".join(out)

@@ -33,11 +33,16 @@ from app.report.html_parts import Image, e, num, pct, table
 
 def _prepared(cert: Mapping[str, Any]) -> str:
     named = cert.get("prepared") or {}
-    parts = [f"Prepared for <b>{e(named['for'])}</b>" if named.get("for") else "",
-             f"prepared by <b>{e(named['by'])}</b>" if named.get("by") else ""]
+    parts = [
+        f"Prepared for <b>{e(named['for'])}</b>" if named.get("for") else "",
+        f"prepared by <b>{e(named['by'])}</b>" if named.get("by") else "",
+    ]
     text = " · ".join(p for p in parts if p)
-    return (f'<p style="margin-top:0; margin-bottom:2px;">{text[0].upper() + text[1:]}</p>'
-            if text else "")
+    return (
+        f'<p style="margin-top:0; margin-bottom:2px;">{text[0].upper() + text[1:]}</p>'
+        if text
+        else ""
+    )
 
 
 def _header(cert: Mapping[str, Any]) -> str:
@@ -45,61 +50,87 @@ def _header(cert: Mapping[str, Any]) -> str:
     return (
         '<p style="font-size:8pt; color:#57606a; margin:0;">ACCORD CERTIFICATE</p>'
         f'<h1 style="font-size:18pt; margin-top:2px; margin-bottom:2px;">{e(project.get("name"))}'
-        "</h1>" + _prepared(cert) +
-        f'<p style="color:#444; margin-top:0;">{_count(project.get("n_items"), "item")} · '
-        f'{_count(project.get("n_annotators"), "annotator")} · '
-        f'{_count(len(project.get("schemes") or {}), "scheme")} · stated at '
-        f'<b>{e(cert.get("generated_at"))}</b> · Accord {e(cert.get("accord_version"))}</p>')
+        "</h1>"
+        + _prepared(cert)
+        + f'<p style="color:#444; margin-top:0;">{_count(project.get("n_items"), "item")} · '
+        f"{_count(project.get('n_annotators'), 'annotator')} · "
+        f"{_count(len(project.get('schemes') or {}), 'scheme')} · stated at "
+        f"<b>{e(cert.get('generated_at'))}</b> · Accord {e(cert.get('accord_version'))}</p>"
+    )
 
 
 def _tally(contracts: Mapping[str, Any]) -> str:
-    """"1 certified (accuracy) · 2 estimates met (…) · 1 plan (plan)": by meaning."""
+    """ "1 certified (accuracy) · 2 estimates met (…) · 1 plan (plan)": by meaning."""
     by: dict[str, list[str]] = {g: [] for g in GROUPS}
     for ident, c in contracts.items():
         by[verdict(c.get("kind"), c.get("state")).group].append(str(ident))
-    words = {"certified": ("certified", "certified"), "estimate": ("estimate met",
-                                                                    "estimates met"),
-             "plan": ("plan", "plans"), "uncertified": ("uncertified rule",
-                                                        "uncertified rules"),
-             "not met": ("not met", "not met")}
-    parts = [f"<b>{len(ids)} {words[g][0] if len(ids) == 1 else words[g][1]}</b> "
-             f"({e(', '.join(ids))})" for g, ids in by.items() if ids]
+    words = {
+        "certified": ("certified", "certified"),
+        "estimate": ("estimate met", "estimates met"),
+        "plan": ("plan", "plans"),
+        "uncertified": ("uncertified rule", "uncertified rules"),
+        "not met": ("not met", "not met"),
+    }
+    parts = [
+        f"<b>{len(ids)} {words[g][0] if len(ids) == 1 else words[g][1]}</b> ({e(', '.join(ids))})"
+        for g, ids in by.items()
+        if ids
+    ]
     return " · ".join(parts)
 
 
 def _summary(cert: Mapping[str, Any]) -> str:
-    out = ['<h2 style="font-size:13pt; margin-top:6px;">Summary: what is certified, at what '
-           "confidence</h2>"]
+    out = [
+        '<h2 style="font-size:13pt; margin-top:6px;">Summary: what is certified, at what '
+        "confidence</h2>"
+    ]
     contracts: Mapping[str, Any] = cert.get("contracts") or {}
     if not contracts:
-        out.append(f'<p><b>No contracts.</b> {e(cert.get("labels_absent") or "")}. This '
-                   "certificate states the agreement between annotators only; it certifies "
-                   "no machine labels.</p>")
+        out.append(
+            f"<p><b>No contracts.</b> {e(cert.get('labels_absent') or '')}. This "
+            "certificate states the agreement between annotators only; it certifies "
+            "no machine labels.</p>"
+        )
     else:
         certified = [i for i, c in contracts.items() if c.get("certifies")]
-        out.append(f"<p>{len(contracts)} contracts: {_tally(contracts)}. "
-                   + ("" if certified else "<b>No machine labels are certified.</b> ")
-                   + "A certified contract at confidence c is still wrong with probability at "
-                   "most 1 − c; no contract says the labels are free of errors. Estimates and "
-                   "plans certify no labels.</p>")
-        rows = [[f"<b>{e(i)}</b><br/><span style='color:#57606a;'>"
-                 f"{e(kind_name(c.get('kind')))}</span>",
-                 e(c.get("claim")) + (f" (confidence {pct(c.get('confidence'), 0)})"
-                                      if c.get("confidence") is not None else ""),
-                 result_line(c, _delivered(cert, c)), badge_html(c.get("kind"), c.get("state"))]
-                for i, c in contracts.items()]
+        out.append(
+            f"<p>{len(contracts)} contracts: {_tally(contracts)}. "
+            + ("" if certified else "<b>No machine labels are certified.</b> ")
+            + "A certified contract at confidence c is still wrong with probability at "
+            "most 1 − c; no contract says the labels are free of errors. Estimates and "
+            "plans certify no labels.</p>"
+        )
+        rows = [
+            [
+                f"<b>{e(i)}</b><br/><span style='color:#57606a;'>"
+                f"{e(kind_name(c.get('kind')))}</span>",
+                e(c.get("claim"))
+                + (
+                    f" (confidence {pct(c.get('confidence'), 0)})"
+                    if c.get("confidence") is not None
+                    else ""
+                ),
+                result_line(c, _delivered(cert, c)),
+                badge_html(c.get("kind"), c.get("state")),
+            ]
+            for i, c in contracts.items()
+        ]
         out.append(table(["Contract", "Claim", "Result", "Verdict"], rows, (19, 33, 26, 22)))
         out.append(_accepted(cert))
     unsupported = cert.get("unsupported_schemas") or []
     if unsupported:
-        out.append(f"<p><b>Unsupported schemas</b> (no loss family, so no contract covers "
-                   f"them): {e(', '.join(map(str, unsupported)))}.</p>")
+        out.append(
+            f"<p><b>Unsupported schemas</b> (no loss family, so no contract covers "
+            f"them): {e(', '.join(map(str, unsupported)))}.</p>"
+        )
     out.append(agreement_summary(cert))
     out.append(_ledger(cert))
-    out.append(f"<p><b>Inputs</b>: {num(len(cert.get('inputs') or []))} files hashed (listed at "
-               "the end). Content hash "
-               f'<span style="font-family:DejaVu Sans Mono; font-size:7pt;">'
-               f"{e(cert.get('content_hash'))}</span>.</p>")
+    out.append(
+        f"<p><b>Inputs</b>: {num(len(cert.get('inputs') or []))} files hashed (listed at "
+        "the end). Content hash "
+        f'<span style="font-family:DejaVu Sans Mono; font-size:7pt;">'
+        f"{e(cert.get('content_hash'))}</span>.</p>"
+    )
     return "".join(out)
 
 
@@ -109,8 +140,12 @@ def _delivered(cert: Mapping[str, Any], contract: Mapping[str, Any]) -> int | No
     return total if isinstance(total, int) else None
 
 
-STATUS_WORDS = {"accepted:human": "labelled by people", "accepted:auto": "certified machine",
-                "accepted_uncertified:auto": "uncertified machine", "pending": "pending"}
+STATUS_WORDS = {
+    "accepted:human": "labelled by people",
+    "accepted:auto": "certified machine",
+    "accepted_uncertified:auto": "uncertified machine",
+    "pending": "pending",
+}
 
 
 def _accepted(cert: Mapping[str, Any]) -> str:
@@ -122,23 +157,29 @@ def _accepted(cert: Mapping[str, Any]) -> str:
         a = accepted.get(schema) or {}
         by = ", ".join(f"{e(k)} {num(v)}" for k, v in (a.get("by_source") or {}).items())
         kind = "certified" if a.get("certified") else "not certified"
-        counts = "; ".join(f"{e(STATUS_WORDS.get(k, k))} {num(v)}"
-                           for k, v in (statuses.get(schema) or {}).items())
+        counts = "; ".join(
+            f"{e(STATUS_WORDS.get(k, k))} {num(v)}" for k, v in (statuses.get(schema) or {}).items()
+        )
         rows.append([f"<b>{e(schema)}</b>", f"{by or 'none'} ({kind})", counts or "—"])
     if rows:
-        out.append("<p><b>Labels delivered</b> (machine labels by source; every item by "
-                   "status)</p>"
-                   + table(["Schema", "Machine labels accepted", "Every item"], rows,
-                           (22, 36, 42)))
+        out.append(
+            "<p><b>Labels delivered</b> (machine labels by source; every item by "
+            "status)</p>"
+            + table(["Schema", "Machine labels accepted", "Every item"], rows, (22, 36, 42))
+        )
     for u in cert.get("uncertified") or []:
-        measured = (pct(u.get("measured_error")) if u.get("measured_error") is not None
-                    else e(u.get("measured_error_reason") or "not measurable"))
+        measured = (
+            pct(u.get("measured_error"))
+            if u.get("measured_error") is not None
+            else e(u.get("measured_error_reason") or "not measurable")
+        )
         out.append(
             '<p style="background-color:#fff4d6;">&nbsp;<b>Uncertified:</b> contract '
             f"{e(u.get('contract'))} on {e(u.get('schema'))} accepts machine labels at "
             f"confidence ≥ {num(u.get('threshold'), 2)} without a test; measured error on the "
             f"calibration labels {measured}; {num(u.get('accepted_uncertified'))} labels "
-            "delivered as uncertified.</p>")
+            "delivered as uncertified.</p>"
+        )
     return "".join(out)
 
 
@@ -149,36 +190,50 @@ def _count(value: Any, word: str) -> str:
 
 def _ledger(cert: Mapping[str, Any]) -> str:
     ledger = cert.get("ledger") or {}
-    state = ("intact" if ledger.get("ok", True) else
-             f'<span style="color:#b3261e;"><b>damaged</b>: {e(ledger.get("problem"))}</span>')
-    return (f"<p><b>Looks ledger</b>: {state}, {_count(ledger.get('lines'), 'line')}, head "
-            f'<span style="font-family:DejaVu Sans Mono; font-size:7pt;">'
-            f"{e(ledger.get('head'))}</span>.</p>")
+    state = (
+        "intact"
+        if ledger.get("ok", True)
+        else f'<span style="color:#b3261e;"><b>damaged</b>: {e(ledger.get("problem"))}</span>'
+    )
+    return (
+        f"<p><b>Looks ledger</b>: {state}, {_count(ledger.get('lines'), 'line')}, head "
+        f'<span style="font-family:DejaVu Sans Mono; font-size:7pt;">'
+        f"{e(ledger.get('head'))}</span>.</p>"
+    )
 
 
 def _inputs(cert: Mapping[str, Any]) -> str:
-    rows = [[f"{e(f.get('path'))}<br/><span style='color:#57606a;'>{e(f.get('role'))} · "
-             f"{num(f.get('bytes'))} bytes</span>",
-             f'<span style="font-family:DejaVu Sans Mono; font-size:6.5pt;">'
-             f'{e(f.get("sha256"))}</span>']
-            for f in cert.get("inputs") or []]
-    return ('<h2 style="font-size:14pt;">Inputs</h2><p>Every file the numbers were computed '
-            "from, with its SHA-256. Media files are not hashed.</p>"
-            + table(["File", "SHA-256"], rows, (40, 60), small=True))
+    rows = [
+        [
+            f"{e(f.get('path'))}<br/><span style='color:#57606a;'>{e(f.get('role'))} · "
+            f"{num(f.get('bytes'))} bytes</span>",
+            f'<span style="font-family:DejaVu Sans Mono; font-size:6.5pt;">'
+            f"{e(f.get('sha256'))}</span>",
+        ]
+        for f in cert.get("inputs") or []
+    ]
+    return (
+        '<h2 style="font-size:14pt;">Inputs</h2><p>Every file the numbers were computed '
+        "from, with its SHA-256. Media files are not hashed.</p>"
+        + table(["File", "SHA-256"], rows, (40, 60), small=True)
+    )
 
 
 def _verify(cert: Mapping[str, Any]) -> str:
-    return ('<h2 style="font-size:14pt;">Verify this certificate</h2>'
-            "<p>The data behind every number above is attached to this PDF as "
-            "<i>accord-certificate.json</i>. Run <tt>accord verify FILE.pdf</tt> to check that "
-            "the attachment is intact, and <tt>accord verify FILE.pdf --project PROJECT</tt> to "
-            "recompute the certificate from the project and list every difference.</p>"
-            '<p>Content hash (SHA-256 of the canonical JSON):<br/><span style="font-family:'
-            f'DejaVu Sans Mono; font-size:8pt;">{e(cert.get("content_hash"))}</span></p>')
+    return (
+        '<h2 style="font-size:14pt;">Verify this certificate</h2>'
+        "<p>The data behind every number above is attached to this PDF as "
+        "<i>accord-certificate.json</i>. Run <tt>accord verify FILE.pdf</tt> to check that "
+        "the attachment is intact, and <tt>accord verify FILE.pdf --project PROJECT</tt> to "
+        "recompute the certificate from the project and list every difference.</p>"
+        '<p>Content hash (SHA-256 of the canonical JSON):<br/><span style="font-family:'
+        f'DejaVu Sans Mono; font-size:8pt;">{e(cert.get("content_hash"))}</span></p>'
+    )
 
 
-def certificate_html(cert: Mapping[str, Any],
-                     plots: Mapping[str, Sequence[Image]] | None = None) -> str:
+def certificate_html(
+    cert: Mapping[str, Any], plots: Mapping[str, Sequence[Image]] | None = None
+) -> str:
     """The whole document; ``plots`` maps a contract id to its images."""
     plots = plots or {}
     parts = ['<html><body style="font-size:9.5pt;">', _header(cert), _summary(cert)]
@@ -187,6 +242,11 @@ def certificate_html(cert: Mapping[str, Any],
         parts.append('<h2 style="font-size:14pt; page-break-before:always;">Contracts</h2>')
         for ident, contract in contracts.items():
             parts.append(contract_section(ident, contract, plots.get(ident, ())))
-    parts += [agreement_section(cert), _inputs(cert), _verify(cert), method_notes(cert),
-              "</body></html>"]
+    parts += [
+        agreement_section(cert),
+        _inputs(cert),
+        _verify(cert),
+        method_notes(cert),
+        "</body></html>",
+    ]
     return "".join(parts)

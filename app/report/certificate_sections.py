@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from app.report.certificate_kinds import budget_first, distributional, legacy
 from app.report.certificate_verdicts import badge_html
 from app.report.certificate_words import kind_name, parameter_name, result_name
 from app.report.html_parts import (
@@ -45,18 +46,20 @@ Section = Callable[[Mapping[str, Any], Mapping[str, Any]], tuple[str, set[str]]]
 
 def _facts(contract: Mapping[str, Any]) -> str:
     params = contract.get("parameters") or {}
-    shown = ", ".join(f"{e(parameter_name(k))} {e(v)}" for k, v in params.items()
-                      if v is not None)
+    shown = ", ".join(f"{e(parameter_name(k))} {e(v)}" for k, v in params.items() if v is not None)
     confidence = contract.get("confidence")
-    pairs = [("Kind", e(kind_name(contract.get("kind")))),
-             ("Schema", e(contract.get("schema"))),
-             ("Confidence", pct(confidence, 0) if confidence is not None else "—"),
-             ("Looks spent", num(contract.get("looks"))),
-             ("Level spent", num(contract.get("level_spent"), 4)),
-             ("Renamed from", e(contract.get("renamed_from") or "—"))]
-    return (facts(pairs) + f'<p style="margin-top:3px; color:#57606a;">Parameters: '
-            f"{shown or '—'} (configured as kind {e(contract.get('kind'))})</p>"
-            + _potato(contract))
+    pairs = [
+        ("Kind", e(kind_name(contract.get("kind")))),
+        ("Schema", e(contract.get("schema"))),
+        ("Confidence", pct(confidence, 0) if confidence is not None else "—"),
+        ("Looks spent", num(contract.get("looks"))),
+        ("Level spent", num(contract.get("level_spent"), 4)),
+        ("Renamed from", e(contract.get("renamed_from") or "—")),
+    ]
+    return (
+        facts(pairs) + f'<p style="margin-top:3px; color:#57606a;">Parameters: '
+        f"{shown or '—'} (configured as kind {e(contract.get('kind'))})</p>" + _potato(contract)
+    )
 
 
 def _potato(contract: Mapping[str, Any]) -> str:
@@ -69,12 +72,13 @@ def _potato(contract: Mapping[str, Any]) -> str:
         said = "Potato 2.12.1 never evaluated this contract."
     else:
         verdict = audit.get("verdict")
-        said = (f"Potato 2.12.1 recorded: {e(record.get('state'))} at look "
-                f"{e(record.get('looks'))}" + (f"; Accord's recomputation: {e(verdict)}."
-                                               if verdict else "."))
+        said = (
+            f"Potato 2.12.1 recorded: {e(record.get('state'))} at look "
+            f"{e(record.get('looks'))}"
+            + (f"; Accord's recomputation: {e(verdict)}." if verdict else ".")
+        )
     extra = "".join(f"<br>{e(d)}" for d in (audit.get("differences") or [])[:6])
     return f'<p style="margin-top:3px;"><b>{said}</b>{extra}</p>'
-
 
 
 def _value(value: Any) -> str:
@@ -104,36 +108,74 @@ def _selective_risk(result: Mapping[str, Any], _: Mapping[str, Any]) -> tuple[st
             chosen = rule.get(tier)
             if isinstance(chosen, Mapping) and set(chosen) == {"*"}:
                 chosen = chosen["*"]  # Potato's one threshold for every class
-            text = ("; ".join(f"{e(c)} ≥ {num(t, 4)}" if t is not None
-                              else f"{e(c)}: accepts nothing" for c, t in chosen.items())
-                    if isinstance(chosen, Mapping) else
-                    f"confidence ≥ {num(chosen, 4)}" if chosen is not None
-                    else "accepts nothing")
+            text = (
+                "; ".join(
+                    f"{e(c)} ≥ {num(t, 4)}" if t is not None else f"{e(c)}: accepts nothing"
+                    for c, t in chosen.items()
+                )
+                if isinstance(chosen, Mapping)
+                else f"confidence ≥ {num(chosen, 4)}"
+                if chosen is not None
+                else "accepts nothing"
+            )
             count = counts.get(tier)
-            rows.append([e(tier), text, pct(coverage.get(tier))
-                         + (f" ({num(count)} labels)" if count is not None else "")])
-        overall = (f"; {pct(result['coverage'])} of the items overall"
-                   if result.get("coverage") is not None else "")
-        out.append(f"<p><b>Chosen rule</b> (coverage of the whole population{overall})</p>"
-                   + table(["Tier", "Rule", "Accepted"], rows, (30, 45, 25)))
+            rows.append(
+                [
+                    e(tier),
+                    text,
+                    pct(coverage.get(tier))
+                    + (f" ({num(count)} labels)" if count is not None else ""),
+                ]
+            )
+        overall = (
+            f"; {pct(result['coverage'])} of the items overall"
+            if result.get("coverage") is not None
+            else ""
+        )
+        out.append(
+            f"<p><b>Chosen rule</b> (coverage of the whole population{overall})</p>"
+            + table(["Tier", "Rule", "Accepted"], rows, (30, 45, 25))
+        )
     tests = result.get("tests") or []
     if tests:
-        rows = [[e(t.get("tier")) + (f" / {e(t['class'])}" if t.get("class") else ""),
-                 num(t.get("threshold"), 4), num(t.get("n")), num(t.get("errors")),
-                 num(t.get("p"), 4), num(t.get("level"), 4),
-                 "passed" if t.get("passed") else "<b>failed</b>"] for t in tests]
-        out.append("<p><b>Tests at this look</b> (one-sided exact binomial; p ≤ level passes; "
-                   "the first failure stops the fixed sequence)</p>"
-                   + table(["Tier", "Threshold", "n", "Errors", "p", "Level", "Result"], rows))
+        rows = [
+            [
+                e(t.get("tier")) + (f" / {e(t['class'])}" if t.get("class") else ""),
+                num(t.get("threshold"), 4),
+                num(t.get("n")),
+                num(t.get("errors")),
+                num(t.get("p"), 4),
+                num(t.get("level"), 4),
+                "passed" if t.get("passed") else "<b>failed</b>",
+            ]
+            for t in tests
+        ]
+        out.append(
+            "<p><b>Tests at this look</b> (one-sided exact binomial; p ≤ level passes; "
+            "the first failure stops the fixed sequence)</p>"
+            + table(["Tier", "Threshold", "n", "Errors", "p", "Level", "Result"], rows)
+        )
     projection = result.get("projection")
     if isinstance(projection, Mapping) and projection and not tests_all_passed(tests):
-        reach = (f" Not reachable with this corpus: {num(projection.get('items_left'))} "
-                 "items are left to sample." if projection.get("reachable") is False else "")
-        out.append(f"<p><b>Projection</b>: about {num(projection.get('more_cert_labels'))} "
-                   f"more cert labels, {num(projection.get('more_calibration_labels'))} more "
-                   f"calibration labels. {e(projection.get('note') or '')}{reach}</p>")
-    return "".join(out), {"rule", "accepted_by_tier", "tests", "projection",
-                          "accepted_by_tier_counts", "coverage"}
+        reach = (
+            f" Not reachable with this corpus: {num(projection.get('items_left'))} "
+            "items are left to sample."
+            if projection.get("reachable") is False
+            else ""
+        )
+        out.append(
+            f"<p><b>Projection</b>: about {num(projection.get('more_cert_labels'))} "
+            f"more cert labels, {num(projection.get('more_calibration_labels'))} more "
+            f"calibration labels. {e(projection.get('note') or '')}{reach}</p>"
+        )
+    return "".join(out), {
+        "rule",
+        "accepted_by_tier",
+        "tests",
+        "projection",
+        "accepted_by_tier_counts",
+        "coverage",
+    }
 
 
 def _ppi(result: Mapping[str, Any], _: Mapping[str, Any]) -> tuple[str, set[str]]:
@@ -149,139 +191,112 @@ def _ppi(result: Mapping[str, Any], _: Mapping[str, Any]) -> tuple[str, set[str]
                 width = (iv[1] - iv[0]) if isinstance(iv, list) and None not in iv else None
                 method = ((raw.get(group) or {}) if by_group else raw.get("all", raw)).get(name)
                 estimators.add(str((method or {}).get("estimator") or "—"))
-                rows.append(([e(group)] if by_group else []) + [
-                    e(name), num(value.get("estimate")), interval(iv), num(width),
-                    num(value.get("lambda")), f"{num(value.get('n'))} of {num(value.get('N'))}"])
-    headers = (["Group"] if by_group else []) + ["Label", "Estimate", "Interval", "Width", "λ",
-                                                 "Labelled"]
-    widths = ((9, 25, 13, 19, 10, 9, 15) if by_group else (39, 12, 18, 10, 8, 13))
+                rows.append(
+                    ([e(group)] if by_group else [])
+                    + [
+                        e(name),
+                        num(value.get("estimate")),
+                        interval(iv),
+                        num(width),
+                        num(value.get("lambda")),
+                        f"{num(value.get('n'))} of {num(value.get('N'))}",
+                    ]
+                )
+    headers = (["Group"] if by_group else []) + [
+        "Label",
+        "Estimate",
+        "Interval",
+        "Width",
+        "λ",
+        "Labelled",
+    ]
+    widths = (9, 25, 13, 19, 10, 9, 15) if by_group else (39, 12, 18, 10, 8, 13)
     out = table(headers, rows, widths) if rows else "<p>No estimates yet.</p>"
     if rows:
-        out += (f"<p>Estimator: {e(', '.join(sorted(estimators)))}"
-                + (f"; intervals at level {num(result['level'], 4)}, the confidence adjusted "
-                   "for the look, as Potato's engine does" if result.get("level") else "")
-                + ".</p>")
+        out += (
+            f"<p>Estimator: {e(', '.join(sorted(estimators)))}"
+            + (
+                f"; intervals at level {num(result['level'], 4)}, the confidence adjusted "
+                "for the look, as Potato's engine does"
+                if result.get("level")
+                else ""
+            )
+            + ".</p>"
+        )
     return out, {"estimates", "level", "potato_metrics"}
 
 
 def _no_worse(result: Mapping[str, Any], _: Mapping[str, Any]) -> tuple[str, set[str]]:
-    out = (f"<p>Winning rate <b>{num(result.get('winning_rate'))}</b> (passes at 0.5); machine "
-           f"alignment {num(result.get('machine_alignment'))}, human alignment "
-           f"{num(result.get('human_alignment'))}.</p>")
+    out = (
+        f"<p>Winning rate <b>{num(result.get('winning_rate'))}</b> (passes at 0.5); machine "
+        f"alignment {num(result.get('machine_alignment'))}, human alignment "
+        f"{num(result.get('human_alignment'))}.</p>"
+    )
     per = result.get("per_annotator") or {}
     if per:
-        rows = [[e(a), num(v.get("n_items")), num(v.get("p_value", v.get("p")), 4),
-                 num(v.get("p_value_adjusted", v.get("p")), 4), num(v.get("advantage")),
-                 num(v.get("human_advantage")), "yes" if v.get("beaten") else "no"]
-                for a, v in per.items()]
-        out += table(["Person left out", "Items", "p", "p (BY)", "Machine advantage",
-                      "Person's advantage", "Beaten"], rows)
+        rows = [
+            [
+                e(a),
+                num(v.get("n_items")),
+                num(v.get("p_value", v.get("p")), 4),
+                num(v.get("p_value_adjusted", v.get("p")), 4),
+                num(v.get("advantage")),
+                num(v.get("human_advantage")),
+                "yes" if v.get("beaten") else "no",
+            ]
+            for a, v in per.items()
+        ]
+        out += table(
+            [
+                "Person left out",
+                "Items",
+                "p",
+                "p (BY)",
+                "Machine advantage",
+                "Person's advantage",
+                "Beaten",
+            ],
+            rows,
+        )
     return out, {"winning_rate", "machine_alignment", "human_alignment", "per_annotator"}
 
 
-def budget_rows(projection: Any) -> list[tuple[list[float], Mapping[str, Any]]]:
-    """Consecutive error targets with the same projection (share, width, threshold) as
-    one row: a 20-row table repeating one share says less than "5% to 10%: 46.3%"."""
-    rows: list[tuple[list[float], Mapping[str, Any]]] = []
-    for r in projection if isinstance(projection, list) else []:
-        if not isinstance(r, Mapping):
-            continue
-        same = rows and all(rows[-1][1].get(k) == r.get(k)
-                            for k in ("share_certifiable", "interval_width", "threshold"))
-        if same:
-            rows[-1][0].append(float(r.get("error") or 0.0))
-        else:
-            rows.append(([float(r.get("error") or 0.0)], r))
-    return rows
-
-
-def _budget_first(result: Mapping[str, Any], _: Mapping[str, Any]) -> tuple[str, set[str]]:
-    rows = [[pct(errors[0], 0) if len(errors) == 1
-             else f"{pct(errors[0], 0)} to {pct(errors[-1], 0)}",
-             pct(r.get("share_certifiable")),
-             f"confidence ≥ {num(r.get('threshold'), 4)}" if r.get("threshold") is not None
-             else "none reaches it",
-             num(r.get("interval_width"))]
-            for errors, r in budget_rows(result.get("projection"))]
-    out = ("<p>A projection, not a promise: what the budget could certify at each error "
-           "target, from the dev labels.</p>"
-           + table(["Error target", "Share certifiable", "Rule it would need",
-                    "Interval width"], rows)) if rows else \
-        "<p>Not enough dev labels to project yet.</p>"
-    return out, {"projection"}
-
-
-def _distributional(result: Mapping[str, Any], contract: Mapping[str, Any]
-                    ) -> tuple[str, set[str]]:
-    limit = (contract.get("parameters") or {}).get("max_distance")
-    out = (f"<p>Mean Jensen–Shannon distance <b>{num(result.get('mean_js'))}</b> "
-           f"{interval(result.get('interval'))}; noise ceiling (two halves of the people) "
-           f"{num(result.get('noise_ceiling'))}; {num(result.get('n_items'))} items. The "
-           "verdict is on all items together.</p>")
-    groups = result.get("groups") or {}
-    if groups:
-        def against(v: Mapping[str, Any]) -> str:
-            iv = v.get("interval")
-            if limit is None or not isinstance(iv, list) or None in iv:
-                return "—"
-            return ("within" if iv[1] <= limit else "above" if iv[0] > limit
-                    else "interval spans") + f" {num(limit)}"
-        rows = [[e(g), num(v.get("mean_js")), interval(v.get("interval")),
-                 num(v.get("noise_ceiling")), num(v.get("n_items")), against(v)]
-                for g, v in groups.items() if isinstance(v, Mapping)]
-        above = [str(g) for g, v in groups.items() if isinstance(v, Mapping)
-                 and limit is not None and v.get("mean_js") is not None
-                 and v["mean_js"] > limit]
-        out += ("<p><b>Groups are reported, not judged</b>: the contract's verdict does not "
-                "depend on them."
-                + (f" Group{'s' if len(above) != 1 else ''} {e(', '.join(above))} "
-                   f"{'are' if len(above) != 1 else 'is'} above the maximum distance "
-                   f"{num(limit)}." if above else "") + "</p>")
-        out += table(["Group (reported)", "Distance", "Interval", "Noise ceiling", "Items",
-                      "Against the limit"], rows, (20, 13, 21, 16, 10, 20))
-    return out, {"mean_js", "interval", "noise_ceiling", "n_items", "groups", "confidence",
-                 "max_distance", "groups_by"}
-
-
-def _legacy(result: Mapping[str, Any], _: Mapping[str, Any]) -> tuple[str, set[str]]:
-    measured = (pct(result.get("measured_error")) if result.get("measured_error") is not None
-                else e(result.get("measured_error_reason") or "not measurable"))
-    out = ('<p style="background-color:#fff4d6;">&nbsp;<b>Uncertified.</b> Labels at confidence '
-           f"≥ {num(result.get('threshold'), 2)} are accepted with no test. Measured error on "
-           f"{num(result.get('n'))} calibration items: <b>{measured}</b>.</p>")
-    by_tier = result.get("by_tier") or {}
-    if by_tier:
-        rows = [[e(t), num(v.get("n_items")), num(v.get("n_labels")), num(v.get("errors"))]
-                for t, v in by_tier.items() if isinstance(v, Mapping)]
-        out += table(["Tier", "Dev items", "Dev labels", "Errors"], rows)
-    return out, {"threshold", "measured_error", "measured_error_reason", "certified",
-                 "by_tier", "n"}
-
-
 SECTIONS: dict[str, Section] = {
-    "selective_risk": _selective_risk, "ppi": _ppi, "no_worse_than_human": _no_worse,
-    "budget_first": _budget_first, "distributional": _distributional,
-    "threshold_legacy": _legacy}
+    "selective_risk": _selective_risk,
+    "ppi": _ppi,
+    "no_worse_than_human": _no_worse,
+    "budget_first": budget_first,
+    "distributional": distributional,
+    "threshold_legacy": legacy,
+}
 
 
 def contract_section(ident: str, contract: Mapping[str, Any], images: Sequence[Image]) -> str:
     """The HTML of one contract's section."""
     result: Mapping[str, Any] = contract.get("result") or {}
-    out = [f'<h3 style="font-size:12pt; margin-top:16px;">{e(ident)} &nbsp;'
-           f'{badge_html(contract.get("kind"), contract.get("state"))}</h3>',
-           f'<p style="margin-top:0;"><i>{e(contract.get("claim"))}</i></p>', _facts(contract)]
+    out = [
+        f'<h3 style="font-size:12pt; margin-top:16px;">{e(ident)} &nbsp;'
+        f"{badge_html(contract.get('kind'), contract.get('state'))}</h3>",
+        f'<p style="margin-top:0;"><i>{e(contract.get("claim"))}</i></p>',
+        _facts(contract),
+    ]
     section = SECTIONS.get(str(contract.get("kind")))
     body, shown = section(result, contract) if section else ("", set())
     out.append(body)
     for name, width, height in images:
-        out.append(f'<p align="center"><img src="{e(name)}" width="{width}" '
-                   f'height="{height}"/></p>')
-    rest = {k: v for k, v in result.items()
-            if k not in shown and k != "potato_metrics" and v not in (None, [], {})}
+        out.append(
+            f'<p align="center"><img src="{e(name)}" width="{width}" height="{height}"/></p>'
+        )
+    rest = {
+        k: v
+        for k, v in result.items()
+        if k not in shown and k != "potato_metrics" and v not in (None, [], {})
+    }
     if rest:
-        out.append("<p><b>Also reported</b>: "
-                   + "; ".join(f"{e(result_name(k))} {_value(v)}"
-                               for k, v in sorted(rest.items()))
-                   + "</p>")
+        out.append(
+            "<p><b>Also reported</b>: "
+            + "; ".join(f"{e(result_name(k))} {_value(v)}" for k, v in sorted(rest.items()))
+            + "</p>"
+        )
     out.append(notes_list(contract.get("notes") or []))
     return "".join(out)

@@ -59,24 +59,34 @@ def badge_html(kind: object, state: object) -> str:
     """The badge; a contract not met has its state beneath it, in the state's colour."""
     v = verdict(kind, state)
     word = e(v.word).replace(" ", "&nbsp;")  # a badge never wraps
-    under = (f'<br/><span style="color:{v.colour}; font-size:8pt;">{e(state)}</span>'
-             if v.group == "not met" else "")
-    return (f'<span style="background-color:{v.colour}; color:#ffffff; font-weight:bold; '
-            f'font-size:8pt;">&nbsp;{word}&nbsp;</span>{under}')
+    under = (
+        f'<br/><span style="color:{v.colour}; font-size:8pt;">{e(state)}</span>'
+        if v.group == "not met"
+        else ""
+    )
+    return (
+        f'<span style="background-color:{v.colour}; color:#ffffff; font-weight:bold; '
+        f'font-size:8pt;">&nbsp;{word}&nbsp;</span>{under}'
+    )
 
 
-def _accepted_line(contract: Mapping[str, Any], result: Mapping[str, Any],
-                   delivered: int | None) -> str:
+def _accepted_line(
+    contract: Mapping[str, Any], result: Mapping[str, Any], delivered: int | None
+) -> str:
     tests = result.get("tests") or []
     passed = sum(1 for t in tests if isinstance(t, Mapping) and t.get("passed"))
     if contract.get("state") == "met":
-        return (f"{num(delivered)} machine labels delivered; the rule covers "
-                f"{pct(result.get('coverage'))} of the items; {num(passed)} of "
-                f"{num(len(tests))} tests passed")
+        return (
+            f"{num(delivered)} machine labels delivered; the rule covers "
+            f"{pct(result.get('coverage'))} of the items; {num(passed)} of "
+            f"{num(len(tests))} tests passed"
+        )
     projection = result.get("projection") or {}
     if isinstance(projection, Mapping) and projection.get("more_cert_labels") is not None:
-        return (f"nothing certified yet; about {num(projection.get('more_cert_labels'))} "
-                "more cert labels needed")
+        return (
+            f"nothing certified yet; about {num(projection.get('more_cert_labels'))} "
+            "more cert labels needed"
+        )
     return "nothing certified"
 
 
@@ -87,28 +97,44 @@ def result_line(contract: Mapping[str, Any], delivered: int | None = None) -> st
     info = KINDS.get(str(contract.get("kind")), KindInfo(str(contract.get("kind"))))
     if "mean_js" in result:
         limit = (contract.get("parameters") or {}).get("max_distance")
-        return (f"distance {num(result.get('mean_js'))} {interval(result.get('interval'))}"
-                + (f", limit {num(limit)}" if limit is not None else "")
-                + f"; {num(result.get('n_items'))} items")
+        return (
+            f"distance {num(result.get('mean_js'))} {interval(result.get('interval'))}"
+            + (f", limit {num(limit)}" if limit is not None else "")
+            + f"; {num(result.get('n_items'))} items"
+        )
     if "winning_rate" in result:
-        return (f"winning rate {num(result.get('winning_rate'))} (passes at 0.500); "
-                f"{num(len(result.get('per_annotator') or {}))} people compared")
+        return (
+            f"winning rate {num(result.get('winning_rate'))} (passes at 0.500); "
+            f"{num(len(result.get('per_annotator') or {}))} people compared"
+        )
     if "estimates" in result:
-        widths = [iv[1] - iv[0] for _, labels in estimate_groups(result)
-                  for v in labels.values() if isinstance(v, Mapping)
-                  and isinstance(iv := v.get("interval"), list) and None not in iv]
-        return (f"{num(len(widths))} intervals, the widest {num(max(widths))}" if widths
-                else "no estimates yet")
+        widths = [
+            iv[1] - iv[0]
+            for _, labels in estimate_groups(result)
+            for v in labels.values()
+            if isinstance(v, Mapping)
+            and isinstance(iv := v.get("interval"), list)
+            and None not in iv
+        ]
+        return (
+            f"{num(len(widths))} intervals, the widest {num(max(widths))}"
+            if widths
+            else "no estimates yet"
+        )
     if info.certifies is False:
         measured = result.get("measured_error")
-        return (f"measured error {pct(measured)} on {num(result.get('n'))} calibration "
-                "items; no test" if measured is not None else
-                e(result.get("measured_error_reason") or "error not measurable"))
+        return (
+            f"measured error {pct(measured)} on {num(result.get('n'))} calibration items; no test"
+            if measured is not None
+            else e(result.get("measured_error_reason") or "error not measurable")
+        )
     if info.gates:
         return _accepted_line(contract, result, delivered)
     projection = result.get("projection")
     if isinstance(projection, list) and projection:
-        best = max(projection, key=lambda r: (r.get("share_certifiable") or 0.0))
-        return (f"up to {pct(best.get('share_certifiable'))} certifiable at error "
-                f"{pct(best.get('error'), 0)} (a projection)")
+        best = max(projection, key=lambda r: r.get("share_certifiable") or 0.0)
+        return (
+            f"up to {pct(best.get('share_certifiable'))} certifiable at error "
+            f"{pct(best.get('error'), 0)} (a projection)"
+        )
     return "—"

@@ -19,16 +19,30 @@ KIND = {
     "threshold_legacy": "legacy threshold",
 }
 PARAMETER = {
-    "error": "error target", "confidence": "confidence", "tolerance": "tolerance",
-    "max_distance": "maximum distance", "groups_by": "groups by", "estimand": "estimand",
-    "by": "by", "human_labels": "human labels", "human_usd": "budget (USD)",
-    "threshold": "threshold", "epsilon": "margin ε", "max_width": "maximum width",
+    "error": "error target",
+    "confidence": "confidence",
+    "tolerance": "tolerance",
+    "max_distance": "maximum distance",
+    "groups_by": "groups by",
+    "estimand": "estimand",
+    "by": "by",
+    "human_labels": "human labels",
+    "human_usd": "budget (USD)",
+    "threshold": "threshold",
+    "epsilon": "margin ε",
+    "max_width": "maximum width",
     "per_class": "per class",
 }
 RESULT = {
-    "accepted_by_tier_counts": "labels accepted per tier", "coverage": "coverage",
-    "n": "calibration items", "n_items": "items", "statement": "statement",
-    "level": "level", "alpha": "level", "look": "look", "threshold": "threshold",
+    "accepted_by_tier_counts": "labels accepted per tier",
+    "coverage": "coverage",
+    "n": "calibration items",
+    "n_items": "items",
+    "statement": "statement",
+    "level": "level",
+    "alpha": "level",
+    "look": "look",
+    "threshold": "threshold",
     "more_overlap_items": "more overlap items needed",
 }
 

@@ -11,8 +11,13 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-STATE_COLOURS = {"met": "#1b7f3b", "violated": "#b3261e", "infeasible": "#6b1d86",
-                 "insufficient": "#9a6700", "stale": "#57606a"}
+STATE_COLOURS = {
+    "met": "#1b7f3b",
+    "violated": "#b3261e",
+    "infeasible": "#6b1d86",
+    "insufficient": "#9a6700",
+    "stale": "#57606a",
+}
 """Potato 2.12.1's five states; anything else is drawn grey."""
 Image = tuple[str, int, int]
 """(resource name, width, height) in document units (1/96 inch)."""
@@ -48,31 +53,43 @@ def interval(value: Any, digits: int = 3) -> str:
 
 def badge(state: str) -> str:
     colour = STATE_COLOURS.get(state, "#57606a")
-    return (f'<span style="background-color:{colour}; color:#ffffff; font-weight:bold;">'
-            f"&nbsp;{e(state.upper())}&nbsp;</span>")
+    return (
+        f'<span style="background-color:{colour}; color:#ffffff; font-weight:bold;">'
+        f"&nbsp;{e(state.upper())}&nbsp;</span>"
+    )
 
 
 def facts(pairs: Sequence[tuple[str, str]], columns: int = 3) -> str:
     """Key–value pairs in a grid without a header row; values are HTML already."""
-    cells = [f'<td bgcolor="#f6f8fa" style="color:#57606a;">{k}</td><td>{v}</td>'
-             for k, v in pairs]
-    rows = "".join("<tr>" + "".join(cells[i:i + columns]) + "</tr>"
-                   for i in range(0, len(cells), columns))
-    return (f'<table width="100%" cellspacing="0" cellpadding="3" border="1" '
-            f'style="border-collapse:collapse; border-color:#c8ccd0;">{rows}</table>')
+    cells = [f'<td bgcolor="#f6f8fa" style="color:#57606a;">{k}</td><td>{v}</td>' for k, v in pairs]
+    rows = "".join(
+        "<tr>" + "".join(cells[i : i + columns]) + "</tr>" for i in range(0, len(cells), columns)
+    )
+    return (
+        f'<table width="100%" cellspacing="0" cellpadding="3" border="1" '
+        f'style="border-collapse:collapse; border-color:#c8ccd0;">{rows}</table>'
+    )
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[str]], widths: Sequence[int] = (),
-          small: bool = False) -> str:
+def table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    widths: Sequence[int] = (),
+    small: bool = False,
+) -> str:
     """A ruled table; cells are HTML already (escape before calling)."""
     size = ' style="font-size:8pt;"' if small else ""
     head = "".join(
         f'<th align="left" bgcolor="#eef1f4"{f" width={widths[i]}%" if i < len(widths) else ""}>'
-        f"{h}</th>" for i, h in enumerate(headers))
+        f"{h}</th>"
+        for i, h in enumerate(headers)
+    )
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return (f'<table width="100%" cellspacing="0" cellpadding="4" border="1"{size} '
-            f'style="border-collapse:collapse; border-color:#c8ccd0;">'
-            f"<thead><tr>{head}</tr></thead>{body}</table>")
+    return (
+        f'<table width="100%" cellspacing="0" cellpadding="4" border="1"{size} '
+        f'style="border-collapse:collapse; border-color:#c8ccd0;">'
+        f"<thead><tr>{head}</tr></thead>{body}</table>"
+    )
 
 
 def notes_list(notes: Sequence[Any]) -> str:
@@ -96,5 +113,3 @@ def compact(value: Any) -> str:
     """Any JSON value as short escaped text (for values without a dedicated layout);
     floats to 4 significant digits (the exact values are in the attached JSON)."""
     return e(json.dumps(_rounded(value), ensure_ascii=False, sort_keys=True))
-
-

@@ -94,13 +94,21 @@ def _table(doc: QTextDocument, table: QTextTable) -> Table:
     padding = table.format().cellPadding() + table.format().border()
     rows: list[Span] = []
     for r in range(table.rows()):
-        lines = [s for c in range(table.columns()) if table.cellAt(r, c).row() == r
-                 for b in _cell_blocks(table, r, c) for s in _lines(doc, b)]
-        rows.append(Span(min(s.top for s in lines) - padding,
-                         max(s.bottom for s in lines) + padding))
+        lines = [
+            s
+            for c in range(table.columns())
+            if table.cellAt(r, c).row() == r
+            for b in _cell_blocks(table, r, c)
+            for s in _lines(doc, b)
+        ]
+        rows.append(
+            Span(min(s.top for s in lines) - padding, max(s.bottom for s in lines) + padding)
+        )
     # rows touch: each row runs to the next one's top (the border between them)
-    joined = [Span(rows[i].top, rows[i + 1].top if i + 1 < len(rows) else rows[i].bottom)
-              for i in range(len(rows))]
+    joined = [
+        Span(rows[i].top, rows[i + 1].top if i + 1 < len(rows) else rows[i].bottom)
+        for i in range(len(rows))
+    ]
     return Table(tuple(joined), table.format().headerRowCount() > 0)
 
 
@@ -156,7 +164,7 @@ def _opening(units: list[tuple[list[Span], bool, bool]], i: int) -> Span:
     within :data:`OPENING` (at least the first atom of the next unit)."""
     top = units[i][0][0].top
     bottom = units[i + 1][0][0].bottom
-    for atoms, keep, _ in units[i + 1:i + 1 + OPENING_UNITS]:
+    for atoms, keep, _ in units[i + 1 : i + 1 + OPENING_UNITS]:
         if keep or atoms[-1].bottom - top > OPENING:
             break
         bottom = atoms[-1].bottom
@@ -164,8 +172,9 @@ def _opening(units: list[tuple[list[Span], bool, bool]], i: int) -> Span:
 
 
 def _cuts(y: float, atoms: list[Span], height: float) -> bool:
-    return any(a.top + EPSILON < y < a.bottom - EPSILON and a.bottom - a.top <= height
-               for a in atoms)
+    return any(
+        a.top + EPSILON < y < a.bottom - EPSILON and a.bottom - a.top <= height for a in atoms
+    )
 
 
 def _header_at(y: float, tables: list[Table]) -> Span | None:
@@ -192,8 +201,11 @@ def paginate(analysis: Analysis, page_height: float) -> list[Page]:
         elif limit >= analysis.height - EPSILON:
             bottom = analysis.height
         else:
-            fits = [b for b in boundaries if top + EPSILON < b <= limit
-                    and not _cuts(b, analysis.atoms, room)]
+            fits = [
+                b
+                for b in boundaries
+                if top + EPSILON < b <= limit and not _cuts(b, analysis.atoms, room)
+            ]
             bottom = fits[-1] if fits else limit
         pages.append(Page(top, bottom, header))
         top = bottom

@@ -103,16 +103,22 @@ def build_document(cert: dict[str, Any]) -> GuardedDocument:
             image = QImage.fromData(png)
             doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), image)
             plots.setdefault(ident, []).append(
-                (name, round(image.width() / SCALE), round(image.height() / SCALE)))
+                (name, round(image.width() / SCALE), round(image.height() / SCALE))
+            )
     doc.setHtml(certificate_html(cert, plots))
     return doc
 
 
 def _writer(device: QIODevice, cert: dict[str, Any]) -> QPdfWriter:
     writer = QPdfWriter(device)
-    writer.setPageLayout(QPageLayout(QPageSize(QPageSize.PageSizeId.A4),
-                                     QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0),
-                                     QPageLayout.Unit.Millimeter))
+    writer.setPageLayout(
+        QPageLayout(
+            QPageSize(QPageSize.PageSizeId.A4),
+            QPageLayout.Orientation.Portrait,
+            QMarginsF(0, 0, 0, 0),
+            QPageLayout.Unit.Millimeter,
+        )
+    )
     writer.setResolution(DPI)
     project = (cert.get("project") or {}).get("name", "")
     writer.setTitle(f"Accord certificate — {project}")
@@ -143,8 +149,9 @@ def layout_pages(cert: dict[str, Any]) -> tuple[GuardedDocument, QSizeF, list[Pa
     return doc, size, pages
 
 
-def _strip(p: QPainter, doc: QTextDocument, top: float, bottom: float, at: float,
-           width: float) -> None:
+def _strip(
+    p: QPainter, doc: QTextDocument, top: float, bottom: float, at: float, width: float
+) -> None:
     """Document ``top``…``bottom`` drawn at page height ``at`` below the top margin.
 
     The clip is half a unit inside the slice: Qt draws every line that touches the clip,
@@ -156,8 +163,15 @@ def _strip(p: QPainter, doc: QTextDocument, top: float, bottom: float, at: float
     p.restore()
 
 
-def _paint_page(p: QPainter, doc: QTextDocument, pages: list[Page], index: int, size: QSizeF,
-                page: QSizeF, cert: dict[str, Any]) -> None:
+def _paint_page(
+    p: QPainter,
+    doc: QTextDocument,
+    pages: list[Page],
+    index: int,
+    size: QSizeF,
+    page: QSizeF,
+    cert: dict[str, Any],
+) -> None:
     slice_ = pages[index]
     offset = 0.0
     if slice_.header is not None:
@@ -178,11 +192,15 @@ def _paint_page(p: QPainter, doc: QTextDocument, pages: list[Page], index: int, 
     number = f"page {index + 1} of {count}"
     metrics = QFontMetricsF(font, p.device())
     room = box.width() - metrics.horizontalAdvance(number) - metrics.horizontalAdvance("    ")
-    left = (f"Accord certificate · {project} · stated {cert.get('generated_at', '')} · "
-            f"sha256 {digest}…")
+    left = (
+        f"Accord certificate · {project} · stated {cert.get('generated_at', '')} · sha256 {digest}…"
+    )
     # a long study name is elided in the middle, never drawn under the page number
-    p.drawText(box, Qt.AlignmentFlag.AlignLeft,
-               metrics.elidedText(left, Qt.TextElideMode.ElideMiddle, room))
+    p.drawText(
+        box,
+        Qt.AlignmentFlag.AlignLeft,
+        metrics.elidedText(left, Qt.TextElideMode.ElideMiddle, room),
+    )
     p.drawText(box, Qt.AlignmentFlag.AlignRight, number)
 
 
@@ -196,7 +214,7 @@ def _fix_dates(data: bytes, stated: str) -> bytes:
 
     def pdf_date(m: re.Match[bytes]) -> bytes:
         zone = m.group(2)
-        fixed = b"Z" if zone == b"Z" else b"+00'00'"[:len(zone)]
+        fixed = b"Z" if zone == b"Z" else b"+00'00'"[: len(zone)]
         return b"D:" + digits + fixed
 
     def xmp_date(m: re.Match[bytes]) -> bytes:
@@ -213,8 +231,9 @@ def render_pdf(cert: dict[str, Any]) -> bytes:
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     writer = _writer(buffer, cert)
-    attachment = json.dumps(cert, indent=1, sort_keys=True, ensure_ascii=False,
-                            allow_nan=False).encode("utf-8")
+    attachment = json.dumps(
+        cert, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
     writer.addFileAttachment(ATTACHMENT_NAME, QByteArray(attachment), "application/json")
     doc = build_document(cert)
     size, pages = _layout(doc, writer)
@@ -238,8 +257,7 @@ def write_certificate_pdf(cert: dict[str, Any], path: Path) -> int:
     return len(data)
 
 
-def page_images(cert: dict[str, Any], pages: int | None = 1, dpi: float = 80
-                ) -> list[QImage]:
+def page_images(cert: dict[str, Any], pages: int | None = 1, dpi: float = 80) -> list[QImage]:
     """Pages of the PDF as images, laid out exactly as in the PDF (for previews and tests)."""
     scratch = QBuffer()
     scratch.open(QIODevice.OpenModeFlag.WriteOnly)
@@ -251,8 +269,9 @@ def page_images(cert: dict[str, Any], pages: int | None = 1, dpi: float = 80
     out: list[QImage] = []
     count = len(slices) if pages is None else min(pages, len(slices))
     for index in range(count):
-        image = QImage(round(page.width() * scale), round(page.height() * scale),
-                       QImage.Format.Format_RGB32)
+        image = QImage(
+            round(page.width() * scale), round(page.height() * scale), QImage.Format.Format_RGB32
+        )
         image.fill(QColor("white"))
         painter = QPainter(image)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)

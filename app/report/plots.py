@@ -30,8 +30,7 @@ from app.report.ppi_rows import estimate_groups
 
 SCALE = 2.0
 WIDTH = 640.0
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
-           "#000000")
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 INK = QColor("#222222")
 GRID = QColor("#dddddd")
 MUTED = QColor("#777777")
@@ -64,21 +63,34 @@ def _font(pixels: float, bold: bool = False) -> QFont:
     return font
 
 
-def _x_axis(p: QPainter, area: QRectF, low: float, high: float, ticks: Sequence[float],
-            label: str, fmt: str = "{:g}") -> None:
+def _x_axis(
+    p: QPainter,
+    area: QRectF,
+    low: float,
+    high: float,
+    ticks: Sequence[float],
+    label: str,
+    fmt: str = "{:g}",
+) -> None:
     p.setFont(_font(9))
     for t in ticks:
         x = area.left() + (t - low) / (high - low) * area.width()
         p.setPen(QPen(GRID, 1))
         p.drawLine(QPointF(x, area.top()), QPointF(x, area.bottom()))
         p.setPen(INK)
-        p.drawText(QRectF(x - 30, area.bottom() + 3, 60, 14),
-                   Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop, fmt.format(t))
+        p.drawText(
+            QRectF(x - 30, area.bottom() + 3, 60, 14),
+            Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop,
+            fmt.format(t),
+        )
     p.setPen(QPen(INK, 1))
     p.drawLine(area.bottomLeft(), area.bottomRight())
     p.setFont(_font(10))
-    p.drawText(QRectF(area.left(), area.bottom() + 17, area.width(), 16),
-               Qt.AlignmentFlag.AlignHCenter, label)
+    p.drawText(
+        QRectF(area.left(), area.bottom() + 17, area.width(), 16),
+        Qt.AlignmentFlag.AlignHCenter,
+        label,
+    )
 
 
 def _title(p: QPainter, text: str) -> None:
@@ -91,9 +103,16 @@ def _elide(p: QPainter, text: str, width: float) -> str:
     return p.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, int(width))
 
 
-def _rows_plot(title: str, rows: list[dict[str, Any]], low: float, high: float,
-               axis_label: str, limit: float | None, limit_label: str,
-               legend: list[tuple[str, QColor, str]]) -> bytes:
+def _rows_plot(
+    title: str,
+    rows: list[dict[str, Any]],
+    low: float,
+    high: float,
+    axis_label: str,
+    limit: float | None,
+    limit_label: str,
+    legend: list[tuple[str, QColor, str]],
+) -> bytes:
     """Dot-and-whisker rows: ``{"label", "estimate", "interval", "marker"?}``."""
     row_h = 20.0
     top, left, right = 48.0, 170.0, 24.0
@@ -111,15 +130,20 @@ def _rows_plot(title: str, rows: list[dict[str, Any]], low: float, high: float,
         p.setPen(QPen(QColor("#D55E00"), 1.5, Qt.PenStyle.DashLine))
         p.drawLine(QPointF(x_of(limit), area.top() - 6), QPointF(x_of(limit), area.bottom()))
         p.setFont(_font(9))
-        p.drawText(QRectF(x_of(limit) - 80, area.top() - 20, 160, 14),
-                   Qt.AlignmentFlag.AlignHCenter, limit_label)
+        p.drawText(
+            QRectF(x_of(limit) - 80, area.top() - 20, 160, 14),
+            Qt.AlignmentFlag.AlignHCenter,
+            limit_label,
+        )
     for i, row in enumerate(rows):
         y = area.top() + row_h * (i + 0.5)
         p.setPen(INK)
         p.setFont(_font(10))
-        p.drawText(QRectF(4, y - row_h / 2, left - 10, row_h),
-                   Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                   _elide(p, str(row["label"]), left - 12))
+        p.drawText(
+            QRectF(4, y - row_h / 2, left - 10, row_h),
+            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+            _elide(p, str(row["label"]), left - 12),
+        )
         colour = QColor(row.get("colour", PALETTE[0]))
         interval = row.get("interval")
         if interval and interval[0] is not None and interval[1] is not None:
@@ -135,8 +159,11 @@ def _rows_plot(title: str, rows: list[dict[str, Any]], low: float, high: float,
             m = x_of(row["marker"])
             p.setPen(QPen(INK, 1))
             p.setBrush(QColor("white"))
-            p.drawPolygon(QPolygonF([QPointF(m, y - 5), QPointF(m + 5, y), QPointF(m, y + 5),
-                                     QPointF(m - 5, y)]))
+            p.drawPolygon(
+                QPolygonF(
+                    [QPointF(m, y - 5), QPointF(m + 5, y), QPointF(m, y + 5), QPointF(m - 5, y)]
+                )
+            )
     _legend(p, legend, top - 22)
     p.end()
     return _png(image)
@@ -154,8 +181,16 @@ def _legend(p: QPainter, legend: list[tuple[str, QColor, str]], y: float) -> Non
             p.drawLine(QPointF(x, y + 6), QPointF(x + 14, y + 6))
         elif shape == "diamond":
             p.setPen(QPen(INK, 1))
-            p.drawPolygon(QPolygonF([QPointF(x + 7, y + 1), QPointF(x + 12, y + 6),
-                                     QPointF(x + 7, y + 11), QPointF(x + 2, y + 6)]))
+            p.drawPolygon(
+                QPolygonF(
+                    [
+                        QPointF(x + 7, y + 1),
+                        QPointF(x + 12, y + 6),
+                        QPointF(x + 7, y + 11),
+                        QPointF(x + 2, y + 6),
+                    ]
+                )
+            )
         else:
             p.drawEllipse(QPointF(x + 7, y + 6), 4, 4)
         p.setPen(INK)
@@ -171,19 +206,33 @@ def interval_plot(contract: dict[str, Any]) -> bytes | None:
         for name, value in labels.items():
             if not isinstance(value, dict):
                 continue
-            rows.append({"label": f"{group} · {name}" if group else str(name),
-                         "estimate": value.get("estimate"), "interval": value.get("interval"),
-                         "colour": PALETTE[g % len(PALETTE)]})
+            rows.append(
+                {
+                    "label": f"{group} · {name}" if group else str(name),
+                    "estimate": value.get("estimate"),
+                    "interval": value.get("interval"),
+                    "colour": PALETTE[g % len(PALETTE)],
+                }
+            )
     if not rows:
         return None
     values = [v for r in rows for v in (r["interval"] or [r["estimate"]]) if v is not None]
-    low, high = (0.0, 1.0) if result.get("estimand", "prevalence") == "prevalence" else \
-        (min(values), max(values) if max(values) > min(values) else min(values) + 1)
+    low, high = (
+        (0.0, 1.0)
+        if result.get("estimand", "prevalence") == "prevalence"
+        else (min(values), max(values) if max(values) > min(values) else min(values) + 1)
+    )
     level = result.get("level") or result.get("confidence") or contract.get("confidence") or 0.9
-    return _rows_plot(f"Estimates with {float(level):.1%} intervals (PPI, the look's level)",
-                      rows, low,
-                      high, "estimate", None, "",
-                      [("estimate", QColor(PALETTE[0]), "dot")])
+    return _rows_plot(
+        f"Estimates with {float(level):.1%} intervals (PPI, the look's level)",
+        rows,
+        low,
+        high,
+        "estimate",
+        None,
+        "",
+        [("estimate", QColor(PALETTE[0]), "dot")],
+    )
 
 
 def distance_plot(contract: dict[str, Any]) -> bytes | None:
@@ -191,20 +240,32 @@ def distance_plot(contract: dict[str, Any]) -> bytes | None:
     result = contract.get("result") or {}
     rows: list[dict[str, Any]] = []
     entries = [("all items (judged)", result)] + [
-        (f"{k} (reported)", v) for k, v in (result.get("groups") or {}).items()]
+        (f"{k} (reported)", v) for k, v in (result.get("groups") or {}).items()
+    ]
     for name, value in entries:
         if isinstance(value, dict) and value.get("mean_js") is not None:
-            rows.append({"label": name, "estimate": value.get("mean_js"),
-                         "interval": value.get("interval"),
-                         "marker": value.get("noise_ceiling"), "colour": PALETTE[0]})
+            rows.append(
+                {
+                    "label": name,
+                    "estimate": value.get("mean_js"),
+                    "interval": value.get("interval"),
+                    "marker": value.get("noise_ceiling"),
+                    "colour": PALETTE[0],
+                }
+            )
     if not rows:
         return None
     limit = (contract.get("parameters") or {}).get("max_distance")
-    return _rows_plot("Machine–people distance and the people's own noise ceiling", rows,
-                      0.0, 1.0, "Jensen–Shannon distance (base 2)", limit,
-                      f"maximum distance {limit:g}" if limit is not None else "",
-                      [("machine vs people", QColor(PALETTE[0]), "dot"),
-                       ("noise ceiling", INK, "diamond")])
+    return _rows_plot(
+        "Machine–people distance and the people's own noise ceiling",
+        rows,
+        0.0,
+        1.0,
+        "Jensen–Shannon distance (base 2)",
+        limit,
+        f"maximum distance {limit:g}" if limit is not None else "",
+        [("machine vs people", QColor(PALETTE[0]), "dot"), ("noise ceiling", INK, "diamond")],
+    )
 
 
 def _nice_step(top: float) -> float:
@@ -230,8 +291,15 @@ def coverage_plot(contract: dict[str, Any]) -> bytes | None:
     image, p = _canvas(height)
     _title(p, "Dev labels: error versus coverage as the threshold falls")
     area = QRectF(64, 48, WIDTH - 90, height - 100)
-    _x_axis(p, area, 0.0, 1.0, [i / 5 for i in range(6)],
-            "coverage (share of the items accepted)", "{:.0%}")
+    _x_axis(
+        p,
+        area,
+        0.0,
+        1.0,
+        [i / 5 for i in range(6)],
+        "coverage (share of the items accepted)",
+        "{:.0%}",
+    )
     p.setFont(_font(9))
     for i in range(round(top_error / step) + 1):
         v = i * step
@@ -239,8 +307,11 @@ def coverage_plot(contract: dict[str, Any]) -> bytes | None:
         p.setPen(QPen(GRID, 1))
         p.drawLine(QPointF(area.left(), y), QPointF(area.right(), y))
         p.setPen(INK)
-        p.drawText(QRectF(area.left() - 52, y - 7, 46, 14), Qt.AlignmentFlag.AlignRight,
-                   f"{v:.0%}" if step >= 0.01 else f"{v:.1%}")
+        p.drawText(
+            QRectF(area.left() - 52, y - 7, 46, 14),
+            Qt.AlignmentFlag.AlignRight,
+            f"{v:.0%}" if step >= 0.01 else f"{v:.1%}",
+        )
     p.save()
     p.translate(12, area.center().y())
     p.rotate(-90)
@@ -249,11 +320,15 @@ def coverage_plot(contract: dict[str, Any]) -> bytes | None:
     p.restore()
 
     def point(cov: float, err: float) -> QPointF:
-        return QPointF(area.left() + cov * area.width(),
-                       area.bottom() - min(err, top_error) / top_error * area.height())
+        return QPointF(
+            area.left() + cov * area.width(),
+            area.bottom() - min(err, top_error) / top_error * area.height(),
+        )
 
-    for value, colour, style in ((target, QColor("#D55E00"), Qt.PenStyle.DashLine),
-                                 (target / 2, MUTED, Qt.PenStyle.DotLine)):
+    for value, colour, style in (
+        (target, QColor("#D55E00"), Qt.PenStyle.DashLine),
+        (target / 2, MUTED, Qt.PenStyle.DotLine),
+    ):
         p.setPen(QPen(colour, 1.5, style))
         p.drawLine(point(0, value), point(1, value))
     rule = contract.get("rule") or {}
@@ -275,8 +350,7 @@ def coverage_plot(contract: dict[str, Any]) -> bytes | None:
                 p.setBrush(colour)
                 p.drawEllipse(point(pt["coverage"], pt["error"]), 5, 5)
                 legend.append((f"{tier} rule t ≥ {float(chosen):.2f}", colour, "dot"))
-    legend += [(f"target {target:.0%}", QColor("#D55E00"), "line"),
-               ("half target", MUTED, "line")]
+    legend += [(f"target {target:.0%}", QColor("#D55E00"), "line"), ("half target", MUTED, "line")]
     _legend(p, legend, 26)
     p.end()
     return _png(image)
@@ -285,7 +359,10 @@ def coverage_plot(contract: dict[str, Any]) -> bytes | None:
 def contract_plots(contract: dict[str, Any]) -> list[bytes]:
     """The plots of one contract, in the order the PDF shows them."""
     kind = contract.get("kind")
-    make = {"ppi": interval_plot, "selective_risk": coverage_plot,
-            "distributional": distance_plot}.get(str(kind))
+    make = {
+        "ppi": interval_plot,
+        "selective_risk": coverage_plot,
+        "distributional": distance_plot,
+    }.get(str(kind))
     image = make(contract) if make else None
     return [image] if image is not None else []

@@ -141,3 +141,20 @@ def test_bad_input_exits_2(tmp_path: Path, written: tuple[Path, Path],
     assert "not found" in capsys.readouterr().err
     assert main(["certificate", str(project), "-o", str(tmp_path / "a.txt")]) == 2
     assert not (tmp_path / "a.pdf").exists()
+
+
+def test_for_and_by_print_on_page_one_and_verify_keeps_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project = certified_project(tmp_path / "proj")
+    pdf = tmp_path / "c.pdf"
+    assert main(["certificate", str(project), "-o", str(pdf), "--for", "Acme Reviews Ltd",
+                 "--by", "Dana Lead"]) == 0
+    capsys.readouterr()
+    first = pypdf.PdfReader(pdf).pages[0].extract_text()
+    assert "Prepared for Acme Reviews Ltd · prepared by Dana Lead" in " ".join(first.split())
+    out = _verify([str(pdf), "--project", str(project)], capsys, 0)
+    assert "matches the project" in out
+    config = project / "config.yaml"
+    config.write_text(config.read_text() + "# edited\n")
+    out = _verify([str(pdf), "--project", str(project)], capsys, 1)
+    assert "1 difference between the certificate in the PDF and the project" in out

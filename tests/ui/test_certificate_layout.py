@@ -28,8 +28,7 @@ from app.report.pagination import Page
 from app.report.pdf import layout_pages, write_certificate_pdf
 
 STATED = "2026-12-01T09:00:00Z"
-DEMOS = ("sentiment_reviews", "agent_judge", "potato_reviews", "people_photos",
-         "support_triage")
+DEMOS = ("sentiment_reviews", "agent_judge", "potato_reviews", "people_photos", "support_triage")
 
 
 @pytest.fixture(scope="module")
@@ -42,9 +41,11 @@ def certs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]
         if name != "support_triage":  # no labeling engine: agreement only
             assert main(["label", "certify", str(root / name)]) in (0, 1)
         data = run(open_project(root / name))
-        out[name] = run(build_certificate(data, generated_at=STATED,
-                                          prepared_for="Acme Reviews Ltd",
-                                          prepared_by="Dana Lead"))
+        out[name] = run(
+            build_certificate(
+                data, generated_at=STATED, prepared_for="Acme Reviews Ltd", prepared_by="Dana Lead"
+            )
+        )
     return out
 
 
@@ -54,8 +55,9 @@ def _pdf_pages(cert: dict[str, Any], tmp_path: Path) -> list[str]:
         pytest.skip("pdftotext (poppler-utils) is not installed")
     pdf = tmp_path / "c.pdf"
     write_certificate_pdf(cert, pdf)
-    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], check=True,
-                          capture_output=True, text=True).stdout
+    text = subprocess.run(
+        ["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True, text=True
+    ).stdout
     return [re.sub(r"\s+", " ", page) for page in text.split("\f")]
 
 
@@ -70,8 +72,10 @@ def _blocks(doc: QTextDocument) -> list[QTextBlock]:
 def _line_spans(doc: QTextDocument, block: QTextBlock) -> list[tuple[float, float]]:
     top = doc.documentLayout().blockBoundingRect(block).top()
     layout = block.layout()
-    return [(top + layout.lineAt(i).rect().top(), top + layout.lineAt(i).rect().bottom())
-            for i in range(layout.lineCount())]
+    return [
+        (top + layout.lineAt(i).rect().top(), top + layout.lineAt(i).rect().bottom())
+        for i in range(layout.lineCount())
+    ]
 
 
 def _tables(doc: QTextDocument) -> list[QTextTable]:
@@ -89,8 +93,9 @@ def _row_lines(doc: QTextDocument, table: QTextTable, row: int) -> list[tuple[fl
         cell = table.cellAt(row, column)
         first = cell.firstCursorPosition().block().blockNumber()
         last = cell.lastCursorPosition().block().blockNumber()
-        spans += [s for b in _blocks(doc) if first <= b.blockNumber() <= last
-                  for s in _line_spans(doc, b)]
+        spans += [
+            s for b in _blocks(doc) if first <= b.blockNumber() <= last for s in _line_spans(doc, b)
+        ]
     return spans
 
 
@@ -116,8 +121,7 @@ def _on_pages(pages: list[Page]) -> Any:
 
 
 @pytest.mark.parametrize("name", DEMOS)
-def test_no_table_row_is_split_across_pages(qapp: Any, certs: dict[str, Any],
-                                            name: str) -> None:
+def test_no_table_row_is_split_across_pages(qapp: Any, certs: dict[str, Any], name: str) -> None:
     doc, _, pages = layout_pages(certs[name])
     assert split_rows(doc, _on_pages(pages)) == []
 
@@ -143,42 +147,50 @@ def test_no_word_is_broken_at_a_line_end(qapp: Any, certs: dict[str, Any], name:
         for i in range(layout.lineCount() - 1):
             end = layout.lineAt(i).textStart() + layout.lineAt(i).textLength()
             if end < len(text) and text[end - 1].isalnum() and text[end].isalnum():
-                broken.append(f"{text[max(0, end - 20):end]}|{text[end:end + 10]}")
+                broken.append(f"{text[max(0, end - 20) : end]}|{text[end : end + 10]}")
     assert broken == []
 
 
-def test_page_one_is_the_summary_and_says_for_whom(qapp: Any, certs: dict[str, Any],
-                                                   tmp_path: Path) -> None:
+def test_page_one_is_the_summary_and_says_for_whom(
+    qapp: Any, certs: dict[str, Any], tmp_path: Path
+) -> None:
     for name in ("sentiment_reviews", "agent_judge"):
         _, size, pages = layout_pages(certs[name])
         assert pages[0].bottom / size.height() > 0.7, "page 1 is mostly empty"
         text = _pdf_pages(certs[name], tmp_path)
         first = text[0]
         assert "Prepared for Acme Reviews Ltd · prepared by Dana Lead" in first
-        for needle in ("Summary", "Verdict", "Labels delivered", "Agreement between people",
-                       "Looks ledger", "Content hash"):
+        for needle in (
+            "Summary",
+            "Verdict",
+            "Labels delivered",
+            "Agreement between people",
+            "Looks ledger",
+            "Content hash",
+        ):
             assert needle in first, needle
         assert "Contracts" not in first and text[1].lstrip().startswith("Contracts")
 
 
-def test_badges_say_what_a_contract_means(qapp: Any, certs: dict[str, Any],
-                                          tmp_path: Path) -> None:
+def test_badges_say_what_a_contract_means(qapp: Any, certs: dict[str, Any], tmp_path: Path) -> None:
     first = _pdf_pages(certs["sentiment_reviews"], tmp_path)[0]
     assert re.search(r"accuracy .*CERTIFIED", first)
     assert first.count("ESTIMATE MET") == 2 and "PLAN" in first
-    assert "1 certified (accuracy) · 2 estimates met (disagreement, prevalence) · " \
+    assert (
+        "1 certified (accuracy) · 2 estimates met (disagreement, prevalence) · "
         "1 plan (plan)" in first
+    )
     judge = _pdf_pages(certs["agent_judge"], tmp_path)[0]
     assert "UNCERTIFIED RULE" in judge
     # the state is printed beneath the badge (pdftotext puts the next table line between)
     assert re.search(r"judge-accuracy .{0,200}?NOT MET .{0,120}?infeasible", judge)
     assert re.search(r"replaces-a- .{0,200}?NOT MET .{0,120}?violated", judge)
-    assert not re.search(r"\bMET\b", judge.replace("ESTIMATE MET", "")
-                         .replace("NOT MET", "")), "a bare MET badge is left"
+    assert not re.search(r"\bMET\b", judge.replace("ESTIMATE MET", "").replace("NOT MET", "")), (
+        "a bare MET badge is left"
+    )
 
 
-def test_groups_are_reported_not_judged(qapp: Any, certs: dict[str, Any],
-                                        tmp_path: Path) -> None:
+def test_groups_are_reported_not_judged(qapp: Any, certs: dict[str, Any], tmp_path: Path) -> None:
     result = certs["sentiment_reviews"]["contracts"]["disagreement"]["result"]
     assert all(g["mean_js"] > 0.3 for g in result["groups"].values())  # the reported case
     text = " ".join(_pdf_pages(certs["sentiment_reviews"], tmp_path))
@@ -186,8 +198,9 @@ def test_groups_are_reported_not_judged(qapp: Any, certs: dict[str, Any],
     assert "Groups 18-34, 35+ are above the maximum distance 0.300" in text
 
 
-def test_agreement_counts_the_panels_the_contracts_used(qapp: Any, certs: dict[str, Any],
-                                                        tmp_path: Path) -> None:
+def test_agreement_counts_the_panels_the_contracts_used(
+    qapp: Any, certs: dict[str, Any], tmp_path: Path
+) -> None:
     cert = certs["sentiment_reviews"]
     assert cert["panels"]["offensiveness"]["sizes"] == {"5": 50}
     text = re.sub(r"\s+", " ", " ".join(_pdf_pages(cert, tmp_path)))
@@ -196,21 +209,37 @@ def test_agreement_counts_the_panels_the_contracts_used(qapp: Any, certs: dict[s
     assert "read by the contracts on this scheme (disagreement)" in text
 
 
-RAW = ("fleiss_kappa", "percent_agreement", "mean_agreement", "detection_f1",
-       "mean_matched_iou", "mean_object_count_diff", "accepted_by_tier_counts",
-       "share_certifiable", "max_distance", "groups_by", "human_labels", "n_units",
-       "mean_sensitivity", "mean_js", "alpha ", "kappa ")
+RAW = (
+    "fleiss_kappa",
+    "percent_agreement",
+    "mean_agreement",
+    "detection_f1",
+    "mean_matched_iou",
+    "mean_object_count_diff",
+    "accepted_by_tier_counts",
+    "share_certifiable",
+    "max_distance",
+    "groups_by",
+    "human_labels",
+    "n_units",
+    "mean_sensitivity",
+    "mean_js",
+    "alpha ",
+    "kappa ",
+)
 
 
 @pytest.mark.parametrize("name", DEMOS)
-def test_metrics_and_parameters_have_human_names(qapp: Any, certs: dict[str, Any],
-                                                 name: str, tmp_path: Path) -> None:
+def test_metrics_and_parameters_have_human_names(
+    qapp: Any, certs: dict[str, Any], name: str, tmp_path: Path
+) -> None:
     text = " ".join(_pdf_pages(certs[name], tmp_path))
     assert [raw for raw in RAW if raw in text] == []
 
 
-def test_intervals_are_shown_where_the_text_promises_them(qapp: Any, certs: dict[str, Any],
-                                                         tmp_path: Path) -> None:
+def test_intervals_are_shown_where_the_text_promises_them(
+    qapp: Any, certs: dict[str, Any], tmp_path: Path
+) -> None:
     text = re.sub(r"\s+", " ", " ".join(_pdf_pages(certs["people_photos"], tmp_path)))
     assert "coefficients with their intervals" not in text
     assert "point values" in text
@@ -222,12 +251,15 @@ def test_intervals_are_shown_where_the_text_promises_them(qapp: Any, certs: dict
             assert f"[{low:.3f}, {high:.3f}]" in text
 
 
-def test_the_budget_table_collapses_repeated_targets(qapp: Any, certs: dict[str, Any],
-                                                     tmp_path: Path) -> None:
-    from app.report.certificate_sections import budget_rows
+def test_the_budget_table_collapses_repeated_targets(
+    qapp: Any, certs: dict[str, Any], tmp_path: Path
+) -> None:
+    from app.report.certificate_kinds import budget_rows
 
-    twenty = [{"error": e / 100, "share_certifiable": 0.456, "interval_width": 0.06,
-               "threshold": 0.93} for e in range(1, 21)]
+    twenty = [
+        {"error": e / 100, "share_certifiable": 0.456, "interval_width": 0.06, "threshold": 0.93}
+        for e in range(1, 21)
+    ]
     ((errors, row),) = budget_rows(twenty)
     assert errors == [e / 100 for e in range(1, 21)] and row["share_certifiable"] == 0.456
     text = " ".join(_pdf_pages(certs["sentiment_reviews"], tmp_path))

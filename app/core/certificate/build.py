@@ -73,8 +73,9 @@ def utc_now() -> str:
 
 def canonical_json(value: Any) -> bytes:
     """Sorted keys, no spaces, UTF-8, NaN refused: equal data give equal bytes."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False).encode("utf-8")
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
 
 
 def content_hash(certificate: dict[str, Any]) -> str:
@@ -99,19 +100,25 @@ def _scalar(value: Any) -> Any:
     return to_list() if callable(to_list) else str(value)
 
 
-def prepared(prepared_for: str | None = None, prepared_by: str | None = None
-             ) -> dict[str, str | None]:
+def prepared(
+    prepared_for: str | None = None, prepared_by: str | None = None
+) -> dict[str, str | None]:
     """The ``prepared`` entry: who the certificate is for and who prepared it (the CLI's
     ``--for`` and ``--by``), stripped, ``None`` when not given."""
+
     def clean(value: str | None) -> str | None:
         return value.strip() or None if isinstance(value, str) else None
 
     return {"for": clean(prepared_for), "by": clean(prepared_by)}
 
 
-def build_certificate(project: ProjectData, *, generated_at: str,
-                      prepared_for: str | None = None, prepared_by: str | None = None
-                      ) -> Job[dict[str, Any]]:
+def build_certificate(
+    project: ProjectData,
+    *,
+    generated_at: str,
+    prepared_for: str | None = None,
+    prepared_by: str | None = None,
+) -> Job[dict[str, Any]]:
     """The certificate of ``project`` stated at ``generated_at`` (see :func:`utc_now`),
     prepared for ``prepared_for`` by ``prepared_by`` (both printed on page 1, both
     covered by the content hash; ``verify`` recomputes with the stored ones)."""
@@ -160,14 +167,26 @@ def _labels_part(labels: LabelReport, project: ProjectData) -> dict[str, Any]:
     configuration = {
         "source": relative_name(config.source, root),
         "cascade": [{"name": t.name, "source": str(t.source)} for t in config.cascade],
-        "humans": {"dev_fraction": config.humans.dev_fraction,
-                   "overlap": config.humans.overlap, "overlap_k": config.humans.overlap_k,
-                   "distribution_k": config.humans.distribution_k},
-        "budgets": {"human_labels": config.budgets.human_labels,
-                    "crowd_reward_usd": config.budgets.crowd_reward_usd},
-        "contracts": [{"id": c.id, "kind": str(c.kind), "schema": c.schema,
-                       "parameters": dict(c.params), "renamed_from": c.renamed_from}
-                      for c in config.contracts],
+        "humans": {
+            "dev_fraction": config.humans.dev_fraction,
+            "overlap": config.humans.overlap,
+            "overlap_k": config.humans.overlap_k,
+            "distribution_k": config.humans.distribution_k,
+        },
+        "budgets": {
+            "human_labels": config.budgets.human_labels,
+            "crowd_reward_usd": config.budgets.crowd_reward_usd,
+        },
+        "contracts": [
+            {
+                "id": c.id,
+                "kind": str(c.kind),
+                "schema": c.schema,
+                "parameters": dict(c.params),
+                "renamed_from": c.renamed_from,
+            }
+            for c in config.contracts
+        ],
     }
     contracts: dict[str, Any] = {}
     for spec in config.contracts:
@@ -175,39 +194,57 @@ def _labels_part(labels: LabelReport, project: ProjectData) -> dict[str, Any]:
         result = entry.get("result", {})
         params = _used_parameters(spec, labels.study)
         contract = {
-            "kind": entry["kind"], "schema": entry["schema"], "parameters": params,
-            "renamed_from": spec.renamed_from, "state": entry["state"],
+            "kind": entry["kind"],
+            "schema": entry["schema"],
+            "parameters": params,
+            "renamed_from": spec.renamed_from,
+            "state": entry["state"],
             "certifies": _certifies(entry["kind"], entry["state"]),
             "confidence": params.get("confidence"),
             "claim": claim(entry["kind"], entry["schema"], params),
-            "looks": entry["looks"], "level_spent": entry["level_spent"],
-            "tests": result.get("tests", []), "rule": result.get("rule"),
+            "looks": entry["looks"],
+            "level_spent": entry["level_spent"],
+            "tests": result.get("tests", []),
+            "rule": result.get("rule"),
             "accepted_by_tier": result.get("accepted_by_tier"),
-            "projection": result.get("projection"), "result": result,
+            "projection": result.get("projection"),
+            "result": result,
             "notes": entry.get("notes", []),
         }
         if "potato" in entry:  # a Potato project: Potato's record and its audit
             contract["potato"] = entry["potato"]
             contract["audit"] = entry.get("audit")
         if kind_info(spec.kind).spends_looks and spec.schema in labels.data:
-            contract["dev_curve"] = dev_curves(spec, labels.data[spec.schema],
-                                               result.get("rule"))
+            contract["dev_curve"] = dev_curves(spec, labels.data[spec.schema], result.get("rule"))
         contracts[spec.id] = contract
     statuses: dict[str, Counter[str]] = {}
     for row in labels.export():
-        key = row["status"] if row["label_origin"] is None else \
-            f"{row['status']}:{row['label_origin']}"
+        key = (
+            row["status"]
+            if row["label_origin"] is None
+            else f"{row['status']}:{row['label_origin']}"
+        )
         statuses.setdefault(row["schema"], Counter())[key] += 1
     accepted = status["accepted"]
     uncertified = [
-        {"contract": ident, "schema": c["schema"], "threshold": c["result"].get("threshold"),
-         "measured_error": c["result"].get("measured_error"),
-         "measured_error_reason": c["result"].get("measured_error_reason"),
-         "accepted_uncertified": statuses.get(c["schema"], Counter())["accepted_uncertified:auto"]}
-        for ident, c in contracts.items() if kind_info(c["kind"]).certifies is False]
-    panels = {schema: found for schema in dict.fromkeys(c.schema for c in config.contracts)
-              if schema in labels.data
-              and (found := scheme_panels(labels.data[schema])) is not None}
+        {
+            "contract": ident,
+            "schema": c["schema"],
+            "threshold": c["result"].get("threshold"),
+            "measured_error": c["result"].get("measured_error"),
+            "measured_error_reason": c["result"].get("measured_error_reason"),
+            "accepted_uncertified": statuses.get(c["schema"], Counter())[
+                "accepted_uncertified:auto"
+            ],
+        }
+        for ident, c in contracts.items()
+        if kind_info(c["kind"]).certifies is False
+    ]
+    panels = {
+        schema: found
+        for schema in dict.fromkeys(c.schema for c in config.contracts)
+        if schema in labels.data and (found := scheme_panels(labels.data[schema])) is not None
+    }
     for schema, found in panels.items():
         found["contracts"] = [c.id for c in config.contracts if c.schema == schema]
     return {
@@ -215,15 +252,21 @@ def _labels_part(labels: LabelReport, project: ProjectData) -> dict[str, Any]:
         "configuration": configuration,
         "contracts": contracts,
         "machine_labels_accepted": {
-            schema: {"by_source": dict(a["by_source"]),
-                     "total": sum(a["by_source"].values()),
-                     "certified": statuses.get(schema, Counter())["accepted:auto"] > 0}
-            for schema, a in accepted.items()},
+            schema: {
+                "by_source": dict(a["by_source"]),
+                "total": sum(a["by_source"].values()),
+                "certified": statuses.get(schema, Counter())["accepted:auto"] > 0,
+            }
+            for schema, a in accepted.items()
+        },
         "export_statuses": {s: dict(sorted(c.items())) for s, c in statuses.items()},
         "uncertified": uncertified,
         "unsupported_schemas": status["unsupported_schemas"],
-        "ledger": {**ledger_summary(project.path), "ok": bool(status["ledger"].get("ok", True)),
-                   "problem": status["ledger"].get("problem")},
+        "ledger": {
+            **ledger_summary(project.path),
+            "ok": bool(status["ledger"].get("ok", True)),
+            "problem": status["ledger"].get("problem"),
+        },
     }
 
 
@@ -247,8 +290,11 @@ def _used_parameters(spec: ContractSpec, study: Study) -> dict[str, Any]:
     (Potato's default for the schema's family when none is written)."""
     used = {k: v for k, v in spec.params.items() if k in spec.written and v is not None}
     used["confidence"] = float(spec.params.get("confidence") or DEFAULT_CONFIDENCE)
-    if str(spec.kind) in TOLERANCE_KINDS and "tolerance" not in used \
-            and spec.schema in study.schemes:
+    if (
+        str(spec.kind) in TOLERANCE_KINDS
+        and "tolerance" not in used
+        and spec.schema in study.schemes
+    ):
         used["tolerance"] = default_tolerance(study.schemes[spec.schema])
     return used
 
@@ -257,5 +303,3 @@ def _certifies(kind: str, state: str) -> bool | None:
     """``True``/``False`` for kinds that certify labels; ``None`` for estimates."""
     certifies = kind_info(kind).certifies
     return state == "met" if certifies else certifies
-
-

@@ -44,13 +44,17 @@ def integrity_problems(certificate: Any) -> list[str]:
     if not isinstance(certificate, dict):
         return ["the embedded certificate is not a JSON object"]
     if certificate.get("format") != FORMAT:
-        return [f"the embedded data is not an Accord certificate (format "
-                f"{certificate.get('format')!r}, expected {FORMAT!r})"]
+        return [
+            f"the embedded data is not an Accord certificate (format "
+            f"{certificate.get('format')!r}, expected {FORMAT!r})"
+        ]
     stored = certificate.get("content_hash")
     actual = content_hash(certificate)
     if stored != actual:
-        return [f"content hash: the certificate states {stored}, its data hash to {actual}: "
-                "the embedded data was edited after it was written"]
+        return [
+            f"content hash: the certificate states {stored}, its data hash to {actual}: "
+            "the embedded data was edited after it was written"
+        ]
     return []
 
 
@@ -91,8 +95,12 @@ def _diff(a: Any, b: Any, path: Path, out: list[Change]) -> None:
             _diff(x, y, (*path, i), out)
         return
     numeric = (int, float)
-    if (isinstance(a, numeric) and isinstance(b, numeric) and not isinstance(a, bool)
-            and not isinstance(b, bool)):
+    if (
+        isinstance(a, numeric)
+        and isinstance(b, numeric)
+        and not isinstance(a, bool)
+        and not isinstance(b, bool)
+    ):
         if not _numbers_equal(a, b):
             out.append(Change(path, a, b))
         return
@@ -106,7 +114,7 @@ def sentence(change: Change) -> str:
     name = field_words(rest)
     lead = f"{whose}: {name}" if name else whose
     if change.length:
-        return (f"{lead}: {len(change.old)} entries in the PDF, {len(change.new)} now")
+        return f"{lead}: {len(change.old)} entries in the PDF, {len(change.new)} now"
     if change.new is ABSENT:
         return f"{lead} ({value_words(change.old)}) is in the PDF, not in the project now"
     if change.old is ABSENT:
@@ -124,9 +132,11 @@ def _input_differences(stored: list[Any], fresh: list[Any]) -> list[str]:
         elif path not in old:
             out.append(f"input {path}: in the project now, not in the PDF")
         elif old[path].get("sha256") != new[path].get("sha256"):
-            out.append(f"input {path} changed: SHA-256 "
-                       f"{value_words(old[path].get('sha256'))} in the PDF, "
-                       f"{value_words(new[path].get('sha256'))} now")
+            out.append(
+                f"input {path} changed: SHA-256 "
+                f"{value_words(old[path].get('sha256'))} in the PDF, "
+                f"{value_words(new[path].get('sha256'))} now"
+            )
         elif old[path] != new[path]:
             changes: list[Change] = []
             _diff(old[path], new[path], (), changes)
@@ -136,9 +146,15 @@ def _input_differences(stored: list[Any], fresh: list[Any]) -> list[str]:
 
 HEADLINE = ("state", "looks", "level_spent", "rule", "ok", "head", "problem")
 """The last parts of a path a reader wants first: verdicts, looks and the ledger."""
-GROUPED = {"dev_curve": "the dev error–coverage curve of tier {0} differs at {n} points",
-           "potato_metrics": "Potato's own figures differ in {n} places",
-           "pairs": "the figures per annotator pair differ in {n} places"}
+GROUPED = {
+    "dev_curve": "the dev error–coverage curve of tier {0} differs at {n} points",
+    "potato_metrics": "Potato's own figures differ in {n} places",
+    "tests": "the tests at the latest look differ in {n} places",
+    "estimates": "the estimates differ in {n} places",
+    "groups": "the figures per group differ in {n} places",
+    "per_annotator": "the figures per person differ in {n} places",
+    "pairs": "the figures per annotator pair differ in {n} places",
+}
 """Fields whose many small differences read as one sentence per group."""
 
 
@@ -146,8 +162,10 @@ def _group(change: Change) -> tuple[Path, str] | None:
     """The (path to the group, its sentence template), for a change inside one."""
     for i, key in enumerate(change.path):
         if isinstance(key, str) and key in GROUPED:
-            extra = change.path[i + 1:i + 2] if key == "dev_curve" else ()
-            return (*change.path[:i + 1], *extra), GROUPED[key]
+            extra = change.path[i + 1 : i + 2] if key == "dev_curve" else ()
+            # a contract's result repeats some fields (tests): one group for both copies
+            head = tuple(k for k in change.path[:i] if k != "result")
+            return (*head, key, *extra), GROUPED[key]
     return None
 
 

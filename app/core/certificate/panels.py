@@ -36,8 +36,10 @@ from app.core.contracts.kinds.base import SchemaData
 from app.core.model import Kind
 
 PANEL_PEOPLE = 3
-NOT_CODED = ("the answers are not single labels, so Krippendorff's α over coded units "
-             "is not computed on these panels")
+NOT_CODED = (
+    "the answers are not single labels, so Krippendorff's α over coded units "
+    "is not computed on these panels"
+)
 
 
 def _people(data: SchemaData) -> dict[str, dict[str, Any]]:
@@ -51,8 +53,9 @@ def _people(data: SchemaData) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _alpha(data: SchemaData, panels: Iterable[dict[str, Any]]
-           ) -> tuple[float | None, str | None, str]:
+def _alpha(
+    data: SchemaData, panels: Iterable[dict[str, Any]]
+) -> tuple[float | None, str | None, str]:
     """(α, why undefined, metric name) over the panels' labels."""
     rows = list(panels)
     if not all(isinstance(v, str) for row in rows for v in row.values()):
@@ -83,8 +86,12 @@ def scheme_panels(data: SchemaData) -> dict[str, Any] | None:
         return None
     sizes = Counter(len(row) for row in panels)
     value, reason, metric = _alpha(data, panels)
-    return {"n_items": len(panels),
-            "sizes": {str(k): sizes[k] for k in sorted(sizes)},
-            "n_people": len({p for row in panels for p in row}),
-            "n_labels": sum(len(row) for row in panels),
-            "alpha": value, "alpha_undefined": reason, "alpha_metric": metric}
+    return {
+        "n_items": len(panels),
+        "sizes": {str(k): sizes[k] for k in sorted(sizes)},
+        "n_people": len({p for row in panels for p in row}),
+        "n_labels": sum(len(row) for row in panels),
+        "alpha": value,
+        "alpha_undefined": reason,
+        "alpha_metric": metric,
+    }

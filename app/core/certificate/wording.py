@@ -18,24 +18,59 @@ from typing import Any
 Path = tuple[str | int, ...]
 
 FIELDS = {
-    "n_items": "number of items", "n_annotators": "number of annotators",
-    "n_labels": "number of labels", "n_people": "number of people",
-    "state": "state", "looks": "looks spent", "level_spent": "level spent",
-    "head": "head hash", "lines": "lines", "ok": "intact", "problem": "problem",
-    "head_file": "head file", "claim": "claim", "certifies": "certifies",
-    "confidence": "confidence", "rule": "chosen rule", "tests": "tests",
+    "n_items": "number of items",
+    "n_annotators": "number of annotators",
+    "n_labels": "number of labels",
+    "n_people": "number of people",
+    "state": "state",
+    "looks": "looks spent",
+    "level_spent": "level spent",
+    "head": "head hash",
+    "lines": "lines",
+    "ok": "intact",
+    "problem": "problem",
+    "head_file": "head file",
+    "claim": "claim",
+    "certifies": "certifies",
+    "confidence": "confidence",
+    "rule": "chosen rule",
+    "tests": "tests",
     "accepted_by_tier": "share accepted per tier",
-    "accepted_by_tier_counts": "labels accepted per tier", "projection": "projection",
-    "notes": "notes", "mean_js": "mean Jensen–Shannon distance", "interval": "interval",
-    "noise_ceiling": "noise ceiling", "groups": "groups", "estimates": "estimates",
-    "estimate": "estimate", "measured_error": "measured error", "threshold": "threshold",
-    "winning_rate": "winning rate", "alpha": "Krippendorff's α", "kappa": "Cohen's κ",
-    "fleiss_kappa": "Fleiss' κ", "percent_agreement": "percent agreement",
-    "by_source": "labels by source", "total": "total", "sizes": "panel sizes",
-    "parameters": "parameter", "result": "", "metrics": "", "coverage": "coverage",
-    "passed": "passed", "p": "p", "level": "level", "errors": "errors", "n": "n",
-    "prepared": "", "for": "prepared for", "by": "prepared by", "sha256": "SHA-256",
-    "bytes": "size in bytes", "schemes": "schemes", "annotators": "annotators",
+    "accepted_by_tier_counts": "labels accepted per tier",
+    "projection": "projection",
+    "notes": "notes",
+    "mean_js": "mean Jensen–Shannon distance",
+    "interval": "interval",
+    "noise_ceiling": "noise ceiling",
+    "groups": "groups",
+    "estimates": "estimates",
+    "estimate": "estimate",
+    "measured_error": "measured error",
+    "threshold": "threshold",
+    "winning_rate": "winning rate",
+    "alpha": "Krippendorff's α",
+    "kappa": "Cohen's κ",
+    "fleiss_kappa": "Fleiss' κ",
+    "percent_agreement": "percent agreement",
+    "by_source": "labels by source",
+    "total": "total",
+    "sizes": "panel sizes",
+    "parameters": "parameter",
+    "result": "",
+    "metrics": "",
+    "coverage": "coverage",
+    "passed": "passed",
+    "p": "p",
+    "level": "level",
+    "errors": "errors",
+    "n": "n",
+    "prepared": "",
+    "for": "prepared for",
+    "by": "prepared by",
+    "sha256": "SHA-256",
+    "bytes": "size in bytes",
+    "schemes": "schemes",
+    "annotators": "annotators",
 }
 """JSON keys as a reader says them; an empty name is a container that adds nothing."""
 
@@ -45,18 +80,28 @@ HEX = re.compile(r"[0-9a-f]{32,}")
 def subject(path: Path) -> tuple[str, Path]:
     """(whose field, the rest of the path): ``("contract accuracy", ("state",))``."""
     head, rest = (path[0], path[1:]) if path else ("certificate", ())
-    named = {"contracts": "contract", "panels": "panels of",
-             "machine_labels_accepted": "machine labels accepted on",
-             "export_statuses": "export statuses of"}
+    named = {
+        "contracts": "contract",
+        "panels": "panels of",
+        "machine_labels_accepted": "machine labels accepted on",
+        "export_statuses": "export statuses of",
+    }
     if head in named and rest:
         return f"{named[str(head)]} {rest[0]}", rest[1:]
     if head == "agreement" and rest[:1] == ("schemes",) and len(rest) > 1:
         return f"agreement on {rest[1]}", rest[2:]
-    plain = {"ledger": "looks ledger", "project": "project", "agreement": "agreement",
-             "configuration": "configuration", "uncertified": "uncertified labels",
-             "prepared": "page 1", "unsupported_schemas": "unsupported schemas",
-             "labels_absent": "labels", "accord_version": "Accord version",
-             "format": "format"}
+    plain = {
+        "ledger": "looks ledger",
+        "project": "project",
+        "agreement": "agreement",
+        "configuration": "configuration",
+        "uncertified": "uncertified labels",
+        "prepared": "page 1",
+        "unsupported_schemas": "unsupported schemas",
+        "labels_absent": "labels",
+        "accord_version": "Accord version",
+        "format": "format",
+    }
     return plain.get(str(head), str(head).replace("_", " ")), rest
 
 
@@ -89,8 +134,10 @@ def value_words(value: Any) -> str:
     if isinstance(value, dict):
         return f"a record of {len(value)} field{'s' if len(value) != 1 else ''}"
     if isinstance(value, list):
-        if all(isinstance(v, int | float | str) and not isinstance(v, bool) for v in value) \
-                and len(value) <= 4:
+        if (
+            all(isinstance(v, int | float | str) and not isinstance(v, bool) for v in value)
+            and len(value) <= 4
+        ):
             return "[" + ", ".join(value_words(v) for v in value) + "]"
         return f"{len(value)} entr{'ies' if len(value) != 1 else 'y'}"
     return value_words(str(value))
