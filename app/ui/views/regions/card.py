@@ -12,11 +12,13 @@ apart:
 - **Matching**: mean agreement, detection F1, mean IoU of matched objects and the
   object-count difference, with their bootstrap intervals; they measure overlap.
 
-Each row is a grid of one-line labels (name, value, interval), so an interval never
-wraps (the old card broke ``95% CI 0.396 – 0.529`` over three lines); the view keeps the
-card's minimum width free. An undefined number reads "undefined" and its sentence is
-written under its group; fewer than 20 scored items puts ⚠ beside the αs and the
-intervals, with the overview's sentence (:func:`~app.ui.views.metric_text.small_sample_text`).
+Each row is a grid of labels (name, value, interval); the value and the interval are
+one-line labels, so an interval never wraps (the old card broke ``95% CI 0.396 – 0.529``
+over three lines) and the card's minimum width keeps room for the widest; a metric's
+name and a group's heading may wrap instead when room is short (presentation mode).
+An undefined number reads "undefined" and its sentence is written under its group;
+fewer than 20 scored items puts ⚠ beside the αs and the intervals, with the overview's
+sentence (:func:`~app.ui.views.metric_text.small_sample_text`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from collections.abc import Callable
 from html import escape
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QWidget
 
 from app.core.agreement.result import SchemeResult
@@ -48,8 +51,17 @@ GROUPS = (
 MIN_VISIBLE_HEIGHT = 100
 """Docked at 1280×800 the view is ~320 px tall: the card keeps this much and scrolls."""
 HEAD_COLOR = "#0072B2"
+TEXT_COLOR = "#202020"
 NOTE_COLOR = "#666666"
 UNDEFINED_COLOR = "#8A4B00"
+
+
+def _tint(label: QLabel, color: str) -> None:
+    """The label's text colour through its palette: a style sheet would stop it from
+    inheriting the view's font, and presentation mode's larger text would skip it."""
+    palette = label.palette()
+    palette.setColor(QPalette.ColorRole.WindowText, QColor(color))
+    label.setPalette(palette)
 
 
 def _one_line(text: str, color: str | None = None, align_right: bool = False) -> QLabel:
@@ -57,9 +69,38 @@ def _one_line(text: str, color: str | None = None, align_right: bool = False) ->
     label.setTextFormat(Qt.TextFormat.RichText)
     label.setWordWrap(False)
     if color:
-        label.setStyleSheet(f"color: {color}")
+        _tint(label, color)
     if align_right:
         label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    return label
+
+
+class _Name(QLabel):
+    """A metric's name: one line when there is room, wrapped only when there is not.
+
+    A word-wrapped ``QLabel`` asks for a narrow, squarish size, and the grid then wraps
+    "Detection α (found the same objects)" over four lines beside plenty of space."""
+
+    def _one_line_width(self) -> int:
+        return self.fontMetrics().horizontalAdvance(self.text()) + 2 * self.margin() + 2
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        return QSize(self._one_line_width(), super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        # at most two lines: half the one-line width, or the longest word if wider
+        words = max(
+            (self.fontMetrics().horizontalAdvance(w) for w in self.text().split()), default=0
+        )
+        width = max(words + 2, self._one_line_width() // 2 + 8)
+        return QSize(width, super().minimumSizeHint().height())
+
+
+def _name(text: str) -> QLabel:
+    label = _Name(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(True)
+    _tint(label, TEXT_COLOR)
     return label
 
 
@@ -67,7 +108,7 @@ def _wrapped(text: str, color: str) -> QLabel:
     label = QLabel(text)
     label.setTextFormat(Qt.TextFormat.RichText)
     label.setWordWrap(True)
-    label.setStyleSheet(f"color: {color}")
+    _tint(label, color)
     return label
 
 
@@ -113,11 +154,11 @@ class NumbersCard(QWidget):
             threshold = result.extra.get("threshold")
             if title == "Matching" and isinstance(threshold, int | float):
                 hint = f"objects matched at IoU ≥ {threshold:g}; not chance-corrected"
-            head = _one_line(
+            head = _wrapped(
                 f"<b>{title}</b> <span style='color:{NOTE_COLOR}'>· {escape(hint)}</span>",
                 HEAD_COLOR,
             )
-            self.grid.addWidget(head, row, 0, 1, 3)
+            self.grid.addWidget(head, row, 0, 1, 4)
             row += 1
             reasons = []
             for key in present:
@@ -132,7 +173,7 @@ class NumbersCard(QWidget):
                 if key == "ks" and value is not None and "ks_pvalue" in result.extra:
                     interval = f"p = {float(result.extra['ks_pvalue']):.2g}"
                 labels = (
-                    _one_line(escape(metric_label(key, result.kind))),
+                    _name(metric_label(key, result.kind)),
                     _one_line(shown, UNDEFINED_COLOR if value is None else None, True),
                     _one_line(interval, NOTE_COLOR),
                 )
@@ -150,13 +191,15 @@ class NumbersCard(QWidget):
                 row = self._note(row, "<br>".join(reasons), UNDEFINED_COLOR)
             if title == "Localization":
                 row = self._note(row, escape(baseline_text(result)), NOTE_COLOR)
-        self.grid.setColumnStretch(2, 1)
+        # Spare width goes to an empty fourth column; short of width, the wrapped names
+        # give first (their minimum is a word), never the one-line values and intervals.
+        self.grid.setColumnStretch(3, 1)
 
     def _note(self, row: int, html: str, color: str) -> int:
         if not html:
             return row
         label = _wrapped(html, color)
-        self.grid.addWidget(label, row, 0, 1, 3)
+        self.grid.addWidget(label, row, 0, 1, 4)
         self.notes.append(label)
         return row + 1
 
