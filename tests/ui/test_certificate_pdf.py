@@ -72,8 +72,9 @@ def test_pdf_reads_back_with_text_metadata_and_attachment(qapp: Any, project: Pa
     first = unicodedata.normalize("NFKC", reader.pages[0].extract_text())
     assert "Summary" in first and "Labels delivered" in re.sub(r"\s+", " ",
                                                                                  first)
-    for needle in ("accuracy", "CERTIFIED", "the error among accepted machine labels on 'sentiment' "
-                   "is at most 20%", "Uncertified", "old-rule", "Agreement between people",
+    for needle in ("accuracy", "CERTIFIED",
+                   "the error among accepted machine labels on 'sentiment' is at most 20%",
+                   "Uncertified", "old-rule", "Agreement between people",
                    "Method notes", "Angelopoulos", "Calderon", "Krippendorff", "STAPLE",
                    cert["content_hash"], f"page 1 of {len(reader.pages)}"):
         assert needle in text, needle
