@@ -67,11 +67,12 @@ def test_legend_counts_boxes_and_unmatched_from_the_answers(
 def test_anonymous_mode_and_missing_inputs(qtbot: QtBot, lidar: ProjectData) -> None:
     view = CuboidsView()
     qtbot.addWidget(view)
-    assert "Open a project" in view.message.text()
+    assert view.empty_message.startswith("No project is open")
     aliases = anonymous_aliases(lidar.study.annotators)
     view.show_context(ViewContext(project=lidar, item="sweep_001", anonymous=True, aliases=aliases))
     for name in lidar.study.annotators:
         assert name not in view.legend.text()
+    assert view.empty_message == ""
     view.show_context(ViewContext(project=lidar, item="no_such_item"))
-    assert "no answers" in view.message.text()
+    assert "no answers" in view.message.text() and view.empty_message == ""
     assert view.legend_area.isHidden()

@@ -144,8 +144,8 @@ def test_no_project_and_no_regions_scheme(qtbot) -> None:  # type: ignore[no-unt
     view = RegionsView()
     qtbot.addWidget(view)
     view.show_context(ViewContext())
-    assert "No project" in view.heading.text()
+    assert view.empty_message.startswith("No project is open")
     other = run(open_project(DEMO.parent / "support_triage"))
     view.show_context(ViewContext(project=other))
-    assert "no 2D regions scheme" in view.heading.text()
+    assert "no 2D regions scheme" in view.empty_message
     assert view.shape_counts() == {}

@@ -227,13 +227,15 @@ def test_what_cannot_be_drawn_is_a_sentence(
     qtbot: QtBot, speakers: ProjectData, lidar: ProjectData
 ) -> None:
     view = make_view(qtbot, ViewContext())
-    assert "Open a project" in view.message.text() and view.graphics.isHidden()
+    assert view.empty_message.startswith("No project is open") and view.graphics.isHidden()
     view.show_context(ViewContext(project=lidar))
-    assert "no tiers or segments scheme" in view.message.text()
+    assert "no tiers or segments scheme" in view.empty_message
     view.show_context(ViewContext(project=speakers, item="nope"))
+    assert view.empty_message == ""
     assert "Item nope has no answers" in view.message.text()
     view.show_context(ViewContext(project=speakers))
     assert "first item" in view.header.text() and view.graphics.isVisible()
+    assert view.empty_message == ""
 
 
 def test_thousands_of_segments_paint_quickly(qtbot: QtBot) -> None:

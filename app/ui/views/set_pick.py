@@ -13,7 +13,10 @@ Choices (the spec is silent):
   shows something), and the header says it was chosen by default. A selected item the
   scheme has no answers for is a sentence, not a silent switch to another item.
 - Whatever cannot be shown is a sentence (:attr:`SetPick.message`), never an empty
-  canvas.
+  canvas. When the view has nothing at all to draw (no project, no such scheme, nobody
+  answered it) :attr:`SetPick.empty` is set and the view shows the empty state every
+  view shares (:meth:`View.show_empty`); an item without answers stays a sentence inside
+  the view, under its header, since the scheme itself has something to show.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from pathlib import Path
 
 from app.core.agreement.sets.agreement import SetAgreement
 from app.core.formats.media import item_media
-from app.ui.views.base import ViewContext
+from app.ui.views.base import NO_PROJECT, ViewContext
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +39,8 @@ class SetPick:
     """The context selected no item; this is the scheme's first."""
     message: str = ""
     """Why nothing is drawn (empty when something is)."""
+    empty: bool = False
+    """Nothing of the scheme can be drawn at all: the view shows its empty state."""
 
     @property
     def ok(self) -> bool:
@@ -46,12 +51,12 @@ def pick_set_item(context: ViewContext, kinds: Collection[str], what: str) -> Se
     """The scheme and item to draw; ``what`` names the kinds in sentences ("3D boxes")."""
     project = context.project
     if project is None:
-        return SetPick(message=f"Open a project to see its {what} here.")
+        return SetPick(message=NO_PROJECT, empty=True)
     schemes = project.report.schemes
     candidates = [name for name, result in schemes.items()
                   if result.kind in kinds and isinstance(result.details, SetAgreement)]
     if not candidates:
-        return SetPick(message=f"This project has no {what} scheme to draw.")
+        return SetPick(message=f"This project has no {what} scheme to draw.", empty=True)
     scheme = context.scheme if context.scheme in candidates else candidates[0]
     agreement = schemes[scheme].details
     assert isinstance(agreement, SetAgreement)
@@ -62,7 +67,8 @@ def pick_set_item(context: ViewContext, kinds: Collection[str], what: str) -> Se
         return SetPick(scheme=scheme, item=context.item, agreement=agreement)
     ordered = agreement.items_scored or sorted(agreement.objects)
     if not ordered:
-        return SetPick(scheme=scheme, message=f"Nobody answered the {what} scheme '{scheme}'.")
+        return SetPick(scheme=scheme, empty=True,
+                       message=f"Nobody answered the {what} scheme '{scheme}'.")
     return SetPick(scheme=scheme, item=ordered[0], agreement=agreement, by_default=True)
 
 

@@ -129,6 +129,10 @@ class CuboidsView(View):
         for widget in (self.header, self.legend, self.message, self.top_button, self.fit_button):
             widget.setFont(font)
         self.legend_area.setFixedWidth(round(LEGEND_WIDTH * max(1.0, scale)))  # grows with it
+        if pick.empty:
+            self.show_empty(pick.message)
+        else:
+            self.hide_empty()
         if not pick.ok:
             self._show_message(pick.message)
             self.header.setText(f"Scheme {pick.scheme}" if pick.scheme else "3D cuboids")

@@ -51,7 +51,7 @@ from app.core.agreement.sets.agreement import SetAgreement
 from app.core.objects import BoxRegion, EllipseRegion, ObjectSet, PolygonRegion, SceneObject
 from app.core.project import ProjectData
 from app.ui.palette import annotator_color
-from app.ui.views.base import View, ViewContext
+from app.ui.views.base import NO_PROJECT, View, ViewContext
 from app.ui.views.image_canvas import AnnotatorLegend, item_image
 from app.ui.views.regions.canvas import LabelSpec, RegionsCanvas
 from app.ui.views.regions.card import CardScroll, NumbersCard
@@ -189,11 +189,9 @@ class RegionsView(View):
         project = context.project
         schemes = regions_schemes(project) if project is not None else []
         if project is None or not schemes:
-            self.heading.setText(
-                "No project is open."
-                if project is None
-                else "This project has no 2D regions scheme (boxes, polygons, ellipses)."
-            )
+            self.heading.setText("")
+            self.show_empty(NO_PROJECT if project is None else
+                            "This project has no 2D regions scheme (boxes, polygons, ellipses).")
             self.items_combo.clear()
             self.canvas.show_image(None, (640, 480))
             self.legend.set_entries({})
@@ -202,6 +200,7 @@ class RegionsView(View):
             self.plot.show_result(None, None, context.item)
             self.card.show_result(None)
             return
+        self.hide_empty()
         scheme = context.scheme if context.scheme in schemes else schemes[0]
         result = project.report.schemes[scheme]
         answers = project.study.answers_for(scheme)

@@ -165,6 +165,10 @@ class TiersView(View):
         self.tier_layout = None
         self.row_labels = []
         self.band_labels = []
+        if pick.empty:
+            self.show_empty(pick.message)
+        else:
+            self.hide_empty()
         if not pick.ok:
             self.header.setText(f"Scheme {pick.scheme}" if pick.scheme else "Tiers and segments")
             self.message.setText(pick.message)
