@@ -13,17 +13,19 @@ from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
 from app.paths import demo_studies
+from app.report.agreement_text import CHANCE_CORRECTED as REPORT_CORRECTED
 from app.ui.main_window import MainWindow
 from app.ui.settings import Settings
 from app.ui.views.base import ViewContext
+from app.ui.views.metric_text import CORRECTED
 from app.ui.views.regions.view import RegionsView
 from tests.ui.clipping import clipped_texts
 from tests.ui.shell_helpers import open_and_wait
 from tests.ui.views_helpers import demo
 
 ISSUE_GROUPS = {
-    "Chance-corrected": {"detection_alpha", "classification_alpha"},
-    "Localization": {"sigma", "ks", "mean_within_distance", "mean_between_distance"},
+    "Chance-corrected": {"detection_alpha", "classification_alpha", "sigma"},
+    "Localization": {"ks", "mean_within_distance", "mean_between_distance"},
     "Matching": {"mean_agreement", "detection_f1", "mean_matched_iou", "mean_object_count_diff"},
 }
 
@@ -50,6 +52,11 @@ def test_ks_is_listed_with_localization_not_chance_corrected(qtbot: QtBot, name:
         groups.setdefault(title, set()).add(key)
     assert groups == ISSUE_GROUPS
     assert "ks" not in groups["Chance-corrected"]
+    # the overview, the text report and the card agree on what is corrected
+    result = demo(name).report.schemes["objects" if name == "street_images" else next(
+        k for k, r in demo(name).report.schemes.items() if r.kind == "regions")]
+    assert groups["Chance-corrected"] == set(CORRECTED) & set(result.metrics)
+    assert groups["Chance-corrected"] == set(REPORT_CORRECTED) & set(result.metrics)
     # and on screen, in that order: each group's header above its rows
     text = view.card.text()
     assert (

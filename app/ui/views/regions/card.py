@@ -5,10 +5,13 @@ coefficient; KS is the Kolmogorov–Smirnov distance between the within- and bet
 localization distances, a test statistic, not agreement beyond chance. So the card keeps
 apart:
 
-- **Chance-corrected**: detection α (found the same objects) and classification α (gave
-  the same label), the only two numbers here that are 0 at chance agreement;
-- **Localization**: σ, KS (with its p-value) and the mean within- and between-item
-  distances, all read off the two distributions the plot above draws;
+- **Chance-corrected**: detection α (found the same objects), classification α (gave
+  the same label) and localization σ (placed them alike, against the between-item
+  chance distances), the numbers here that are 0 at chance agreement. The set is
+  :data:`~app.ui.views.metric_text.CORRECTED`, the overview's, so the two never
+  disagree on what is corrected;
+- **Localization**: KS (with its p-value) and the mean within- and between-item
+  distances, read off the two distributions the plot above draws; not corrected;
 - **Matching**: mean agreement, detection F1, mean IoU of matched objects and the
   object-count difference, with their bootstrap intervals; they measure overlap.
 
@@ -32,6 +35,7 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QWidget
 
 from app.core.agreement.result import SchemeResult
 from app.ui.views.metric_text import (
+    CORRECTED,
     WARN,
     fmt,
     interval_text,
@@ -40,12 +44,15 @@ from app.ui.views.metric_text import (
     small_sample_text,
 )
 
-CHANCE_CORRECTED = ("detection_alpha", "classification_alpha")
-LOCALIZATION = ("sigma", "ks", "mean_within_distance", "mean_between_distance")
+CHANCE_CORRECTED = tuple(
+    key for key in ("detection_alpha", "classification_alpha", "sigma") if key in CORRECTED
+)
+LOCALIZATION = ("ks", "mean_within_distance", "mean_between_distance")
 MATCHING = ("mean_agreement", "detection_f1", "mean_matched_iou", "mean_object_count_diff")
 GROUPS = (
-    ("Chance-corrected", "0 at chance agreement", CHANCE_CORRECTED),
-    ("Localization", "within- vs. between-item distances d = (1 − GIoU) / 2", LOCALIZATION),
+    ("Chance-corrected", "0 at chance agreement (σ: between-item chance)", CHANCE_CORRECTED),
+    ("Localization", "within- vs. between-item distances d = (1 − GIoU) / 2; "
+     "not chance-corrected", LOCALIZATION),
     ("Matching", "overlap of matched objects; not chance-corrected", MATCHING),
 )
 MIN_VISIBLE_HEIGHT = 100
