@@ -22,8 +22,12 @@ Choices where the spec is silent:
   (:func:`app.report.pdf.page_images`): PySide6-Essentials has no QtPdf to render the
   file itself, and the shared painter means the preview cannot drift from the PDF.
 - Without a pool (tests, scripts) the job runs on the calling thread.
-- The file dialog, the message and the preview are injectable so tests need no modal
-  dialog; the preview dialog is non-modal and returned to the caller through ``done``.
+- After the file name, a small dialog asks who the certificate is prepared for and by
+  (the CLI's ``--for`` and ``--by``, :mod:`app.ui.exporting.prepared`); "by" is
+  remembered in the window's settings (``parent.settings``, when the parent has one).
+- The file dialog, the prepared-for/by dialog, the message and the preview are
+  injectable so tests need no modal dialog; the preview dialog is non-modal and
+  returned to the caller through ``done``.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from app.core.errors import InputError
 from app.core.progress import Job, Progress, run, scaled
 from app.core.project import ProjectData
 from app.ui.export_report import AskPath, Notify, ask_save_path
+from app.ui.exporting.prepared import SETTINGS_KEY, AskPrepared, Prepared, ask_prepared
 
 TITLE = "Export certificate"
 FILTER = "PDF certificate (*.pdf)"
@@ -107,15 +112,18 @@ class _Written:
     preview: QImage
 
 
-def _build_and_write(project_data: ProjectData, stated: str, path: Path) -> Job[_Written]:
+def _build_and_write(project_data: ProjectData, stated: str, path: Path,
+                     prepared: Prepared) -> Job[_Written]:
     """The whole export off the GUI thread: the certificate data, the PDF written
     atomically, and page 1 as an image. ``QTextDocument``, ``QPdfWriter`` and ``QImage``
     are created and used on this one thread, which Qt allows (painting onto a
     ``QPdfWriter`` or a ``QImage`` outside the GUI thread is supported)."""
     from app.report.pdf import page_images, write_certificate_pdf
 
-    cert = yield from scaled(build_certificate(project_data, generated_at=stated),
-                             0.0, 0.8, 1.0)
+    cert = yield from scaled(
+        build_certificate(project_data, generated_at=stated,
+                          prepared_for=prepared.for_, prepared_by=prepared.by),
+        0.0, 0.8, 1.0)
     yield Progress(0.8, 1.0, "writing the PDF")
     size = write_certificate_pdf(cert, path)
     yield Progress(0.95, 1.0, "preview")
@@ -133,9 +141,21 @@ def _show(parent: QWidget | None, written: _Written, path: Path, show_preview: b
     return Exported(path, written.size, written.cert, written.preview, dialog)
 
 
+def _ask_prepared(parent: QWidget | None, prepare: AskPrepared) -> Prepared | None:
+    """Who it is for and by; "by" starts as last time's and is remembered when given."""
+    settings = getattr(parent, "settings", None)
+    store = getattr(settings, "store", None)
+    remembered = str(store.value(SETTINGS_KEY, "") or "") if store is not None else ""
+    prepared = prepare(parent, remembered)
+    if prepared is not None and store is not None and prepared.by is not None:
+        store.setValue(SETTINGS_KEY, prepared.by)
+        store.sync()
+    return prepared
+
+
 def export_certificate(parent: QWidget | None, project_data: ProjectData, pool: Any = None,
                        *, ask: AskPath = ask_save_path, tell: Notify = notify,
-                       show_preview: bool = True,
+                       prepare: AskPrepared = ask_prepared, show_preview: bool = True,
                        done: Callable[[Exported | None], None] | None = None) -> None:
     """Ask for a file, build the certificate (on ``pool`` if given), write it, preview it."""
     suggested = project_data.path.parent / f"{project_data.path.name}-certificate.pdf"
@@ -147,10 +167,15 @@ def export_certificate(parent: QWidget | None, project_data: ProjectData, pool: 
     path = Path(name)
     if path.suffix.lower() != ".pdf":
         path = path.with_name(f"{path.name}.pdf")
+    prepared = _ask_prepared(parent, prepare)
+    if prepared is None:
+        if done is not None:
+            done(None)
+        return
     stated = utc_now()
 
     def factory() -> Job[_Written]:
-        return _build_and_write(project_data, stated, path)
+        return _build_and_write(project_data, stated, path, prepared)
 
     def finished(written: _Written) -> None:
         result = _show(parent, written, path, show_preview)

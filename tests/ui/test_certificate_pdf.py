@@ -24,6 +24,7 @@ from app.core.project import ProjectData, open_project
 from app.report.pdf import GuardedDocument, page_images, render_pdf, write_certificate_pdf
 from app.report.plots import contract_plots
 from app.ui.export_certificate import Exported, export_certificate
+from app.ui.exporting.prepared import SETTINGS_KEY, Prepared, PreparedDialog
 from app.ui.workers import WorkerPool
 from tests.certificate_helpers import HOSTILE, IMG, LINK, certified_project, contracts_project
 
@@ -169,7 +170,7 @@ def test_gui_export_writes_the_pdf_and_previews_page_one(qtbot: QtBot, project: 
     messages: list[tuple[bool, str]] = []
     export_certificate(None, data, None, ask=lambda *a: (str(tmp_path / "mine"), ""),
                        tell=lambda _p, ok, text: messages.append((ok, text)),
-                       done=results.append)
+                       prepare=lambda *a: Prepared(), done=results.append)
     (result,) = results
     assert result is not None and messages == []
     assert result.path == tmp_path / "mine.pdf" and result.path.stat().st_size == result.size
@@ -186,10 +187,43 @@ def test_gui_export_runs_the_job_on_a_worker_pool(qtbot: QtBot, project: Path,
     pool = WorkerPool()
     results: list[Exported | None] = []
     export_certificate(None, data, pool, ask=lambda *a: (str(tmp_path / "c.pdf"), ""),
-                       tell=lambda *a: None, show_preview=False, done=results.append)
+                       tell=lambda *a: None, prepare=lambda *a: Prepared(),
+                       show_preview=False, done=results.append)
     qtbot.waitUntil(lambda: bool(results), timeout=20000)
     assert results[0] is not None and results[0].path.is_file()
     assert pool.await_workers(5000)
     cancelled: list[Exported | None] = []
     export_certificate(None, data, pool, ask=lambda *a: ("", ""), done=cancelled.append)
     assert cancelled == [None]
+
+
+def test_gui_prepared_for_and_by_reach_the_certificate(qtbot: QtBot, project: Path,
+                                                       tmp_path: Path) -> None:
+    """The GUI's --for/--by: stored in the attached data (the hash covers them) and
+    printed on page 1; cancelling that dialog cancels the export, nothing written."""
+    data = _data(project)
+    results: list[Exported | None] = []
+    export_certificate(None, data, None, ask=lambda *a: (str(tmp_path / "for.pdf"), ""),
+                       tell=lambda *a: None, show_preview=False,
+                       prepare=lambda *a: Prepared("Acme Labs", "J. Doe"),
+                       done=results.append)
+    (result,) = results
+    assert result is not None
+    assert result.certificate["prepared"] == {"for": "Acme Labs", "by": "J. Doe"}
+    text = " ".join(pypdf.PdfReader(str(result.path)).pages[0].extract_text().split())
+    assert "Prepared for Acme Labs · prepared by J. Doe" in text
+    cancelled: list[Exported | None] = []
+    export_certificate(None, data, None, ask=lambda *a: (str(tmp_path / "no.pdf"), ""),
+                       tell=lambda *a: None, prepare=lambda *a: None, done=cancelled.append)
+    assert cancelled == [None] and not (tmp_path / "no.pdf").exists()
+
+
+def test_prepared_dialog_tidies_and_leaves_empty_fields_out(qtbot: QtBot) -> None:
+    dialog = PreparedDialog(None, "Remembered Lead")
+    qtbot.addWidget(dialog)
+    assert dialog.by_edit.text() == "Remembered Lead" and dialog.for_edit.text() == ""
+    assert dialog.prepared() == Prepared(None, "Remembered Lead")
+    dialog.for_edit.setText("  Acme \t Labs  ")
+    dialog.by_edit.setText("   ")
+    assert dialog.prepared() == Prepared("Acme Labs", None)
+    assert SETTINGS_KEY == "certificate/prepared_by"

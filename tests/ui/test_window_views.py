@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from pypdf import PdfReader
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
 import app.ui.export_certificate as export_certificate_module
@@ -19,6 +19,7 @@ from app.core.agreement.report import agreement_report
 from app.core.formats.potato.project import load_study
 from app.core.progress import run
 from app.paths import demo_studies
+from app.ui.exporting.prepared import SETTINGS_KEY, PreparedDialog
 from app.ui.main_window import MainWindow
 from app.ui.settings import Settings
 from app.ui.views.registry import available_views
@@ -92,12 +93,26 @@ def test_export_report_and_certificate_from_the_file_menu(
     monkeypatch.setattr(QMessageBox, "critical", lambda *args: told.append((False, args[2])))
     monkeypatch.setattr(export_certificate_module, "PreviewDialog",
                         lambda parent, image, path: _NoDialog())
+
+    def fill_and_accept(dialog: PreparedDialog) -> int:
+        asked.append(dialog.by_edit.text())
+        dialog.for_edit.setText("  Acme   Labs ")
+        dialog.by_edit.setText("J. Doe")
+        return int(QDialog.DialogCode.Accepted.value)
+
+    asked: list[str] = []
+    monkeypatch.setattr(PreparedDialog, "exec", fill_and_accept)
     window.menus.export_certificate.trigger()
     qtbot.waitUntil(pdf.exists, timeout=30000)
     assert told == []
     reader = PdfReader(str(pdf))
     # The certificate names the study (its annotation_task_name), not the folder.
-    assert "Product\treview\tsentiment" in reader.pages[0].extract_text()
+    page_one = reader.pages[0].extract_text()
+    assert "Product\treview\tsentiment" in page_one
+    # the GUI's --for/--by, whitespace tidied, on page 1; "by" remembered for next time
+    assert "Prepared for Acme Labs · prepared by J. Doe" in " ".join(page_one.split())
+    assert asked == [""]
+    assert settings.store.value(SETTINGS_KEY) == "J. Doe"
 
 
 class _NoDialog:
