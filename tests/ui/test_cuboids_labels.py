@@ -19,7 +19,8 @@ from app.core.objects import Cuboid
 from app.core.progress import run
 from app.core.project import ProjectData, open_project
 from app.ui.views.cuboids.labels import class_line, cluster_labels, clusters, link_boxes
-from app.ui.views.cuboids.layout import GAP, Layout, Rect, Request, hidden_note, layout
+from app.ui.views.cuboids.layout import GAP, Layout, Request, hidden_note, layout
+from app.ui.views.label_geometry import Rect
 
 DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo" / "lidar_sweeps"
 

@@ -21,16 +21,9 @@ from pytestqt.qtbot import QtBot
 from app.core.objects import ObjectSet
 from app.core.project import ProjectData
 from app.ui.views.base import ViewContext, anonymous_aliases
+from app.ui.views.label_geometry import Rect, crosses
 from app.ui.views.regions.canvas import LabelSpec, RegionsCanvas
-from app.ui.views.regions.label_layout import (
-    GAP,
-    Layout,
-    Rect,
-    Request,
-    crosses,
-    leader_segment,
-    place,
-)
+from app.ui.views.regions.label_layout import GAP, Layout, Request, leader_segment, place
 from app.ui.views.regions.matches import GroupText
 from app.ui.views.regions.view import REGION_TYPES, RegionsView
 from tests.ui.views_helpers import demo

@@ -23,8 +23,9 @@ viewport edge away from its anchor, gets a leader line from the anchor to the ne
 point of its rectangle, so it still reads as belonging to its boxes. Anchors behind the
 camera or outside the view are not labelled (and not counted: they are not on screen).
 
-Pure geometry on floats, no Qt: the canvases measure text and paint; tests check that no
-two placed rectangles intersect.
+Pure geometry on floats (the rectangles of :mod:`app.ui.views.label_geometry`, shared
+with the regions view's box-anchored layout), no Qt: the canvases measure text and
+paint; tests check that no two placed rectangles intersect.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from app.ui.views.label_geometry import Rect
+
 GAP = 6.0
 RINGS = (0.0, 24.0, 56.0, 96.0)
 """Extra distance (px) of each ring of candidates beyond :data:`GAP`."""
@@ -40,26 +43,6 @@ PAD = 2.0
 """Pixels kept between two labels."""
 DIRECTIONS = ((1, 0), (-1, 0), (0, -1), (0, 1), (1, -1), (-1, -1), (1, 1), (-1, 1))
 """(dx, dy) in screen axes (y down): right, left, above, below, then the diagonals."""
-
-
-@dataclass(frozen=True, slots=True)
-class Rect:
-    x: float
-    y: float
-    w: float
-    h: float
-
-    def intersects(self, other: Rect, pad: float = 0.0) -> bool:
-        return (
-            self.x < other.x + other.w + pad
-            and other.x < self.x + self.w + pad
-            and self.y < other.y + other.h + pad
-            and other.y < self.y + self.h + pad
-        )
-
-    def nearest(self, px: float, py: float) -> tuple[float, float]:
-        """The point of this rectangle closest to ``(px, py)``."""
-        return (min(max(px, self.x), self.x + self.w), min(max(py, self.y), self.y + self.h))
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,12 +78,6 @@ def _candidate(ax: float, ay: float, w: float, h: float, dx: int, dy: int, ring:
     return Rect(x, y, w, h)
 
 
-def _inside(rect: Rect, width: float, height: float) -> Rect:
-    x = min(max(rect.x, 0.0), max(width - rect.w, 0.0))
-    y = min(max(rect.y, 0.0), max(height - rect.h, 0.0))
-    return Rect(x, y, rect.w, rect.h)
-
-
 def _candidates(
     ax: float, ay: float, w: float, h: float, height: float
 ) -> Iterator[tuple[Rect, bool]]:
@@ -131,7 +108,7 @@ def _place(
         return None
     fallback: Rect | None = None
     for wanted, leader in _candidates(ax, ay, w, h, height):
-        rect = _inside(wanted, width, height)
+        rect = wanted.pushed_inside(width, height)
         if any(rect.intersects(o, PAD) for o in taken):
             continue
         if abs(rect.x - wanted.x) + abs(rect.y - wanted.y) <= 0.5:

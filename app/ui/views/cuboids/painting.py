@@ -23,7 +23,8 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 
 from app.ui.palette import DISAGREE_COLOR
 from app.ui.views.cuboids.labels import ClusterLabel, screen_anchors, screen_outlines
-from app.ui.views.cuboids.layout import Layout, Rect, Request, hidden_note, layout
+from app.ui.views.cuboids.layout import Layout, Request, hidden_note, layout
+from app.ui.views.label_geometry import Rect
 
 TEXT = QColor("#202020")
 CARD = QColor(255, 255, 255, 218)

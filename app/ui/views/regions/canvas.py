@@ -26,7 +26,8 @@ from PySide6.QtWidgets import QWidget
 
 from app.ui.palette import DISAGREE_COLOR
 from app.ui.views.image_canvas import ImageCanvas
-from app.ui.views.regions.label_layout import Layout, Rect, Request, hidden_note, place
+from app.ui.views.label_geometry import Rect
+from app.ui.views.regions.label_layout import Layout, Request, hidden_note, place
 from app.ui.views.regions.matches import GroupText, ShapeKey
 
 TEXT = QColor("#202020")

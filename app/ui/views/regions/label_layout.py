@@ -23,15 +23,18 @@ priority order (:func:`place`):
 
 A label not touching its target gets a leader line (:func:`leader_segment`), and a
 place is refused whose card would lie across an earlier leader, or whose leader would
-pass under an earlier card (it would read as that card's line). Pure geometry on floats,
-no Qt: the canvas measures text and paints; tests check that no two placed rectangles
-intersect.
+pass under an earlier card (it would read as that card's line). Pure geometry on floats
+(the rectangles and segments of :mod:`app.ui.views.label_geometry`, shared with the 3D
+view's point-anchored layout), no Qt: the canvas measures text and paints; tests check
+that no two placed rectangles intersect.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+
+from app.ui.views.label_geometry import Rect, Segment, crosses
 
 GAP = 3.0
 PAD = 2.0
@@ -42,43 +45,6 @@ COVER_COST = 1.5
 another's) at full height; a place's cost is its distance from the target plus this."""
 SHORT_COST = 60.0
 """The short form is used only when it saves more than this cost over the full one."""
-
-
-@dataclass(frozen=True, slots=True)
-class Rect:
-    x: float
-    y: float
-    w: float
-    h: float
-
-    @property
-    def right(self) -> float:
-        return self.x + self.w
-
-    @property
-    def bottom(self) -> float:
-        return self.y + self.h
-
-    def intersects(self, other: Rect, pad: float = 0.0) -> bool:
-        return (
-            self.x < other.right + pad
-            and other.x < self.right + pad
-            and self.y < other.bottom + pad
-            and other.y < self.bottom + pad
-        )
-
-    def inside(self, width: float, height: float) -> bool:
-        return self.x >= 0 and self.y >= 0 and self.right <= width and self.bottom <= height
-
-    def gap_to(self, other: Rect) -> float:
-        """The largest axis gap between the two rectangles (0 when they touch)."""
-        dx = max(other.x - self.right, self.x - other.right, 0.0)
-        dy = max(other.y - self.bottom, self.y - other.bottom, 0.0)
-        return max(dx, dy)
-
-    def nearest(self, px: float, py: float) -> tuple[float, float]:
-        """The point of this rectangle closest to ``(px, py)``."""
-        return (min(max(px, self.x), self.right), min(max(py, self.y), self.bottom))
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +66,6 @@ class Placed:
         return leader_segment(self.rect, target)
 
 
-Segment = tuple[tuple[float, float], tuple[float, float]]
 
 
 def leader_segment(rect: Rect, target: Rect) -> Segment | None:
@@ -110,31 +75,6 @@ def leader_segment(rect: Rect, target: Rect) -> Segment | None:
         return None
     start = rect.nearest(target.x + target.w / 2, target.y + target.h / 2)
     return start, target.nearest(*start)
-
-
-def crosses(segment: Segment, rect: Rect) -> bool:
-    """Whether ``segment`` passes through the inside of ``rect`` (Liang–Barsky clipping)."""
-    (x0, y0), (x1, y1) = segment
-    dx, dy = x1 - x0, y1 - y0
-    lo, hi = 0.0, 1.0
-    for p, q in (
-        (-dx, x0 - rect.x),
-        (dx, rect.right - x0),
-        (-dy, y0 - rect.y),
-        (dy, rect.bottom - y0),
-    ):
-        if p == 0:
-            if q <= 0:
-                return False
-            continue
-        t = q / p
-        if p < 0:
-            lo = max(lo, t)
-        else:
-            hi = min(hi, t)
-        if lo >= hi:
-            return False
-    return True
 
 
 @dataclass(frozen=True, slots=True)
