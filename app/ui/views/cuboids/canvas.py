@@ -49,7 +49,8 @@ from PySide6.QtWidgets import QWidget
 
 from app.core.agreement.drawing import CuboidScene
 from app.ui.views.cuboids import painting
-from app.ui.views.cuboids.camera import Camera, frame_points, framed, project
+from app.ui.views.cuboids.camera import Camera, frame_points, project
+from app.ui.views.cuboids.canvas_state import Framing, unmatched_edges
 from app.ui.views.cuboids.labels import ClusterLabel
 
 BACKGROUND = QColor("#F6F6F4")
@@ -72,9 +73,7 @@ class CuboidCanvas(gl.GLViewWidget):  # type: ignore[misc]
         super().__init__(parent)
         self.setBackgroundColor(BACKGROUND)
         self.setMinimumSize(200, 200)
-        self._framed: np.ndarray | None = None
-        self._user_moved = False
-        self._top = False
+        self.framing = Framing()
         self.labels_item: ClusterLabels | None = None
 
     def draw(
@@ -99,7 +98,7 @@ class CuboidCanvas(gl.GLViewWidget):  # type: ignore[misc]
             self._add_grid(scene)
             rgba = np.array([_rgba(c) for c in colors], dtype=np.float32).reshape(-1, 4)
             self._add_edges(scene.edges, rgba[scene.edge_owner], EDGE_WIDTH)
-            unmatched = self._unmatched_edges(scene)
+            unmatched = unmatched_edges(scene)
             if unmatched.any():
                 self._add_edges(
                     scene.edges[unmatched], rgba[scene.edge_owner[unmatched]], UNMATCHED_WIDTH
@@ -124,22 +123,21 @@ class CuboidCanvas(gl.GLViewWidget):  # type: ignore[misc]
 
     @property
     def top_down(self) -> bool:
-        return self._top
+        return self.framing.top
 
     def set_top_down(self, on: bool) -> None:
         """Switch between the oblique view and the bird's-eye view, framed again."""
-        self._top = on
+        self.framing.top = on
         self.reframe()
 
     def frame(self, points: np.ndarray | None) -> None:
         """Point the camera at ``points`` so they fill the view (with a margin)."""
-        self._framed = None if points is None or not len(points) else np.asarray(points)
+        self.framing.set_points(points)
         self.reframe()
 
     def reframe(self) -> None:
         """The fitted camera again (after the user orbited, panned or zoomed)."""
-        self._user_moved = False
-        self.set_camera(framed(self._top, self._framed, self.width(), self.height()))
+        self.set_camera(self.framing.fitted(self.width(), self.height()))
 
     def set_camera(self, camera: Camera) -> None:
         self.setCameraParams(
@@ -163,19 +161,20 @@ class CuboidCanvas(gl.GLViewWidget):  # type: ignore[misc]
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
-        if not getattr(self, "_user_moved", True):
+        framing = self.__dict__.get("framing")  # resized inside GLViewWidget.__init__
+        if framing is not None and framing.refit_on_resize:
             self.reframe()
 
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802
-        self._user_moved = True
+        self.framing.user_moved = True
         super().mousePressEvent(event)
 
     def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802
-        self._user_moved = True
+        self.framing.user_moved = True
         super().wheelEvent(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
-        self._user_moved = True
+        self.framing.user_moved = True
         super().keyPressEvent(event)
 
     def project(self, points: np.ndarray) -> np.ndarray:
@@ -203,14 +202,6 @@ class CuboidCanvas(gl.GLViewWidget):  # type: ignore[misc]
                 glOptions="translucent",
             )
         )
-
-    @staticmethod
-    def _unmatched_edges(scene: CuboidScene) -> np.ndarray:
-        """Per edge: does it belong to a box nobody else matched?"""
-        if len(scene.edges) != 12 * len(scene.unmatched):
-            return np.zeros(len(scene.edges), dtype=bool)
-        mask: np.ndarray = np.repeat(scene.unmatched, 12)
-        return mask
 
     def _add_grid(self, scene: CuboidScene) -> None:
         points = scene.edges.reshape(-1, 3)

@@ -34,7 +34,8 @@ from PySide6.QtWidgets import QWidget
 
 from app.core.agreement.drawing import CuboidScene
 from app.ui.views.cuboids import painting
-from app.ui.views.cuboids.camera import Camera, frame_points, framed, project
+from app.ui.views.cuboids.camera import Camera, frame_points, project
+from app.ui.views.cuboids.canvas_state import Framing, unmatched_edges
 from app.ui.views.cuboids.labels import ClusterLabel
 
 BACKGROUND = QColor("#F6F6F4")
@@ -76,9 +77,7 @@ class FlatCanvas(QWidget):
         self.font_scale = 1.0
         self.drawn: painting.Drawn | None = None
         self._camera = Camera()
-        self._framed: np.ndarray | None = None
-        self._user_moved = False
-        self._top = False
+        self.framing = Framing()
         self._drag: QPointF | None = None
 
     def draw(
@@ -91,7 +90,7 @@ class FlatCanvas(QWidget):
     ) -> None:
         self.scene, self.colors, self.cloud = scene, list(colors), cloud
         self.labels, self.font_scale = list(labels), font_scale
-        self._framed = frame_points(scene.edges, cloud)
+        self.framing.set_points(frame_points(scene.edges, cloud))
         self.reframe()
 
     def clear(self) -> None:
@@ -102,15 +101,14 @@ class FlatCanvas(QWidget):
 
     @property
     def top_down(self) -> bool:
-        return self._top
+        return self.framing.top
 
     def set_top_down(self, on: bool) -> None:
-        self._top = on
+        self.framing.top = on
         self.reframe()
 
     def reframe(self) -> None:
-        self._user_moved = False
-        self._camera = framed(self._top, self._framed, self.width(), self.height())
+        self._camera = self.framing.fitted(self.width(), self.height())
         self.update()
 
     def camera(self) -> Camera:
@@ -121,7 +119,7 @@ class FlatCanvas(QWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
-        if not self._user_moved:
+        if self.framing.refit_on_resize:
             self.reframe()
 
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802
@@ -137,7 +135,7 @@ class FlatCanvas(QWidget):
         self._camera = replace(
             c, azimuth=c.azimuth - d.x() * ORBIT_DEGREES_PER_PX, elevation=elevation
         )
-        self._user_moved = True
+        self.framing.user_moved = True
         self.update()
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802
@@ -146,7 +144,7 @@ class FlatCanvas(QWidget):
     def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802
         factor = 0.999 ** event.angleDelta().y()
         self._camera = replace(self._camera, distance=self._camera.distance * factor)
-        self._user_moved = True
+        self.framing.user_moved = True
         self.update()
 
     # ----------------------------------------------------------------- painting
@@ -177,11 +175,7 @@ class FlatCanvas(QWidget):
             painter.drawPoints([QPointF(x, y) for x, y in px.tolist()])
         if len(scene.edges):
             self._lines(painter, grid_segments(scene.edges), QPen(GRID_COLOR, 1.0))
-            unmatched = (
-                np.repeat(scene.unmatched, 12)
-                if len(scene.edges) == 12 * len(scene.unmatched)
-                else np.zeros(len(scene.edges), bool)
-            )
+            unmatched = unmatched_edges(scene)
             for k, color in enumerate(self.colors):
                 mine = scene.edge_owner == k
                 self._lines(painter, scene.edges[mine & ~unmatched], QPen(color, EDGE_WIDTH))
