@@ -43,7 +43,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QLabel,
-    QMessageBox,
     QProgressDialog,
     QScrollArea,
     QVBoxLayout,
@@ -54,7 +53,7 @@ from app.core.certificate.build import build_certificate, utc_now
 from app.core.errors import InputError
 from app.core.progress import Job, Progress, run, scaled
 from app.core.project import ProjectData
-from app.ui.export_report import AskPath, Notify, ask_save_path
+from app.ui.exporting.dialogs import AskPath, Notify, ask_save_path, notifier
 from app.ui.exporting.prepared import SETTINGS_KEY, AskPrepared, Prepared, ask_prepared
 
 TITLE = "Export certificate"
@@ -71,11 +70,7 @@ class Exported:
     dialog: QDialog | None
 
 
-def notify(parent: QWidget | None, succeeded: bool, message: str) -> None:
-    if succeeded:
-        QMessageBox.information(parent, TITLE, message)
-    else:
-        QMessageBox.critical(parent, TITLE, message)
+notify = notifier(TITLE)
 
 
 class PreviewDialog(QDialog):

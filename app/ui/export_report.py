@@ -25,14 +25,14 @@ modal dialog.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QWidget
+from PySide6.QtWidgets import QWidget
 
 from app.core.errors import InputError
 from app.core.project import ProjectData
 from app.report.agreement_export import FORMATS, write_report
+from app.ui.exporting.dialogs import AskPath, Notify, ask_save_path, notifier
 
 FILTERS = {
     "html": "Standalone HTML report (*.html)",
@@ -40,26 +40,8 @@ FILTERS = {
     "json": "JSON, as accord agreement --json (*.json)",
 }
 TITLE = "Export agreement report"
-STATUS_MILLISECONDS = 6000
 
-AskPath = Callable[[QWidget | None, str, str, str], tuple[str, str]]
-"""``(parent, caption, suggested path, filters) -> (chosen path or "", chosen filter)``."""
-Notify = Callable[[QWidget | None, bool, str], None]
-"""``(parent, succeeded, message)``."""
-
-
-def ask_save_path(parent: QWidget | None, caption: str, suggested: str,
-                  filters: str) -> tuple[str, str]:
-    return QFileDialog.getSaveFileName(parent, caption, suggested, filters)
-
-
-def notify(parent: QWidget | None, succeeded: bool, message: str) -> None:
-    if not succeeded:
-        QMessageBox.critical(parent, TITLE, message)
-    elif isinstance(parent, QMainWindow):
-        parent.statusBar().showMessage(message, STATUS_MILLISECONDS)
-    else:
-        QMessageBox.information(parent, TITLE, message)
+notify = notifier(TITLE)
 
 
 def export_report(parent: QWidget | None, project_data: ProjectData, *,

@@ -33,7 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QProgressDialog, QWidget
+from PySide6.QtWidgets import QMainWindow, QProgressDialog, QWidget
+
+from app.ui.exporting.dialogs import AskPath, Notify, ask_save_path, notifier
 
 if TYPE_CHECKING:
     from app.core.agreement.sets.structured import SetOptions
@@ -46,27 +48,8 @@ FILTERS = {
     "dawid_skene": "Consensus by Dawid-Skene (*.jsonl)",
 }
 METHOD_WORDS = {"majority": "majority", "dawid_skene": "Dawid-Skene"}
-STATUS_MILLISECONDS = 6000
 
-AskPath = Callable[[QWidget | None, str, str, str], tuple[str, str]]
-"""``(parent, caption, suggested path, filters) -> (chosen path or "", chosen filter)``."""
-Notify = Callable[[QWidget | None, bool, str], None]
-"""``(parent, succeeded, message)``."""
-
-
-def ask_save_path(
-    parent: QWidget | None, caption: str, suggested: str, filters: str
-) -> tuple[str, str]:
-    return QFileDialog.getSaveFileName(parent, caption, suggested, filters)
-
-
-def notify(parent: QWidget | None, succeeded: bool, message: str) -> None:
-    if not succeeded:
-        QMessageBox.critical(parent, TITLE, message)
-    elif isinstance(parent, QMainWindow):
-        parent.statusBar().showMessage(message, STATUS_MILLISECONDS)
-    else:
-        QMessageBox.information(parent, TITLE, message)
+notify = notifier(TITLE)
 
 
 @dataclass(frozen=True, slots=True)
