@@ -5,10 +5,11 @@ stderr naming the file, line or key and what was expected, and no traceback.
 
 Each command group lives in its own module and registers its subcommands here:
 :mod:`app.cli.agreement` (agreement, compare), :mod:`app.cli.label` (label ...),
-:mod:`app.cli.certificate` (certificate, verify), :mod:`app.cli.gui` (plain ``accord``,
-open, demo). The core (numpy, scipy, the contracts) is imported inside the commands, not
-at the top: plain ``accord`` must paint its window without waiting for scipy (it imports
-the core on a worker after the first paint), and ``accord --help`` should be instant.
+:mod:`app.cli.certificate` (certificate, verify), :mod:`app.cli.keygen` (keygen),
+:mod:`app.cli.gui` (plain ``accord``, open, demo). The core (numpy, scipy, the
+contracts) is imported inside the commands, not at the top: plain ``accord`` must paint
+its window without waiting for scipy (it imports the core on a worker after the first
+paint), and ``accord --help`` should be instant.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from app.cli.agreement import add_agreement_commands, run_agreement, run_compare
 from app.cli.certificate import add_certificate_commands, run_certificate, run_verify
 from app.cli.gui import add_demo_command, add_open_command, run_demo, run_gui, run_open
 from app.cli.importing import add_import_command, run_import
+from app.cli.keygen import add_keygen_command, run_keygen
 from app.cli.label import add_label_commands, run_label
 from app.core.errors import InputError
 
@@ -32,7 +34,7 @@ EXIT_BAD_INPUT = 2
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "agreement": run_agreement, "compare": run_compare, "label": run_label,
     "certificate": run_certificate, "verify": run_verify, "open": run_open,
-    "demo": run_demo, "import": run_import,
+    "demo": run_demo, "import": run_import, "keygen": run_keygen,
 }
 """Each subcommand's handler; no command at all opens the window (:func:`run_gui`)."""
 
@@ -55,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_open_command(commands)
     add_demo_command(commands)
     add_import_command(commands)
+    add_keygen_command(commands)
     return parser
 
 
