@@ -3,7 +3,8 @@
 Why: a ``QOpenGLWidget`` on a platform without OpenGL (Qt's ``offscreen`` platform, a
 remote session without GLX, a broken driver) does not fail cleanly: it paints black,
 prints warnings, and may take the whole window down with it. The 3D view asks
-:func:`gl_available` first and shows :data:`GL_UNAVAILABLE` as a sentence instead.
+:func:`gl_available` first and, without OpenGL, draws the same scene in software
+(:mod:`app.ui.views.cuboids.flat_canvas`), saying so in its header.
 
 Choices (the spec is silent):
 
@@ -12,8 +13,8 @@ Choices (the spec is silent):
   refused before trying, so headless tests never touch GL and print nothing.
 - The answer is cached for the process: the platform cannot change under a running
   ``QApplication``. :func:`forget` clears it for tests.
-- ``ACCORD_NO_GL=1`` in the environment forces the sentence (a user whose driver
-  crashes can still open everything else).
+- ``ACCORD_NO_GL=1`` in the environment forces the software drawing (a user whose
+  driver crashes can still open everything, the 3D view included).
 - ``Qt.AA_ShareOpenGLContexts`` must be set before the ``QApplication`` exists
   (:func:`app.ui.app.prepare_qt` does it): without it, a second ``GLViewWidget`` in the
   same window (or a docked view re-parented to a floating window) draws nothing.
@@ -27,9 +28,6 @@ import os
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QGuiApplication, QOffscreenSurface, QOpenGLContext
 
-GL_UNAVAILABLE = ("The 3D view needs OpenGL, which this display does not provide "
-                  "(Qt platform '{platform}'). The agreement numbers are unaffected; "
-                  "open Accord on a desktop session to see the boxes.")
 NO_GL_PLATFORMS = frozenset({"offscreen", "minimal", "minimalegl", "vnc"})
 
 _cached: bool | None = None
@@ -49,10 +47,6 @@ def gl_available() -> bool:
     if _cached is None:
         _cached = _probe()
     return _cached
-
-
-def unavailable_sentence() -> str:
-    return GL_UNAVAILABLE.format(platform=platform_name() or "none")
 
 
 def forget() -> None:
