@@ -2,7 +2,10 @@
 
 Exit status (``cli.md``, ``contracts.md``): 0 whatever the contracts' states; 1 only for
 a damaged ledger (status reports it, certify refuses to test until
-``--acknowledge-ledger``); 2 for bad input.
+``--acknowledge-ledger``); 2 for bad input, and for a certify that could not run now:
+another certify holds the project's lock (``ledger/lock.py``, an ``InputError``), or a
+look was recorded meanwhile by a writer that ignores the lock (``LookConflictError``).
+Each is one line on stderr, never a traceback, and the acknowledge hint is given once.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ if TYPE_CHECKING:
     from app.core.contracts.label_report import LabelReport
 
 EXIT_LEDGER = 1
+EXIT_BAD_INPUT = 2
 
 
 def add_label_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -48,7 +52,7 @@ def run_label(args: argparse.Namespace) -> int:
     from app.core.atomic import write_atomically
     from app.core.contracts.config.migrate import migrate_config
     from app.core.contracts.label_report import label_report
-    from app.core.contracts.ledger.chain import LedgerDamagedError
+    from app.core.contracts.ledger.chain import LedgerDamagedError, LookConflictError
     from app.core.formats.potato.project import load_study
 
     command = args.label_command
@@ -62,9 +66,11 @@ def run_label(args: argparse.Namespace) -> int:
                               only=getattr(args, "contract", None),
                               acknowledge_ledger=getattr(args, "acknowledge_ledger", False))
     except LedgerDamagedError as damage:
-        print(f"accord: ledger damaged: {damage} (run 'accord label certify "
-              "--acknowledge-ledger' to record it and carry on)", file=sys.stderr)
+        print(f"accord: ledger damaged: {damage}", file=sys.stderr)  # the hint is in it
         return EXIT_LEDGER
+    except LookConflictError as conflict:
+        print(f"accord: error: {conflict}; nothing was recorded", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if command == "export":
         for path, rows in ((args.output, report.export()),
                            (args.training, report.training() if args.training else None)):
@@ -77,7 +83,9 @@ def run_label(args: argparse.Namespace) -> int:
         return 0
     _print(report, as_json=args.json)
     if not report.ledger.get("ok", True):
-        print(f"accord: ledger damaged: {report.ledger.get('problem')}", file=sys.stderr)
+        print(f"accord: ledger damaged: {report.ledger.get('problem')}; `accord label certify "
+              "--acknowledge-ledger` records the damage and carries on from the intact lines",
+              file=sys.stderr)
         return EXIT_LEDGER
     return 0
 

@@ -12,6 +12,7 @@ while costing about a fifth of ``label status`` on a 100,000-item study.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import tempfile
 from collections.abc import Mapping
@@ -33,6 +34,8 @@ from app.core.contracts.labels.delivery import (
 from app.core.contracts.labels.families import loss_family
 from app.core.contracts.labels.schema_data import schema_inputs
 from app.core.contracts.ledger.chain import Ledger
+from app.core.contracts.ledger.lock import CertifyBusyError, certify_lock
+from app.core.contracts.ledger.recovery import recover
 from app.core.contracts.potato_method.audit import Audit, audit_contracts
 from app.core.contracts.potato_method.engine import labeling_statuses, potato_statuses
 from app.core.contracts.preview import PREVIEW_NOTE, scratch_ledger
@@ -55,6 +58,9 @@ from app.core.formats.potato.engine_store import (
 from app.core.formats.potato.prestudy import prestudy_answers
 from app.core.formats.potato.project import gc_paused, load_study
 from app.core.model import Study
+
+SCHEDULE_BUSY = ("another certify was running on this project, so nothing was evaluated "
+                 "on its own this time: the stored results are shown")
 
 
 @dataclass(slots=True)
@@ -160,6 +166,28 @@ def _label_report(project: Path, *, certify: bool, retest: bool, only: str | Non
     if only is not None and config.contract(only) is None:
         raise InputError(f"no contract '{only}'; the configuration has: "
                          f"{', '.join(c.id for c in config.contracts)}", key="--contract")
+    busy: list[str] = []
+    with contextlib.ExitStack() as held:
+        if ledger_at is None and (certify or schedule):
+            try:  # one certify at a time, the GUI's and the CLI's (ledger/lock.py)
+                held.enter_context(certify_lock(project))
+            except CertifyBusyError:
+                if certify:
+                    raise
+                schedule = False  # the watcher's look waits for the next change
+                busy = [SCHEDULE_BUSY]
+            else:
+                recover(project)  # a crashed run's temporary files and head
+        report = _evaluate(project, study, config, certify=certify, retest=retest,
+                           only=only, acknowledge_ledger=acknowledge_ledger,
+                           schedule=schedule, ledger_at=ledger_at)
+    report.notes.extend(busy)
+    return report
+
+
+def _evaluate(project: Path, study: Study, config: EngineConfig, *, certify: bool,
+              retest: bool, only: str | None, acknowledge_ledger: bool, schedule: bool,
+              ledger_at: Path | None) -> LabelReport:
     labeling, store, notes = _labeling(project, study, config)
     prior = _potato_looks(config, store)
     ledger = Ledger.open(ledger_at or project, prior)

@@ -14,10 +14,13 @@ itself (queries and writes). The public names of all three are importable from h
 Writing
     Appends rewrite the whole file atomically (:mod:`app.core.atomic`): temp
     file in the same folder, flush, ``fsync``, ``os.replace``, ``fsync`` of the folder;
-    then the head the same way. A crash between the two leaves a ledger one line ahead
-    of its head, which :meth:`Ledger.open` reports (it cannot be told apart from an old
-    head copied back). Writers hold an exclusive lock on ``.accord/ledger.lock`` and
-    re-read the ledger under it, so two processes cannot lose each other's looks.
+    then the head the same way. Every write adds exactly one line (a rename and the look
+    after it are two writes), so a crash between the ledger and its head leaves the
+    ledger one valid line ahead: the line is the durable record, the look is kept, and
+    the head, a cache, is rebuilt by the next write (``verify``'s "Head"). Writers hold
+    an exclusive lock on ``.accord/ledger.lock`` and re-read the ledger under it, so two
+    processes cannot lose each other's looks; ``certify`` as a whole holds
+    :mod:`app.core.contracts.ledger.lock` as well, so two never test at the same look.
 
 Damage and acknowledgement
     :meth:`Ledger.open` reports damage and never repairs it; what counts as intact and
@@ -268,16 +271,16 @@ class Ledger:
                 raise LookConflictError(
                     f"contract '{contract}' is at look {expected}, not {look}: another test "
                     f"was recorded meanwhile; test again at look {expected}'s level")
-            records: list[dict[str, Any]] = []
             stamp = time if time is not None else _now()
             if (renamed_from and renamed_from != contract
                     and (contract, renamed_from) not in current.renames()):
-                records.append({"kind": "event", "event": RENAMED, "time": stamp,
-                                "details": {"contract": contract, "from": renamed_from}})
-            records.append({"kind": "look", "contract": contract, "look": look,
-                            "level": float(level), "data_hash": data_hash, "rule": rule,
-                            "result": result, "cascade": cascade, "time": stamp})
-            written = self._commit(current._state, records)
+                self._commit(current._state, [{  # its own write: one line ahead at most
+                    "kind": "event", "event": RENAMED, "time": stamp,
+                    "details": {"contract": contract, "from": renamed_from}}])
+            written = self._commit(self._state, [{
+                "kind": "look", "contract": contract, "look": look, "level": float(level),
+                "data_hash": data_hash, "rule": rule, "result": result, "cascade": cascade,
+                "time": stamp}])
         entry = written[-1]
         assert isinstance(entry, Look)
         return entry
@@ -375,8 +378,10 @@ class Ledger:
             data += line + b"\n"
             previous = line_hash(line)
         head_text = f"{number} {previous}\n"
+        if base.head_behind:  # first catch the head up, so the ledger is never two ahead
+            write_atomically(self.head_path, base.head_line.encode("ascii"))
         write_atomically(self.path, bytes(data))
-        write_atomically(self.project / HEAD_FILE, head_text.encode("ascii"))
+        write_atomically(self.head_path, head_text.encode("ascii"))
         self._state = _verify(bytes(data), head_text)
         return written
 

@@ -11,6 +11,18 @@ Head
     after every append. Without it a deleted *last* line would leave a perfectly valid
     chain. A missing head beside a non-empty ledger is damage; neither file is fine.
 
+    The ledger line is the one durable record of a look; the head is a cache of it,
+    written after the line. A crash between the two leaves the ledger exactly one
+    valid, hash-chained line ahead of its head, and that is **not** damage: the head
+    is *behind* (:attr:`_State.head_behind`) and the next writer rebuilds it
+    (:mod:`app.core.contracts.ledger.recovery`). A head behind can never hide a lost
+    look (only a ledger behind its head can), so accepting it gives nothing back.
+    "One line ahead" is read strictly: the head names line ``n − 1`` of ``n`` with that
+    line's hash; or there is no head and one line (the very first write); or the last
+    line is an ``acknowledged_damage`` event whose ``head_was`` is the head found (the
+    acknowledgement was written, its new head was not). Two lines ahead, or a head that
+    names a line by the wrong hash, is damage as before.
+
 Damage and acknowledgement
     :meth:`Ledger.open` never repairs anything: it reports the first problem in one
     sentence naming ``ledger.jsonl`` and the line, and appends are refused until
@@ -50,11 +62,13 @@ from pathlib import Path
 
 from app.core.atomic import ensure_directory
 from app.core.contracts.ledger.format import (
+    ACKNOWLEDGED_DAMAGE,
     GENESIS,
     HEAD_FILE,
     LEDGER_FILE,
     LOCK_FILE,
     Entry,
+    Event,
     _is_hash,
     _MalformedError,
     _parse_entry,
@@ -80,6 +94,12 @@ class _State:
     intact_lines: int
     intact_end: int                     # byte offset just after the intact prefix
     last_hash: str                      # hash of the last intact line, or GENESIS
+    head_behind: bool = False           # whole, but the head names the line before the last
+
+    @property
+    def head_line(self) -> str:
+        """The head for the intact prefix: what a writer puts in ``.accord/ledger-head``."""
+        return f"{self.intact_lines} {self.last_hash}\n"
 
 
 def _parse_head(text: str) -> tuple[int, str] | None:
@@ -99,8 +119,13 @@ def _chain_problem(line: int, recorded: int) -> str:
 
 
 def _head_problem(count: int, hashes: list[str], head_text: str | None,
-                  head: tuple[int, str] | None) -> str | None:
-    """The head's disagreement with a chain that is otherwise whole, or ``None``."""
+                  head: tuple[int, str] | None, last: Entry | None) -> str | None:
+    """The head's disagreement with a chain that is otherwise whole, or ``None``.
+
+    A head exactly one line behind is no disagreement (:func:`_head_behind`).
+    """
+    if _head_behind(count, hashes, head_text, head, last):
+        return None
     if head_text is None:
         if count == 0:
             return None
@@ -125,10 +150,26 @@ def _head_problem(count: int, hashes: list[str], head_text: str | None,
         return (f"{_LEDGER_NAME}: line {count}, the last line, does not match {_HEAD_NAME} "
                 "(the last line was altered or replaced)")
     if digest == actual:
-        return (f"{_LEDGER_NAME} has {count} lines but {_HEAD_NAME} names line {named} (a write "
-                "was interrupted before the head was updated, or an older head was copied back)")
+        return (f"{_LEDGER_NAME} has {count} lines but {_HEAD_NAME} names line {named} "
+                f"({count - named} lines ahead of it, and a write adds one line before its "
+                "head: lines were added by hand, or an older head was copied back)")
     return (f"{_LEDGER_NAME} has {count} lines but {_HEAD_NAME} names line {named}, which does "
             "not match it (the head or the ledger was altered)")
+
+
+def _head_behind(count: int, hashes: list[str], head_text: str | None,
+                 head: tuple[int, str] | None, last: Entry | None) -> bool:
+    """Whether a whole chain is exactly one line ahead of its head (module docstring):
+    a write was interrupted after its ledger line and before its head."""
+    if count == 0:
+        return False
+    if (isinstance(last, Event) and last.event == ACKNOWLEDGED_DAMAGE
+            and last.details.get("head_was") == (None if head_text is None
+                                                 else head_text.strip())):
+        return True
+    if head_text is None:
+        return count == 1
+    return head == (count - 1, hashes[count - 2] if count > 1 else GENESIS)
 
 
 def _verify(raw: bytes, head_text: str | None) -> _State:
@@ -176,14 +217,16 @@ def _verify(raw: bytes, head_text: str | None) -> _State:
         if damage is not None:
             failed_at = number
             break
+    last = parsed[-1][0] if parsed and parsed[-1] is not None else None
     if damage is None:
-        damage = _head_problem(count, hashes, head_text, head)
+        damage = _head_problem(count, hashes, head_text, head, last)
 
     if damage is None:
         entries = tuple(item[0] for item in parsed if item is not None)
         return _State(raw=raw, head_text=head_text, entries=entries, unverified=(),
                       unattributed=0, damage=None, intact_lines=count,
-                      intact_end=len(raw), last_hash=hashes[-1] if hashes else GENESIS)
+                      intact_end=len(raw), last_hash=hashes[-1] if hashes else GENESIS,
+                      head_behind=_head_behind(count, hashes, head_text, head, last))
 
     # Lines 1 .. failed_at-1 chain from the start; the last of them is vouched for only
     # by the head (its successor is missing or broken), so it is intact only if the

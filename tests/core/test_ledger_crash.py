@@ -1,0 +1,307 @@
+"""Crash-proof looks (issue 16, part 3): ``certify`` killed at every write boundary, and
+at random instants, loses no look and charges none twice.
+
+Fault injection, not sleeps: a child process runs ``accord label certify`` with
+``tempfile.mkstemp``, ``os.fsync``, ``os.replace`` and ``os.unlink`` wrapped so that the
+k-th call of any of them (and the process's end) ends the process with ``os._exit(9)``
+before it happens, for every k a dry run counted. Then a plain ``certify`` runs and the
+project must be exactly what an uninterrupted run leaves: the same look lines (contract,
+look number, level, data hash, result) and events, the same looks and level spent, a
+whole ledger, no stray temporary file. The reference is an uninterrupted run of the same
+scenario on a copy, so "the right look" is what the ledger rules say, not what this code
+happens to do.
+
+``ACCORD_KILL_TRIALS`` (default 8) sets the number of random ``kill -9`` trials on a real
+``python -m app label certify`` subprocess; ``ACCORD_KILL_TRIALS=100`` is the issue's run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from app.cli.main import main
+from app.core.contracts.ledger.chain import Ledger
+from app.core.contracts.ledger.format import HEAD_FILE, LEDGER_FILE
+from app.core.contracts.ledger.recovery import stray_files
+from tests.potato_project import RADIO, label, simple_items, write_project
+
+REPO = Path(__file__).resolve().parents[2]
+N_ITEMS = 300
+CONTRACTS = [
+    {"id": "accuracy", "kind": "selective_risk", "schema": "sentiment", "error": 0.2},
+    {"id": "strict", "kind": "selective_risk", "schema": "sentiment", "error": 0.1,
+     "renamed_from": "old-strict"},  # a rename event, then its look: two writes
+]
+
+INJECT = r"""
+import os, sys, tempfile
+kill_at = int(os.environ["ACCORD_KILL_AT"])
+calls = 0
+def boundary():
+    global calls
+    calls += 1
+    if calls == kill_at:
+        os._exit(9)
+def wrap(module, name):
+    real = getattr(module, name)
+    def wrapped(*args, **kwargs):
+        boundary()
+        return real(*args, **kwargs)
+    setattr(module, name, wrapped)
+for module, name in ((tempfile, "mkstemp"), (os, "fsync"), (os, "replace"), (os, "unlink")):
+    wrap(module, name)
+from app.cli.main import main
+code = main(sys.argv[1:])
+boundary()  # the end of the run is a boundary too: killed after the last write
+with open(os.environ["ACCORD_KILL_COUNT"], "w") as out:
+    out.write(str(calls))
+sys.exit(code)
+"""
+
+
+# ------------------------------------------------------------------ the projects
+
+
+def make_project(root: Path, n_cert: int = 120) -> Path:
+    """A one-tier Accord project with two contracts (as tests/cli/test_label_cli.py)."""
+    rng = random.Random(8)
+    truth = {f"item-{k}": rng.choice(["pos", "neg", "neu"]) for k in range(N_ITEMS)}
+    project = write_project(root, schemes=[RADIO], items=simple_items(N_ITEMS),
+                            annotators={"ann": {"item-0": [label("sentiment", "pos")]}})
+    labeling = project / "labeling"
+    labeling.mkdir()
+    engine = {"cascade": [{"name": "model", "source": "logprob"}],
+              "humans": {"dev_fraction": 0.5}, "budgets": {"human_labels": 250},
+              "contracts": CONTRACTS}
+    (labeling / "engine.yaml").write_text(yaml.safe_dump(engine, sort_keys=False))
+    predictions = []
+    for item, value in truth.items():
+        wrong = rng.random() < 0.04
+        guess = rng.choice([v for v in ("pos", "neg", "neu") if v != value]) if wrong else value
+        predictions.append({"item": item, "schema": "sentiment", "tier": "model",
+                            "label": guess, "confidence": round(
+                                rng.uniform(0.9, 0.93 if wrong else 1.0), 3)})
+    (labeling / "predictions.jsonl").write_text(
+        "".join(json.dumps(x) + "\n" for x in predictions))
+    grow(project, n_cert)
+    return project
+
+
+def grow(project: Path, n_cert: int) -> None:
+    """Write the calibration answers with ``n_cert`` cert labels (more: a new look due)."""
+    rng = random.Random(8)  # the same truth as make_project's
+    truth = {f"item-{k}": rng.choice(["pos", "neg", "neu"]) for k in range(N_ITEMS)}
+    requests = [{"request": f"r{k}", "item": f"item-{k}", "schema": "sentiment",
+                 "kind": "calibration", "pi": 0.5, "split": "dev" if k <= 80 else "cert",
+                 "annotator": "ann", "label": truth[f"item-{k}"]}
+                for k in range(1, 1 + 80 + n_cert)]
+    (project / "labeling" / "requests.jsonl").write_text(
+        "".join(json.dumps(x) + "\n" for x in requests))
+
+
+def certify(project: Path, *extra: str) -> int:
+    return main(["label", "certify", str(project), "--json", *extra])
+
+
+def delete_last_line(project: Path) -> None:
+    path = project / LEDGER_FILE
+    path.write_bytes(b"".join(line + b"\n" for line in path.read_bytes().split(b"\n")[:-2]))
+
+
+def head_behind_with_strays(project: Path) -> None:
+    """A crash's leftovers, made by hand: the head one line behind, two stray temps."""
+    raw = (project / LEDGER_FILE).read_bytes().split(b"\n")[:-1]
+    (project / HEAD_FILE).write_text(
+        f"{len(raw) - 1} {hashlib.sha256(raw[-2]).hexdigest()}\n", encoding="ascii")
+    (project / ".accord" / ".ledger-head.k3x_9qzp.tmp").write_text("7 ab")
+    (project / "labeling" / ".ledger.jsonl.abc12345.tmp").write_bytes(raw[0])
+
+
+Setup = Callable[[Path], None]
+
+
+def first_certify(project: Path) -> None:
+    """Nothing recorded yet: the first certify spends look 1 of each contract."""
+
+
+def new_look_due(project: Path) -> None:
+    """Look 1 recorded; 40 more cert labels: the next certify spends look 2."""
+    assert certify(project) == 0
+    grow(project, 160)
+
+
+def damaged(project: Path) -> None:
+    """The last line deleted: ``--acknowledge-ledger`` counts it, then tests again."""
+    assert certify(project) == 0
+    delete_last_line(project)
+    grow(project, 160)
+
+
+def crashed_before(project: Path) -> None:
+    """A crash between ledger and head already happened: the next run cleans up."""
+    new_look_due(project)
+    assert certify(project) == 0
+    head_behind_with_strays(project)
+
+
+SCENARIOS: dict[str, tuple[Setup, tuple[str, ...]]] = {
+    "first": (first_certify, ()),
+    "second": (new_look_due, ()),
+    "acknowledge": (damaged, ("--acknowledge-ledger",)),
+    "recover": (crashed_before, ()),
+}
+
+
+# ------------------------------------------------------------------ what must hold
+
+
+def ledger_record(project: Path) -> list[dict[str, Any]]:
+    """Every ledger line without its time stamp and chain hash (those differ per run)."""
+    raw = ledger_bytes(project).decode("utf-8").splitlines()
+    out = []
+    for line in raw:
+        entry = json.loads(line)
+        entry.pop("time", None)
+        entry.pop("prev", None)
+        details = entry.get("details", {})
+        details.pop("head_was", None)  # the old head names the old run's hash
+        out.append(entry)
+    return out
+
+
+def looks_of(project: Path) -> dict[str, tuple[int, float, str]]:
+    from app.core.contracts.label_report import label_report
+    contracts = label_report(project).to_json()["contracts"]
+    return {c: (v["looks"], v["level_spent"], v["state"]) for c, v in contracts.items()}
+
+
+def ledger_bytes(project: Path) -> bytes:
+    path = project / LEDGER_FILE
+    return path.read_bytes() if path.is_file() else b""
+
+
+def temporary_files(project: Path) -> list[str]:
+    return sorted(p.relative_to(project).as_posix()
+                  for folder in ("labeling", ".accord") if (project / folder).is_dir()
+                  for p in (project / folder).iterdir() if p.name.endswith(".tmp"))
+
+
+def check_recovered(project: Path, reference: Path, extra: tuple[str, ...], what: str
+                    ) -> None:
+    """The next plain certify leaves exactly the reference's ledger, looks and files."""
+    assert certify(project, *extra) == 0, what
+    assert Ledger.open(project).ok, what
+    assert temporary_files(project) == [] and stray_files(project) == [], what
+    assert ledger_record(project) == ledger_record(reference), what
+    assert looks_of(project) == looks_of(reference), what
+
+
+def prepared(tmp_path: Path, name: str) -> tuple[Path, Path, tuple[str, ...]]:
+    """The scenario's starting project (to copy per trial) and its reference outcome."""
+    setup, extra = SCENARIOS[name]
+    start = make_project(tmp_path / "start")
+    setup(start)
+    reference = tmp_path / "reference"
+    shutil.copytree(start, reference)
+    assert certify(reference, *extra) == 0
+    return start, reference, extra
+
+
+def run_injected(project: Path, extra: tuple[str, ...], kill_at: int, count: Path
+                 ) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ACCORD_KILL_AT": str(kill_at), "ACCORD_KILL_COUNT": str(count)}
+    return subprocess.run([sys.executable, "-c", INJECT, "label", "certify", str(project),
+                           "--json", *extra], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+# ------------------------------------------------------------------ the trials
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_certify_killed_at_every_write_boundary_loses_and_adds_no_look(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    start, reference, extra = prepared(tmp_path, name)
+    count = tmp_path / "count"
+    dry = tmp_path / "dry"
+    shutil.copytree(start, dry)
+    done = run_injected(dry, extra, 0, count)
+    assert done.returncode == 0, done.stderr
+    boundaries = int(count.read_text())
+    assert ledger_record(dry) == ledger_record(reference)
+    assert boundaries >= {"first": 20, "second": 12, "acknowledge": 16, "recover": 5}[name]
+    outcomes: Counter[str] = Counter()
+    for kill_at in range(1, boundaries + 1):
+        trial = tmp_path / f"k{kill_at}"
+        shutil.copytree(start, trial)
+        before = ledger_bytes(trial)
+        killed = run_injected(trial, extra, kill_at, count)
+        assert killed.returncode == 9, (kill_at, killed.stderr)
+        assert "Traceback" not in killed.stderr
+        after = ledger_bytes(trial)
+        outcomes["ledger changed" if after != before else "ledger as before"] += 1
+        if temporary_files(trial):
+            outcomes["stray temporary file left"] += 1
+        check_recovered(trial, reference, extra, f"{name}, killed at boundary {kill_at}")
+        capsys.readouterr()
+        shutil.rmtree(trial)
+    print(f"{name}: {boundaries} boundaries killed, {dict(outcomes)}")
+    assert outcomes["ledger changed"] > 0 or name == "recover"
+
+
+def test_certify_killed_by_sigkill_at_random_instants(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Half the kills anywhere in the run, half aimed at the ledger's write (measured on an
+    uninterrupted run from the ledger's modification time): most of a run is reading."""
+    trials = int(os.environ.get("ACCORD_KILL_TRIALS", "8"))
+    start, reference, extra = prepared(tmp_path, "second")
+    command = [sys.executable, "-m", "app", "label", "certify"]
+    timing = tmp_path / "timing"
+    shutil.copytree(start, timing)
+    began = time.time()
+    subprocess.run([*command, str(timing)], cwd=REPO, capture_output=True, check=True)
+    duration = time.time() - began
+    written = (timing / LEDGER_FILE).stat().st_mtime - began
+    rng = random.Random(16)
+    outcomes: Counter[str] = Counter()
+    for index in range(trials):
+        trial = tmp_path / f"r{index}"
+        shutil.copytree(start, trial)
+        before = ledger_bytes(trial)
+        aimed = index % 2 == 1
+        delay = (rng.uniform(written - 0.04, written + 0.01) if aimed
+                 else rng.uniform(0.0, 1.1 * duration))
+        child = subprocess.Popen([*command, str(trial)], cwd=REPO, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE)
+        time.sleep(max(delay, 0.0))
+        child.send_signal(signal.SIGKILL)
+        _, err = child.communicate(timeout=120)
+        assert b"Traceback" not in err
+        finished = child.returncode == 0
+        changed = ledger_bytes(trial) != before
+        outcomes[("aimed, " if aimed else "anywhere, ")
+                 + ("finished before the kill" if finished else
+                    "killed after the ledger changed" if changed else
+                    "killed before the ledger changed")] += 1
+        if temporary_files(trial):
+            outcomes["stray temporary file left"] += 1
+        check_recovered(trial, reference, extra, f"random trial {index}")
+        capsys.readouterr()
+        shutil.rmtree(trial)
+    print(f"random kill -9: {trials} trials, runs of {duration:.2f} s, the ledger written at "
+          f"{written:.2f} s: {dict(sorted(outcomes.items()))}")
