@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from app.core.contracts.kinds.registry import KINDS
 from app.report.certificate_agreement import agreement_section, agreement_summary
 from app.report.certificate_methods import method_notes
 from app.report.certificate_sections import contract_section
@@ -107,7 +108,7 @@ def _summary(cert: Mapping[str, Any]) -> str:
                 e(c.get("claim"))
                 + (
                     f" (confidence {pct(c.get('confidence'), 0)})"
-                    if c.get("confidence") is not None
+                    if c.get("confidence") is not None and _has_confidence(c.get("kind"))
                     else ""
                 ),
                 result_line(c, _delivered(cert, c)),
@@ -250,3 +251,11 @@ def certificate_html(
         "</body></html>",
     ]
     return "".join(parts)
+
+
+def _has_confidence(kind: object) -> bool:
+    """Whether a contract of ``kind`` has a confidence to print beside its claim: a rule
+    that accepts labels with no test (threshold_legacy) has none, and a "confidence 90%"
+    there would read as a guarantee it does not give."""
+    info = KINDS.get(str(kind))
+    return info is None or info.certifies is not False

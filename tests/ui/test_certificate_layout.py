@@ -188,6 +188,12 @@ def test_badges_say_what_a_contract_means(qapp: Any, certs: dict[str, Any], tmp_
     assert not re.search(r"\bMET\b", judge.replace("ESTIMATE MET", "").replace("NOT MET", "")), (
         "a bare MET badge is left"
     )
+    # a rule with no test has no confidence to print beside its claim (it read as one)
+    legacy = certs["agent_judge"]["contracts"]["old-rule"]
+    assert legacy["kind"] == "threshold_legacy" and legacy.get("confidence") is not None
+    legacy_row = judge[judge.index("old-rule machine labels") : judge.index("Uncertified:")]
+    assert "(confidence" not in legacy_row
+    assert judge.count("(confidence 90%)") == 3  # the three tested contracts keep theirs
 
 
 def test_groups_are_reported_not_judged(qapp: Any, certs: dict[str, Any], tmp_path: Path) -> None:
