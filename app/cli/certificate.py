@@ -1,24 +1,34 @@
-"""``accord certificate PROJECT -o FILE.pdf`` and ``accord verify FILE.pdf [--project P]``.
+"""``accord certificate PROJECT -o FILE.pdf [--sign [--key PRIVATE]]`` and ``accord verify
+FILE.pdf [--project P] [--key PUB]``.
 
 Argument parsing and printing only: the certificate is built by
-:mod:`app.core.certificate.build`, printed by :mod:`app.report.pdf`, read back by
-:mod:`app.report.pdf_attachment` and compared by :mod:`app.core.certificate.compare`.
+:mod:`app.core.certificate.build`, printed by :mod:`app.report.pdf`, read back as a viewer
+reads it by :mod:`app.report.verification.structure` (pypdf), its pages compared with a new
+rendering by :mod:`app.report.verification.pages`, its data by
+:mod:`app.core.certificate.compare` and its signature by :mod:`app.core.certificate.signing`.
 
 Exit status (``cli.md``): ``certificate`` 0 when written, 2 for bad input. ``verify`` 0
-when the embedded certificate is intact (and, with ``--project``, matches the project
-recomputed), 1 with every difference listed on stdout, 2 for bad input (not a PDF, no
-certificate attached, an unreadable project).
+when the PDF is one revision a viewer reads as Accord wrote it, the embedded certificate is
+intact, the pages print exactly what it says (and, with ``--key``, it is signed by that key;
+with ``--project``, it matches the project recomputed); 1 with every problem and difference
+listed on stdout; 2 for bad input (not a PDF, encrypted, no certificate attached, an
+unreadable project or key).
 
 Choices where the spec is silent:
 
 - Both commands read the project with ``status`` semantics: nothing is tested or written
   (``accord label certify`` is the step that spends looks), so ``verify`` can be run on
   a reviewer's copy without changing it.
-- ``certificate`` renders with Qt's offscreen platform unless ``QT_QPA_PLATFORM`` says
-  otherwise: it needs fonts, not a display, so it works over SSH and in CI.
-- ``verify`` needs no Qt at all (the attachment reader is plain Python).
+- Both render with Qt's offscreen platform unless ``QT_QPA_PLATFORM`` says otherwise: they
+  need fonts, not a display, so they work over SSH and in CI (``verify`` renders the
+  attached certificate again to compare its pages).
+- A PDF changed after it was written (an incremental update, objects the cross-reference
+  table does not point at, two attachments of the name) is a failed check, exit 1, not bad
+  input: it is a PDF, and what is wrong with it is what verify is for.
 - ``--for`` and ``--by`` are stored in the certificate (its hash covers them); ``verify
   --project`` recomputes with the names the PDF states, so they are never a difference.
+- ``--sign`` signs with the key of ``accord keygen`` (the settings folder) unless ``--key``
+  names another private key; the signature is a second attachment (``signing.py``).
 """
 
 from __future__ import annotations
@@ -58,9 +68,26 @@ def add_certificate_commands(commands: argparse._SubParsersAction) -> None:  # t
         metavar="NAME",
         help="who prepared it, e.g. the annotation lead (printed on page 1)",
     )
+    cert.add_argument(
+        "--sign",
+        action="store_true",
+        help="sign the certificate with your key (made by 'accord keygen')",
+    )
+    cert.add_argument(
+        "--key",
+        type=Path,
+        metavar="PRIVATE.pem",
+        help="sign with this private key instead of the one in the settings folder",
+    )
     verify = commands.add_parser("verify", help="check a certificate PDF (and its project)")
     verify.add_argument("pdf", type=Path, metavar="FILE.pdf")
     verify.add_argument("--project", type=Path, help="recompute from this project and compare")
+    verify.add_argument(
+        "--key",
+        type=Path,
+        metavar="PUB.pem",
+        help="require a signature by this public key (from 'accord keygen')",
+    )
 
 
 def certificate_job(
@@ -97,6 +124,21 @@ def _ensure_gui_application() -> Any:
     return app
 
 
+def _signing_key(args: argparse.Namespace) -> Any:
+    """The private key ``--sign`` signs with (loaded before any work, so a missing key
+    fails at once)."""
+    from app.core.certificate.signing import PRIVATE_NAME, load_private, settings_folder
+
+    if args.key is not None and not args.sign:
+        raise InputError("--key names the key to sign with; add --sign", key="--key")
+    if not args.sign:
+        return None
+    path: Path = args.key if args.key is not None else settings_folder() / PRIVATE_NAME
+    if args.key is None and not path.exists():
+        raise InputError("no signing key yet: run 'accord keygen' first", file=path)
+    return load_private(path)
+
+
 def run_certificate(args: argparse.Namespace) -> int:
     from app.core.certificate.build import utc_now
 
@@ -105,36 +147,64 @@ def run_certificate(args: argparse.Namespace) -> int:
         raise InputError(f"expected a .pdf file name, found '{output.name}'", key="-o")
     if output.exists() and output.is_dir():
         raise InputError("expected a file name, found a folder", file=output)
+    key = _signing_key(args)
     cert = with_bar(certificate_job(args.project, utc_now(), args.prepared_for, args.prepared_by))
     _app = _ensure_gui_application()
+    from app.core.certificate.signing import SIGNATURE_NAME, key_id, sign
     from app.report.pdf import write_certificate_pdf
 
-    size = write_certificate_pdf(cert, output)
+    extra = {SIGNATURE_NAME: sign(cert, key)} if key is not None else None
+    size = write_certificate_pdf(cert, output, extra)
     states = ", ".join(f"{i} {c['state']}" for i, c in cert["contracts"].items()) or "no contracts"
-    print(f"wrote {output} ({size:,} bytes): {states}; content hash {cert['content_hash']}")
+    signed = f"; signed by key {key_id(key.public_key())}" if key is not None else ""
+    print(f"wrote {output} ({size:,} bytes): {states}; content hash {cert['content_hash']}{signed}")
     return EXIT_OK
 
 
-def load_embedded(pdf: Path) -> dict[str, Any]:
-    from app.core.certificate.build import ATTACHMENT_NAME
-    from app.report.pdf_attachment import read_attachment
-
-    raw = read_attachment(pdf, ATTACHMENT_NAME)
+def _json_object(raw: bytes, pdf: Path) -> dict[str, Any]:
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise InputError(f"the attached certificate is not valid JSON ({exc})", file=pdf) from exc
     if not isinstance(data, dict):
         raise InputError("the attached certificate is not a JSON object", file=pdf)
     return data
 
 
-def run_verify(args: argparse.Namespace) -> int:
-    from app.core.certificate.build import utc_now
-    from app.core.certificate.compare import differences, integrity_problems
+def load_embedded(pdf: Path) -> dict[str, Any]:
+    """The certificate attached to ``pdf`` (read as a viewer reads it)."""
+    from app.core.certificate.build import ATTACHMENT_NAME
+    from app.report.pdf_attachment import read_attachment
 
-    stored = load_embedded(args.pdf)
+    return _json_object(read_attachment(pdf, ATTACHMENT_NAME), pdf)
+
+
+def _print_section(pdf: Path, title: str, lines: list[str]) -> None:
+    if lines:
+        print(f"{pdf}: {title}:")
+        for line in lines:
+            print(f"  - {line}")
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    from app.core.certificate.build import ATTACHMENT_NAME, utc_now
+    from app.core.certificate.compare import differences, integrity_problems
+    from app.core.certificate.signing import SIGNATURE_NAME, load_public, signature_check
+    from app.report.verification.structure import attachment, optional_attachment, read_pdf
+
+    trusted = load_public(args.key) if args.key is not None else None
+    try:
+        read = read_pdf(args.pdf)
+        stored = _json_object(attachment(read, ATTACHMENT_NAME), args.pdf)
+        signature = optional_attachment(read, SIGNATURE_NAME)
+    except InputError as exc:
+        raise InputError(exc.problem, file=args.pdf) from exc
     problems = integrity_problems(stored)
+    pages: list[str] = []
+    notes: list[str] = []
+    if not problems:
+        pages, notes = _page_check(read, stored)
+    signed, signed_notes = signature_check(stored, signature, trusted)
     found: list[str] = []
     if args.project is not None:
         raw = stored.get("prepared")
@@ -148,19 +218,18 @@ def run_verify(args: argparse.Namespace) -> int:
             )
         )
         found = differences(stored, fresh)
-    if problems:
-        print(f"{args.pdf}: the embedded certificate fails its integrity check:")
-        for line in problems:
-            print(f"  - {line}")
+    _print_section(args.pdf, "the file was changed after Accord wrote it", read.problems)
+    _print_section(args.pdf, "the embedded certificate fails its integrity check", problems)
+    _print_section(args.pdf, "the pages do not show the attached certificate", pages)
+    _print_section(args.pdf, "the signature does not hold", signed)
     if found:
         count = f"{len(found)} difference{'s' if len(found) != 1 else ''}"
-        print(
-            f"{args.pdf}: {count} between the certificate in the PDF and the project "
-            f"{args.project} now:"
+        _print_section(
+            args.pdf,
+            f"{count} between the certificate in the PDF and the project {args.project} now",
+            found,
         )
-        for line in found:
-            print(f"  - {line}")
-    if problems or found:
+    if read.problems or problems or pages or signed or found:
         return EXIT_MISMATCH
     what = (
         f"matches the project {args.project}"
@@ -168,7 +237,28 @@ def run_verify(args: argparse.Namespace) -> int:
         else "is intact (use --project to recompute it from the project)"
     )
     print(
-        f"{args.pdf}: the certificate stated at {stored.get('generated_at')} {what}; "
-        f"content hash {stored.get('content_hash')}"
+        f"{args.pdf}: the certificate stated at {stored.get('generated_at')} {what}; its pages "
+        f"print it; {'; '.join([*signed_notes, *notes])}; content hash "
+        f"{stored.get('content_hash')}"
     )
     return EXIT_OK
+
+
+RENDER_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError)
+"""What rendering a hand-made certificate can raise (its hash is right, its shape is not
+one Accord writes): a failed check, never a traceback."""
+
+
+def _page_check(read: Any, stored: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """(problems, notes) of the pages against the attached certificate rendered again."""
+    _app = _ensure_gui_application()
+    from app.report.verification.pages import check_pages
+
+    try:
+        check = check_pages(read, stored)
+    except RENDER_ERRORS as exc:
+        return [
+            f"the attached certificate cannot be rendered ({exc.__class__.__name__}: {exc}): "
+            "Accord did not write it"
+        ], []
+    return check.problems, check.notes

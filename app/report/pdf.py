@@ -225,16 +225,26 @@ def _fix_dates(data: bytes, stated: str) -> bytes:
     return re.sub(rb"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(Z|[+-]\d\d:\d\d)", xmp_date, data)
 
 
-def render_pdf(cert: dict[str, Any]) -> bytes:
-    """The whole PDF as bytes (needs a QGuiApplication)."""
+def attachment_bytes(cert: dict[str, Any]) -> bytes:
+    """The attached certificate: indented JSON in the certificate's own key order, so the
+    data read back render the same pages (``accord verify`` renders them again; the pages
+    list contracts in that order, sorted keys would reorder them). The content hash is
+    of the canonical, sorted JSON and does not depend on this order."""
+    return json.dumps(cert, indent=1, ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
+def render_pdf(cert: dict[str, Any], extra: dict[str, bytes] | None = None) -> bytes:
+    """The whole PDF as bytes (needs a QGuiApplication); ``extra`` are further attachments
+    by name (the signature of ``accord certificate --sign``)."""
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     writer = _writer(buffer, cert)
-    attachment = json.dumps(
-        cert, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False
-    ).encode("utf-8")
-    writer.addFileAttachment(ATTACHMENT_NAME, QByteArray(attachment), "application/json")
+    writer.addFileAttachment(
+        ATTACHMENT_NAME, QByteArray(attachment_bytes(cert)), "application/json"
+    )
+    for name, content in (extra or {}).items():
+        writer.addFileAttachment(name, QByteArray(content), "application/json")
     doc = build_document(cert)
     size, pages = _layout(doc, writer)
     page = QSizeF(writer.width(), writer.height())
@@ -250,9 +260,11 @@ def render_pdf(cert: dict[str, Any]) -> bytes:
     return _fix_dates(bytes(data.data()), str(cert.get("generated_at", "")))
 
 
-def write_certificate_pdf(cert: dict[str, Any], path: Path) -> int:
+def write_certificate_pdf(
+    cert: dict[str, Any], path: Path, extra: dict[str, bytes] | None = None
+) -> int:
     """Render and write atomically; returns the number of bytes written."""
-    data = render_pdf(cert)
+    data = render_pdf(cert, extra)
     write_atomically(Path(path), data)
     return len(data)
 

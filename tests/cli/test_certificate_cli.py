@@ -114,10 +114,14 @@ def test_verify_catches_an_edited_embedded_json(written: tuple[Path, Path], tmp_
     out = _verify([str(forged)], capsys, 1)
     assert "content hash" in out and "edited" in out
 
-    # Recomputing the hash passes the integrity check, never the project comparison.
+    # Recomputing the hash passes the integrity check, never the pages (they print the
+    # original) nor the project comparison.
     edited["content_hash"] = content_hash(edited)
     _replace_attachment(pdf, edited, forged)
-    _verify([str(forged)], capsys, 0)
+    out = _verify([str(forged)], capsys, 1)
+    assert "integrity" not in out
+    assert "the pages do not show the attached certificate" in out
+    assert "prints “0.2,” where the attached certificate prints “0.01,”" in out
     out = _verify([str(forged), "--project", str(project)], capsys, 1)
     assert "contract accuracy: parameter, error 0.01 in the PDF, 0.2 now" in out
 

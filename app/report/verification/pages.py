@@ -1,0 +1,169 @@
+"""Do the pages show the attached certificate? Render it again and compare with what a viewer sees.
+
+The certificate's pages are a function of its data (:func:`app.report.pdf.render_pdf` is
+deterministic: the same certificate gives the same PDF bytes), so ``verify`` renders the
+attached certificate again and compares, page by page, what a reader of the file sees:
+
+- the number of pages, and which printed page is which (a page removed, repeated, added or
+  moved is named as such, by its first words);
+- the text of each page (:mod:`.text`: any changed number, hash, date or word);
+- the page boxes (a crop hides a row) and the annotations (a note laid over a number);
+- the document's metadata (:mod:`.metadata`: dates, title, XMP, what the catalogue holds);
+- when this machine renders with the same Qt as the file's (its ``/Producer``): the drawing
+  itself, contents, fonts and images (:mod:`.fingerprint`), so a white box over a row, a
+  recoloured verdict or a font whose "0" draws a "9" is caught though the text is unchanged.
+
+With another Qt the drawing is not compared and a note says so: the glyphs and images
+would differ for reasons no one chose.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pypdf
+from pypdf.generic import DictionaryObject
+
+from app.report.verification.fingerprint import digest
+from app.report.verification.metadata import metadata_problems, producer
+from app.report.verification.structure import READ_ERRORS, ReadPdf, parse
+from app.report.verification.text import first_words, normalise, text_differences
+
+BOXES = ("/MediaBox", "/CropBox", "/TrimBox", "/BleedBox", "/ArtBox", "/Rotate", "/UserUnit")
+
+
+@dataclass
+class PageCheck:
+    """What :func:`check_pages` found: problems (verify fails) and notes (it says so)."""
+
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _texts(reader: pypdf.PdfReader) -> list[str]:
+    out: list[str] = []
+    for page in reader.pages:
+        try:
+            out.append(normalise(page.extract_text()))
+        except READ_ERRORS:
+            out.append("")
+    return out
+
+
+def _annotations(page: DictionaryObject) -> list[str]:
+    found = []
+    for ref in page.get("/Annots") or []:
+        annot = ref.get_object()
+        if isinstance(annot, DictionaryObject):
+            found.append(str(annot.get("/Subtype", "?")).lstrip("/"))
+    return found
+
+
+def _page_shape(page: DictionaryObject) -> dict[str, str]:
+    return {
+        k.lstrip("/"): repr(list(v) if hasattr(v, "__iter__") else v)
+        for k in BOXES
+        if (v := page.get(k)) is not None
+    }
+
+
+def _order(printed: list[str], expected: list[str]) -> tuple[list[int | None], list[str]]:
+    """For each printed page, the certificate page with the same text (``None`` when none),
+    and the sentences on pages removed, repeated, added or moved."""
+    unused = list(range(len(expected)))
+    match: list[int | None] = []
+    for text in printed:
+        hit = next((j for j in unused if expected[j] == text), None)
+        if hit is None:
+            hit = next((j for j in range(len(expected)) if expected[j] == text), None)
+        else:
+            unused.remove(hit)
+        match.append(hit)
+    out: list[str] = []
+    if len(printed) != len(expected):
+        out.append(
+            f"the PDF has {len(printed)} pages; the attached certificate prints {len(expected)}"
+        )
+    for j in unused if len(printed) != len(expected) else []:
+        out.append(f"page {j + 1} of the certificate (“{first_words(expected[j])}”) is missing")
+    seen: set[int] = set()
+    for i, hit in enumerate(match):
+        if hit is not None and hit in seen:
+            out.append(f"page {i + 1} repeats page {hit + 1} of the certificate")
+        elif hit is None and len(printed) != len(expected):
+            out.append(
+                f"page {i + 1} (“{first_words(printed[i])}”) is not a page of the certificate"
+            )
+        if hit is not None:
+            seen.add(hit)
+    found = [j for j in match if j is not None]
+    if len(set(found)) == len(found) == len(expected) and found != sorted(found):
+        out.append(
+            "the pages are in another order: "
+            + ", ".join(
+                f"page {i + 1} is the certificate's page {j + 1}"
+                for i, j in enumerate(match)
+                if j is not None and i != j
+            )
+        )
+    return match, out
+
+
+def _page_problems(
+    n: int, page: DictionaryObject, want: DictionaryObject, drawing: bool
+) -> list[str]:
+    out: list[str] = []
+    if _page_shape(page) != _page_shape(want):
+        out.append(
+            f"page {n}: its size or crop box {_page_shape(page)} differs from the "
+            f"certificate's {_page_shape(want)}"
+        )
+    if _annotations(page) != _annotations(want):
+        added = ", ".join(_annotations(page)) or "none"
+        out.append(
+            f"page {n} carries annotations ({added}) the certificate does not "
+            f"({', '.join(_annotations(want)) or 'none'}): a viewer draws them over "
+            "the page"
+        )
+    if drawing:
+        if digest(page.get("/Contents")) != digest(want.get("/Contents")):
+            out.append(
+                f"page {n}: its drawing differs from what the attached certificate "
+                "renders to (shapes, colours or positions)"
+            )
+        if digest(page.get("/Resources")) != digest(want.get("/Resources")):
+            out.append(
+                f"page {n}: its fonts or images differ from those the attached "
+                "certificate renders with"
+            )
+    return out
+
+
+def compare_pages(read: ReadPdf, expected: ReadPdf) -> PageCheck:
+    """Every difference between the file's pages and ``expected``'s (the re-rendering)."""
+    check = PageCheck()
+    printed, wanted = _texts(read.reader), _texts(expected.reader)
+    match, check.problems = _order(printed, wanted)
+    drawing = producer(read.reader) == producer(expected.reader)
+    if not drawing:
+        check.notes.append(
+            f"the drawing was not compared: the PDF was made by {producer(read.reader)!r}, "
+            f"this Accord renders with {producer(expected.reader)!r} (the text was)"
+        )
+    pages, wants = read.reader.pages, expected.reader.pages
+    for i, j in enumerate(match):
+        if j is None and len(printed) == len(wanted):
+            j = i  # same count: compare in place, word by word
+            check.problems += text_differences(i + 1, printed[i], wanted[i])
+        if j is not None:
+            check.problems += _page_problems(i + 1, pages[i], wants[j], drawing)
+    check.problems += metadata_problems(read.reader, expected.reader, drawing)
+    return check
+
+
+def check_pages(read: ReadPdf, certificate: dict[str, Any]) -> PageCheck:
+    """Render ``certificate`` again (needs a QGuiApplication) and compare it with ``read``."""
+    from app.report.pdf import render_pdf
+
+    return compare_pages(read, parse(render_pdf(certificate)))
