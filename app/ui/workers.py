@@ -73,8 +73,7 @@ def error_message(error: BaseException) -> str:
     if isinstance(error, InputError):
         return str(error)
     if isinstance(error, LedgerDamagedError):
-        return (f"ledger damaged: {error} (run 'accord label certify --acknowledge-ledger' "
-                "to record it and carry on)")
+        return f"ledger damaged: {error}"  # its text ends with the acknowledge hint, once
     text = str(error) or "no details"
     return f"{type(error).__name__}: {text}"
 
