@@ -104,13 +104,13 @@ def test_sigma_and_ks_come_from_the_metrics(qtbot, project: ProjectData) -> None
         "mean_within",
         "mean_between",
     }
-    legend = view.plot.legend
-    assert "n = 2,000" in legend.getLabel(view.plot.curves["between"]).text
+    legend = view.plot.legend_texts
+    assert "n = 2,000" in legend["between"]
     details = project.report.schemes["objects"].details
     n_item = sum(o.rows.size for o in details.outcomes if o.item == "street_06")
     assert n_item > 0
     assert len(view.plot.curves["item"].data) == n_item
-    assert f"n = {n_item}" in legend.getLabel(view.plot.curves["item"]).text
+    assert f"n = {n_item}" in legend["item"]
     assert view.plot.curves["mean_within"].value() == pytest.approx(metrics["mean_within_distance"])
 
 
@@ -150,3 +150,19 @@ def test_no_project_and_no_regions_scheme(qtbot) -> None:  # type: ignore[no-unt
     view.show_context(ViewContext(project=other))
     assert "no 2D regions scheme" in view.empty_message
     assert view.shape_counts() == {}
+
+
+def test_the_plot_legend_covers_no_histogram(qtbot, project: ProjectData) -> None:  # type: ignore[no-untyped-def]
+    """The legend once sat inside the plot, over the between-item histogram (it fills
+    the right half); now it is a line of its own under the plot, each entry unbroken."""
+    view = RegionsView()
+    qtbot.addWidget(view)
+    view.resize(1000, 330)  # about the docked height at 1280x800
+    view.show()
+    view.show_context(ViewContext(project=project, item="street_06", font_scale=1.6))
+    qtbot.wait(20)
+    plot, legend = view.plot.plot, view.plot.legend
+    assert legend.isVisible() and not plot.geometry().intersects(legend.geometry())
+    assert legend.geometry().top() >= plot.geometry().bottom()
+    for text in view.plot.legend_texts.values():
+        assert text.replace(" ", "&nbsp;") in legend.text()

@@ -9,14 +9,21 @@ entry says so). The numbers (σ, KS, the αs) are in the card beneath the plot
 
 Colours: within-item in the palette's first label colour (blue), between-item (chance)
 in grey, so "people on the same picture" reads as the figure and chance as the ground.
+
+The legend is a wrapped line of text under the plot, outside the plotting area: inside
+it, pyqtgraph's legend covered the between-item histogram wherever it was anchored (that
+histogram fills the right half), docked at 1280×800 and in presentation mode alike; in
+a row of pyqtgraph's own layout it would not wrap and widened the plot past the dock.
 """
 
 from __future__ import annotations
 
+from html import escape
+
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.core.agreement.regions.distances import (
     RegionAgreement,
@@ -28,6 +35,8 @@ from app.core.agreement.result import SchemeResult
 WITHIN_COLOR = QColor("#1F5FA8")
 BETWEEN_COLOR = QColor("#8A8A8A")
 ITEM_COLOR = QColor("#C0392B")
+LEGEND_MARKS = {"between": "▬", "within": "▬", "item": "❙"}
+LEGEND_COLORS = {"between": BETWEEN_COLOR, "within": WITHIN_COLOR, "item": ITEM_COLOR}
 
 
 class DistancePlot(QWidget):
@@ -44,10 +53,15 @@ class DistancePlot(QWidget):
             item.getAxis(axis).setPen("#666")
         item.showGrid(x=True, y=True, alpha=0.15)
         item.setMouseEnabled(x=False, y=False)
-        self.legend = item.addLegend(offset=(-10, 10), labelTextColor="#222")
+        self.legend = QLabel()
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setWordWrap(True)
+        self.legend.setContentsMargins(6, 0, 6, 2)
+        self.legend_texts: dict[str, str] = {}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot, 1)
+        layout.addWidget(self.legend)
         # Items are made once and updated in place: adding and removing pyqtgraph items
         # over and over loses references to Py_True under PySide6 6.12 (a crash at exit
         # after ~100 cycles), and updating in place is cheaper anyway.
@@ -91,9 +105,14 @@ class DistancePlot(QWidget):
                 curve.setVisible(visible)
 
     def _name(self, key: str, text: str) -> None:
-        label = self.legend.getLabel(self.curves[key])
-        if label is not None:
-            label.setText(text)
+        self.legend_texts[key] = text
+        entries = [
+            f"<span style='color:{LEGEND_COLORS[k].name()}'>{LEGEND_MARKS[k]}</span>"
+            f"&nbsp;{escape(self.legend_texts[k]).replace(' ', '&nbsp;')}"  # one piece
+            for k in LEGEND_MARKS
+            if k in self.legend_texts
+        ]
+        self.legend.setText("<span style='color:#222'>" + " &nbsp; ".join(entries) + "</span>")
 
     def visible_curves(self) -> set[str]:
         return {key for key, curve in self.curves.items() if curve.isVisible()}
@@ -108,12 +127,14 @@ class DistancePlot(QWidget):
         item.setTitle("Localization distance, within vs between items", color="#222", size=size)
         item.setLabel("bottom", "distance d = (1 − GIoU) / 2", color="#222", **{"font-size": size})
         item.setLabel("left", "density", color="#222", **{"font-size": size})
-        self.legend.setLabelTextSize(size)
+        self.legend.setFont(font)
 
     def show_result(
         self, result: SchemeResult | None, item: str | None, item_label: str | None
     ) -> None:
         self._set_visible(False)
+        self.legend_texts = {}
+        self.legend.setText("")
         if result is None:
             return
         details = result.details
