@@ -110,7 +110,8 @@ def test_certify_writes_only_dot_accord_and_continues_after_potato(tmp_path: Pat
     shutil.copytree(DATA / "sentiment_static", project)
     before = _snapshot(project)
     unchanged = label_report(project, certify=True)
-    assert _snapshot(project) == before
+    # nothing but the empty lock that keeps certify runs one at a time (ledger/lock.py)
+    assert _snapshot(project) == {**before, ".accord/certify.lock": b""}
     assert unchanged.contracts["sentiment_risk"].looks == 1  # Potato's one look
     with sqlite3.connect(project / "engine.sqlite") as db:
         items = [r[0] for r in db.execute(
@@ -126,6 +127,7 @@ def test_certify_writes_only_dot_accord_and_continues_after_potato(tmp_path: Pat
     after = _snapshot(project)
     added = sorted(set(after) - set(changed_db))
     assert added == [".accord/ledger-head", ".accord/ledger.jsonl", ".accord/ledger.lock"]
+    assert after[".accord/certify.lock"] == b""
     assert {k: after[k] for k in changed_db} == changed_db  # no file of Potato's changed
     looks = [json.loads(line) for line in (project / ".accord" / "ledger.jsonl")
              .read_text().splitlines()]

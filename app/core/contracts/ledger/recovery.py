@@ -53,11 +53,14 @@ def stray_files(project: Path) -> list[Path]:
 def recover(project: Path) -> Recovered:
     """Remove stray temporary files and rebuild a head one line behind; never a look.
 
-    Does nothing (and creates nothing) in a project no writer has touched. A damaged
-    ledger is left as it is: only ``--acknowledge-ledger`` deals with damage.
+    Does nothing (and creates nothing, not even the ledger's lock file) when there is
+    nothing to put right. A damaged ledger is left as it is: only
+    ``--acknowledge-ledger`` deals with damage.
     """
-    if not (project / HEAD_FILE.parent).is_dir() and not stray_files(project):
-        return Recovered((), False)
+    if not stray_files(project):
+        with _locked(project, exclusive=False):
+            if not _read_state(project).head_behind:
+                return Recovered((), False)
     with _locked(project, exclusive=True):
         removed: list[str] = []
         for path in stray_files(project):
