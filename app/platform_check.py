@@ -14,6 +14,11 @@ one line naming exactly what to install, or what to do instead:
 ``python -m app.platform_check [--install]`` prints the missing libraries (exit 1 when
 some are), and with ``--install``, as root where ``apt-get`` exists, installs them
 (``scripts/setup`` runs it). Only Linux is checked: elsewhere Qt brings its platform.
+
+Audio playback (the tiers view's Play button) is checked the same way when Qt Multimedia
+is installed (the ``audio`` extra): ``libQt6Multimedia`` and its FFmpeg plugin link to
+PulseAudio's client library, which a bare Debian lacks (``libpulse0``). Its absence never
+stops the window; it gets its own line, and the view says playback is off.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ PACKAGES = {
     "libICE.so.6": "libice6", "libdbus-1.so.3": "libdbus-1-3", "libEGL.so.1": "libegl1",
     "libGL.so.1": "libgl1", "libOpenGL.so.0": "libopengl0", "libGLX.so.0": "libglx0",
     "libfontconfig.so.1": "libfontconfig1", "libfreetype.so.6": "libfreetype6",
-    "libglib-2.0.so.0": "libglib2.0-0",
+    "libglib-2.0.so.0": "libglib2.0-0", "libpulse.so.0": "libpulse0",
 }
 """soname → the Debian/Ubuntu package that provides it."""
 
@@ -54,6 +59,17 @@ def xcb_libraries() -> list[Path]:
     candidates = [qt / "plugins" / "platforms" / "libqxcb.so", *sorted(
         (qt / "lib").glob("libQt6XcbQpa.so*"))]
     return [p for p in candidates if p.is_file()][:2]
+
+
+def multimedia_libraries() -> list[Path]:
+    """Qt Multimedia's library and its FFmpeg plugin, when the audio extra is installed."""
+    spec = importlib.util.find_spec("PySide6")
+    if spec is None or spec.origin is None:
+        return []
+    qt = Path(spec.origin).parent / "Qt"
+    candidates = [*sorted((qt / "lib").glob("libQt6Multimedia.so*"))[:1],
+                  *sorted((qt / "plugins" / "multimedia").glob("*.so"))]
+    return [p for p in candidates if p.is_file()]
 
 
 def not_found(ldd_output: str) -> list[str]:
@@ -91,6 +107,12 @@ def install_line(sonames: Sequence[str]) -> str:
             + "; install them with: sudo apt-get install -y " + " ".join(packages_for(sonames)))
 
 
+def audio_line(sonames: Sequence[str]) -> str:
+    return ("audio playback in the tiers view (Qt Multimedia) cannot load "
+            + ", ".join(sonames) + "; install with: sudo apt-get install -y "
+            + " ".join(packages_for(sonames)) + " (everything else works without it)")
+
+
 def window_problem(env: Mapping[str, str] | None = None,
                    missing: Sequence[str] | None = None) -> str | None:
     """Why Qt cannot open a window here, in one sentence; ``None`` when it can."""
@@ -113,18 +135,23 @@ def window_problem(env: Mapping[str, str] | None = None,
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     lacking = missing_libraries()
-    if not lacking:
+    audio = missing_libraries(multimedia_libraries())
+    if not lacking and not audio:
         return 0
     if "--install" in args and hasattr(os, "geteuid") and os.geteuid() == 0 \
             and shutil.which("apt-get"):
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
         subprocess.run(["apt-get", "update", "-qq"], check=False, env=env)
-        subprocess.run(["apt-get", "install", "-y", "-qq", *packages_for(lacking)],
+        subprocess.run(["apt-get", "install", "-y", "-qq", *packages_for([*lacking, *audio])],
                        check=False, env=env)
         lacking = missing_libraries()
-        if not lacking:
+        audio = missing_libraries(multimedia_libraries())
+        if not lacking and not audio:
             return 0
-    print(f"accord: {install_line(lacking)}", file=sys.stderr)
+    if lacking:
+        print(f"accord: {install_line(lacking)}", file=sys.stderr)
+    if audio:
+        print(f"accord: {audio_line(audio)}", file=sys.stderr)
     return 1
 
 

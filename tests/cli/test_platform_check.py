@@ -8,8 +8,10 @@ import sys
 from pathlib import Path
 
 from app.platform_check import (
+    audio_line,
     install_line,
     missing_libraries,
+    multimedia_libraries,
     not_found,
     packages_for,
     window_problem,
@@ -57,6 +59,21 @@ def test_this_machine_has_what_the_window_needs() -> None:
     if sys.platform.startswith("linux"):
         assert xcb_libraries(), "PySide6's libqxcb.so was not found"
         assert missing_libraries() == []
+
+
+def test_audio_playback_libraries_are_named_apart() -> None:
+    """A bare Debian lacks PulseAudio's client library, which Qt Multimedia links to; it
+    gets its own line, which says the rest works."""
+    line = audio_line(["libpulse.so.0"])
+    assert "\n" not in line and "sudo apt-get install -y libpulse0 " in line
+    assert "everything else works" in line
+
+
+def test_this_machine_can_load_qt_multimedia() -> None:
+    # scripts/setup installs the audio extra and .ci/run libpulse0: nothing is missing.
+    if sys.platform.startswith("linux"):
+        assert multimedia_libraries(), "Qt Multimedia (PySide6-Addons) is not installed"
+        assert missing_libraries(multimedia_libraries()) == []
 
 
 def _without_display() -> dict[str, str]:

@@ -1,7 +1,8 @@
 """The real playback backend: Qt Multimedia's ``QMediaPlayer`` and ``QAudioOutput``.
 
-Why it is looked for at run time: Qt Multimedia ships in PySide6-Addons, which Accord
-does not require (PySide6-Essentials is enough for everything else), and a machine may
+Why it is looked for at run time: Qt Multimedia ships in PySide6-Addons, Accord's
+``audio`` extra (``scripts/setup`` installs it; ``pip install accord`` alone does not,
+since PySide6-Essentials is enough for everything else), and a machine may
 lack a system library it links to (libpulse, on a bare Debian) or have no audio output
 (offscreen CI, a server). :func:`media_backend` returns a backend
 or the sentence saying why there is none; the tiers view then shows that sentence
@@ -24,8 +25,8 @@ from app.ui.views.tiers.player import Backend
 
 POLL_MS = 30
 NO_MODULE = (
-    "No playback: Qt Multimedia (the PySide6-Addons package) is not installed. The "
-    "ruler and cursor still work."
+    "No playback: Qt Multimedia is not installed (Accord's audio extra: pip install "
+    "PySide6-Addons, or run scripts/setup). The ruler and cursor still work."
 )
 NO_LIBRARY = (
     "No playback: Qt Multimedia is installed but could not be loaded ({reason}). The "
@@ -85,14 +86,19 @@ class QtBackend(QObject):
             self._on_finished()
 
 
-def media_backend(parent: QObject | None = None) -> Backend | str:
-    """Qt Multimedia's backend, or the sentence saying why playback is off."""
+def media_backend(parent: QObject | None = None, *, require_device: bool = True
+                  ) -> Backend | str:
+    """Qt Multimedia's backend, or the sentence saying why playback is off.
+
+    ``require_device=False`` returns the player even with no audio output: Qt then
+    plays in silence (the position advances), which is how the tests drive the real
+    player on a machine with no sound card."""
     try:
         multimedia = importlib.import_module("PySide6.QtMultimedia")
     except ModuleNotFoundError:
         return NO_MODULE
     except ImportError as exc:  # installed, but a system library it needs is missing
         return NO_LIBRARY.format(reason=exc)
-    if not multimedia.QMediaDevices.audioOutputs():
+    if require_device and not multimedia.QMediaDevices.audioOutputs():
         return NO_DEVICE
     return QtBackend(multimedia, parent)
