@@ -23,6 +23,7 @@ import os
 import random
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -36,11 +37,12 @@ import yaml
 
 from app.cli.main import main
 from app.core.contracts.ledger.chain import Ledger
-from app.core.contracts.ledger.format import HEAD_FILE, LEDGER_FILE
+from app.core.contracts.ledger.format import HEAD_FILE, ledger_file
 from app.core.contracts.ledger.recovery import stray_files
 from tests.potato_project import RADIO, label, simple_items, write_project
 
 REPO = Path(__file__).resolve().parents[2]
+POTATO = REPO / "tests" / "data" / "potato_engine"
 N_ITEMS = 300
 CONTRACTS = [
     {"id": "accuracy", "kind": "selective_risk", "schema": "sentiment", "error": 0.2},
@@ -119,13 +121,13 @@ def certify(project: Path, *extra: str) -> int:
 
 
 def delete_last_line(project: Path) -> None:
-    path = project / LEDGER_FILE
+    path = project / ledger_file(project)
     path.write_bytes(b"".join(line + b"\n" for line in path.read_bytes().split(b"\n")[:-2]))
 
 
 def head_behind_with_strays(project: Path) -> None:
     """A crash's leftovers, made by hand: the head one line behind, two stray temps."""
-    raw = (project / LEDGER_FILE).read_bytes().split(b"\n")[:-1]
+    raw = (project / ledger_file(project)).read_bytes().split(b"\n")[:-1]
     (project / HEAD_FILE).write_text(
         f"{len(raw) - 1} {hashlib.sha256(raw[-2]).hexdigest()}\n", encoding="ascii")
     (project / ".accord" / ".ledger-head.k3x_9qzp.tmp").write_text("7 ab")
@@ -159,11 +161,29 @@ def crashed_before(project: Path) -> None:
     head_behind_with_strays(project)
 
 
+def potato_engine(project: Path) -> None:
+    """A real Potato 2.12.1 engine project (``tests/data/potato_engine``) with five new
+    cert labels: the ledger is ``.accord/ledger.jsonl`` and ppi spends look 2 after
+    Potato's look 1 (as in tests/core/test_potato_engine_projects.py)."""
+    shutil.rmtree(project)
+    shutil.copytree(POTATO / "sentiment_static", project)
+    with sqlite3.connect(project / "engine.sqlite") as db:
+        items = [r[0] for r in db.execute(
+            "SELECT item_id FROM engine_item WHERE item_id NOT IN "
+            "(SELECT item_id FROM human_request) ORDER BY item_id LIMIT 5")]
+        db.executemany("INSERT INTO human_request (item_id, schema_name, purpose, "
+                       "inclusion_prob, split, status, label_json, user_id, created_at, "
+                       "completed_at) VALUES (?, 'sentiment', 'certification', 0.8, 'cert', "
+                       "'done', '\"positive\"', 'late', 0, 0)", [(i,) for i in items])
+    db.close()
+
+
 SCENARIOS: dict[str, tuple[Setup, tuple[str, ...]]] = {
     "first": (first_certify, ()),
     "second": (new_look_due, ()),
     "acknowledge": (damaged, ("--acknowledge-ledger",)),
     "recover": (crashed_before, ()),
+    "potato": (potato_engine, ()),
 }
 
 
@@ -191,7 +211,7 @@ def looks_of(project: Path) -> dict[str, tuple[int, float, str]]:
 
 
 def ledger_bytes(project: Path) -> bytes:
-    path = project / LEDGER_FILE
+    path = project / ledger_file(project)
     return path.read_bytes() if path.is_file() else b""
 
 
@@ -244,7 +264,8 @@ def test_certify_killed_at_every_write_boundary_loses_and_adds_no_look(
     assert done.returncode == 0, done.stderr
     boundaries = int(count.read_text())
     assert ledger_record(dry) == ledger_record(reference)
-    assert boundaries >= {"first": 20, "second": 12, "acknowledge": 16, "recover": 5}[name]
+    assert boundaries >= {"first": 20, "second": 12, "acknowledge": 16, "recover": 5,
+                          "potato": 8}[name]
     outcomes: Counter[str] = Counter()
     for kill_at in range(1, boundaries + 1):
         trial = tmp_path / f"k{kill_at}"
@@ -276,7 +297,7 @@ def test_certify_killed_by_sigkill_at_random_instants(
     began = time.time()
     subprocess.run([*command, str(timing)], cwd=REPO, capture_output=True, check=True)
     duration = time.time() - began
-    written = (timing / LEDGER_FILE).stat().st_mtime - began
+    written = (timing / ledger_file(timing)).stat().st_mtime - began
     rng = random.Random(16)
     outcomes: Counter[str] = Counter()
     for index in range(trials):
@@ -284,7 +305,7 @@ def test_certify_killed_by_sigkill_at_random_instants(
         shutil.copytree(start, trial)
         before = ledger_bytes(trial)
         aimed = index % 2 == 1
-        delay = (rng.uniform(written - 0.04, written + 0.01) if aimed
+        delay = (rng.uniform(0.85 * written, 1.15 * written + 0.02) if aimed
                  else rng.uniform(0.0, 1.1 * duration))
         child = subprocess.Popen([*command, str(trial)], cwd=REPO, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.PIPE)
