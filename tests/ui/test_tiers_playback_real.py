@@ -13,6 +13,8 @@ load; in CI (``CI=true``) that is a failure, since ``.ci/run`` installs it.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import wave
 from pathlib import Path
 
@@ -77,3 +79,17 @@ def test_the_real_player_moves_the_cursor(qtbot: QtBot, speakers: ProjectData) -
     qtbot.waitUntil(lambda: playback.position > 3.2, timeout=10000)
     playback.pause()
     assert view.play_cursor.position == pytest.approx(playback.position)
+
+
+def test_qt_multimedia_keeps_quiet_on_stderr(tmp_path: Path) -> None:
+    """Without these rules every ``accord open`` printed a dozen lines of Qt Multimedia's
+    search for optional libraries (VA-API, PipeWire) and a PulseAudio warning."""
+    real_backend()
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    env.pop("QT_LOGGING_RULES", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "app", "open", str(DEMO), "--view", "tiers", "--item",
+         "clip_01", "--screenshot", str(tmp_path / "t.png")],
+        capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "qt.multimedia" not in done.stderr and "PulseAudio" not in done.stderr

@@ -15,11 +15,20 @@ comes too seldom on some backends for a cursor that moves smoothly.
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, QUrl
+from PySide6.QtCore import (
+    QLoggingCategory,
+    QMessageLogContext,
+    QObject,
+    QTimer,
+    QtMsgType,
+    QUrl,
+    qInstallMessageHandler,
+)
 
 from app.ui.views.tiers.player import Backend
 
@@ -93,12 +102,40 @@ def media_backend(parent: QObject | None = None, *, require_device: bool = True
     ``require_device=False`` returns the player even with no audio output: Qt then
     plays in silence (the position advances), which is how the tests drive the real
     player on a machine with no sound card."""
+    _quiet_qt_multimedia()
     try:
         multimedia = importlib.import_module("PySide6.QtMultimedia")
     except ModuleNotFoundError:
         return NO_MODULE
     except ImportError as exc:  # installed, but a system library it needs is missing
         return NO_LIBRARY.format(reason=exc)
-    if require_device and not multimedia.QMediaDevices.audioOutputs():
+    if require_device and not _audio_outputs(multimedia):
         return NO_DEVICE
     return QtBackend(multimedia, parent)
+
+
+def _quiet_qt_multimedia() -> None:
+    """Keep Qt Multimedia's start-up chatter off stderr: it reports every optional
+    library it looks for and does not find (VA-API, PipeWire) and its FFmpeg version,
+    a dozen lines on each ``accord open``. ``QT_LOGGING_RULES`` still overrides this."""
+    QLoggingCategory.setFilterRules("qt.multimedia*=false")
+
+
+def _audio_outputs(multimedia: Any) -> list[Any]:
+    """The audio output devices, without the one warning Qt prints when there is no sound
+    server ("PulseAudioService: pa_context_connect() failed"): the sentence beside the
+    Play button already says there is no device. Other messages pass through."""
+
+    def handler(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
+        if message.startswith("PulseAudioService:"):
+            return
+        if previous is not None:
+            previous(mode, context, message)
+        else:
+            sys.stderr.write(message + "\n")
+
+    previous = qInstallMessageHandler(handler)
+    try:
+        return list(multimedia.QMediaDevices.audioOutputs())
+    finally:
+        qInstallMessageHandler(previous)
