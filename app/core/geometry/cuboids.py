@@ -23,14 +23,22 @@ module, whose docstring records its method and choices:
 - :mod:`~app.core.geometry.cuboid_prism`: **fast paths** (exact, not approximations),
   closed forms of some 1-2 µs per pair for parallel axes: all three (a product of
   interval overlaps) or one shared axis (the lidar yaw-only case, a right prism).
-- :mod:`~app.core.geometry.cuboid_clip`: the **general path**, some 30-40 µs per
-  overlapping pair: ``b``'s closed surface clipped by ``a``'s six half-spaces, the
+- :mod:`~app.core.geometry.cuboid_lines`: the **general path** for well-conditioned
+  pairs (every cosine between an axis of one box and a face of the other at least
+  1e-3, and a rounding bound within 1e-10 of the larger volume: about 99% of randomly
+  rotated pairs), some 3 µs per overlapping pair: the divergence theorem as a sum over
+  the 60 lines the intersection's edges can lie on, each cut to the part inside both
+  boxes, in fixed-size arrays.
+- :mod:`~app.core.geometry.cuboid_clip`: the general path for the others (near-parallel
+  edges and faces, touching edges, coplanar faces with the fast paths off), some 20 µs
+  per overlapping pair: ``b``'s closed surface clipped by ``a``'s six half-spaces, the
   volume by the divergence theorem, closed by construction whatever rounding does.
 - :mod:`~app.core.geometry.fixed_order`: sums and products added in a fixed order, so
   that a pair's value never depends on the pairs computed alongside it.
 
 :func:`_intersection_volumes` tries the paths from the cheapest: all axes parallel, then
-one shared axis, then the separating-axis filter and clipping for the rest.
+one shared axis, then the separating-axis filter, the line sum where it is well
+conditioned and clipping for the rest.
 ``cuboid_iou_pairs(..., aligned_fast_path=False)`` turns both closed forms off (only to
 check that they agree with the general path).
 
@@ -76,6 +84,7 @@ from app.core.geometry.cuboid_boxes import (
 )
 from app.core.geometry.cuboid_clip import PLANE_TOLERANCE, clipped_volumes
 from app.core.geometry.cuboid_filters import near_cross_pairs, separated, spheres_apart
+from app.core.geometry.cuboid_lines import line_volumes, summable
 from app.core.geometry.cuboid_prism import aligned, aligned_volumes, prism_volumes, shared_axes
 from app.core.objects import Cuboid
 
@@ -217,7 +226,8 @@ def _intersection_volumes(a: np.ndarray, b: np.ndarray, fast: bool) -> np.ndarra
     """Intersection volume of each pair, by a closed form where exact, else clipping.
 
     Order of the paths: all axes parallel (cheapest), then one shared axis (a right
-    prism), then the separating-axis filter and clipping for the rest.
+    prism), then the separating-axis filter, the line sum where it is well conditioned
+    (:func:`~app.core.geometry.cuboid_lines.summable`) and clipping for the rest.
     """
     turn, shift = relative_pose(a, b)
     half_a, half_b = a[:, 3:6] / 2.0, b[:, 3:6] / 2.0
@@ -238,6 +248,12 @@ def _intersection_volumes(a: np.ndarray, b: np.ndarray, fast: bool) -> np.ndarra
         general = ~(parallel | prism)
     rest = np.flatnonzero(general)
     rest = rest[~separated(turn[rest], shift[rest], half_a[rest], half_b[rest])]
+    if rest.size:
+        sums = summable(turn[rest], shift[rest], half_a[rest], half_b[rest])
+        if sums.any():
+            sel = rest[sums]
+            volume[sel] = line_volumes(turn[sel], shift[sel], half_a[sel], half_b[sel])
+        rest = rest[~sums]
     if rest.size:
         volume[rest] = clipped_volumes(turn[rest], shift[rest], half_a[rest], half_b[rest])
     return volume

@@ -1,0 +1,217 @@
+"""Exact intersection volume of two oriented boxes as a sum over 60 lines, for speed.
+
+The general path's clipping (:mod:`app.core.geometry.cuboid_clip`) builds the
+intersection polyhedron plane by plane; it is robust in every configuration but costs
+some 20 µs per pair in numpy, mostly in packing its growing edge arrays. This module
+computes the same volume with fixed-size arrays and no packing at all, for the pairs
+whose geometry is well conditioned; the others (and only they) are left to clipping.
+
+The formula
+-----------
+By the divergence theorem a convex polyhedron's volume is a sum over its edges:
+``V = 1/6 Σ_edges (f_left − f_right) · (p × q)``, where the edge runs from ``p`` to
+``q``, ``left`` is the face walking it that way counter-clockwise seen from outside and
+``f = h n`` is the foot of the perpendicular from the origin (``a``'s centre) onto a
+face's plane ``n · x = h``. The edges of ``A ∩ B`` lie on 60 known lines: the 12 edge
+lines of ``A``, the 12 of ``B``, and the 36 lines where a face plane of ``A`` meets one
+of ``B``. On each line ``x = b + s d`` with ``d = n_left × n_right`` the edge is exactly
+the part of the line inside both boxes, an interval ``[s_lo, s_hi]`` cut out by the four
+slabs that do not hold the line's own planes, and ``p × q = (s_hi − s_lo) (b × d)``.
+Worked out, ``(f_left − f_right) · (b × d) = 2 h_l h_r − c (h_l² + h_r²)`` with
+``c = n_l · n_r`` (``2 h_l h_r`` for a box's own edges), whichever face is called left,
+so
+
+``V = 1/6 Σ_lines max(0, s_hi − s_lo) · (2 h_l h_r − c (h_l² + h_r²))``,
+
+with no polygon built, sorted or packed: a line that misses the intersection has an
+empty interval and adds 0. The lines come in 15 families of parallel ones (4 each), so
+every quantity is a fixed array laid out ``(family, line, pair)``, pairs along the
+contiguous axis: numpy's loops run over the pairs, never over 3 coordinates.
+
+When it is used, and why that bound
+-----------------------------------
+Each interval end is a division by ``n · d``, the cosine between a line and a slab's
+normal; all of them are entries ``M_ij`` of the relative rotation (or 1). Where an
+entry is near 0 (an edge nearly parallel to a face: touching edges, near-coplanar
+faces), an interval end is ill-conditioned and, unlike clipping, nothing forces the
+neighbouring edges to share its rounding. So the sum is only used when every
+``|M_ij| ≥`` :data:`MIN_COSINE` and its rounding bound is far inside the tests'
+``1e-9``: the error of each term is at most a few ulps of ``R³ / min |M_ij|``
+(``R``: the distance between the centres plus both half-diagonals), and a pair is only
+summed here when :data:`ERROR_FACTOR` ``× ε R³ / min |M_ij|`` is below
+:data:`MAX_RELATIVE_ERROR` of the larger box's volume (which bounds the union from
+below, so the IoU moves by less than that). Uniformly random rotations send about 1% of
+the pairs to clipping; yaw-only and aligned pairs never come here (the closed forms of
+:mod:`app.core.geometry.cuboid_prism` take them); coplanar, touching-edge and grid
+configurations with the fast paths turned off all go to clipping.
+
+Sums are added in a fixed order (:mod:`app.core.geometry.fixed_order`): a pair's volume
+never depends on the pairs computed alongside it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.core.geometry.fixed_order import sum_in_order
+
+MIN_COSINE = 1e-3
+"""Smallest ``|M_ij|`` (cosine between an axis of one box and a face of the other)."""
+
+ERROR_FACTOR = 100.0
+"""Multiple of ``ε R³ / min |M_ij|`` taken as the rounding bound of the sum. Measured
+against clipping on 200,000-pair sets (random, thin, thin against thin, nested,
+elongated, far from the origin), the error never exceeded 0.81 of that unit."""
+
+MAX_RELATIVE_ERROR = 1e-10
+"""Largest rounding bound, relative to the larger box's volume, accepted here: ten times
+inside the tests' 1e-9 on the IoU, before the measured factor of 100 to spare."""
+
+CHUNK = 1024
+"""Pairs summed at once: the ``(4, 9, pairs)`` temporaries stay in the caches."""
+
+_EPS = float(np.finfo(np.float64).eps)
+
+
+def summable(
+    turn: np.ndarray, shift: np.ndarray, half_a: np.ndarray, half_b: np.ndarray
+) -> np.ndarray:
+    """Pairs whose line sum is well conditioned (see the module docstring)."""
+    cosine = np.abs(turn).min(axis=(1, 2))
+    reach = (
+        np.linalg.norm(shift, axis=1)
+        + np.linalg.norm(half_a, axis=1)
+        + np.linalg.norm(half_b, axis=1)
+    )
+    larger = 8.0 * np.maximum(half_a.prod(axis=1), half_b.prod(axis=1))
+    bound = ERROR_FACTOR * _EPS * reach**3 / np.maximum(cosine, MIN_COSINE)
+    ok: np.ndarray = (cosine >= MIN_COSINE) & (bound <= MAX_RELATIVE_ERROR * larger)
+    return ok
+
+
+def line_volumes(
+    turn: np.ndarray, shift: np.ndarray, half_a: np.ndarray, half_b: np.ndarray
+) -> np.ndarray:
+    """Intersection volume of each pair by the line sum, :data:`CHUNK` pairs at a time.
+
+    In ``a``'s frame: ``turn`` (columns: ``b``'s axes), ``shift`` (``b``'s centre) and
+    the half sizes, as :func:`~app.core.geometry.cuboid_boxes.relative_pose` gives them.
+    Only meaningful for :func:`summable` pairs.
+    """
+    volume = np.zeros(len(turn))
+    for start in range(0, len(turn), CHUNK):
+        part = slice(start, start + CHUNK)
+        volume[part] = _line_sum(turn[part], shift[part], half_a[part], half_b[part])
+    return volume
+
+
+_I = np.arange(3)
+_NEXT, _LAST = (_I + 1) % 3, (_I + 2) % 3
+_SIGNS = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])[:, :, None]
+"""The four sign pairs ``(σ1, σ2)`` of a family of parallel lines, shape ``(4, 2, 1)``."""
+_FAMILY_I, _FAMILY_J = np.repeat(_I, 3), np.tile(_I, 3)
+"""The 9 families of face-face lines: face axis ``i`` of ``a``, ``j`` of ``b``."""
+
+
+def _line_sum(
+    turn: np.ndarray, shift: np.ndarray, half_a: np.ndarray, half_b: np.ndarray
+) -> np.ndarray:
+    """The line sum of each pair, on arrays laid out ``(lines, ..., pairs)``.
+
+    Pairs run along the last, contiguous axis, so every numpy loop is as long as the
+    chunk (a trailing axis of 3 components would make numpy's inner loops 3 long).
+    (A first version on ``(pairs, 60, 4, 3)`` arrays, with generic base points and
+    weights, ran at a fifth of this speed.)
+    """
+    m = np.ascontiguousarray(turn.transpose(1, 2, 0))  # m[i, j] = M_ij, shape (3, 3, n)
+    t = np.ascontiguousarray(shift.T)
+    ha, hb = np.ascontiguousarray(half_a.T), np.ascontiguousarray(half_b.T)
+    g = m[0] * t[0] + m[1] * t[1] + m[2] * t[2]  # g[j]: b's centre along b's axis j
+    terms = [_a_edges(m, g, ha, hb), _b_edges(m, t, g, ha, hb), _face_lines(m, g, ha, hb)]
+    volume: np.ndarray = sum_in_order(np.concatenate(terms)) / 6.0
+    return volume
+
+
+def _overlap(
+    low: np.ndarray,
+    high: np.ndarray,
+    centre: np.ndarray,
+    at: np.ndarray,
+    slope: np.ndarray,
+    width: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Narrow ``[low, high]`` to where ``at + s · slope`` lies in ``centre ± width``."""
+    inverse = 1.0 / slope
+    middle = (centre - at) * inverse
+    reach = width * np.abs(inverse)
+    return np.maximum(low, middle - reach), np.minimum(high, middle + reach)
+
+
+def _a_edges(m: np.ndarray, g: np.ndarray, ha: np.ndarray, hb: np.ndarray) -> np.ndarray:
+    """The 12 edges of ``a``: the part of each inside ``b``, times ``2 h_1 h_2``.
+
+    Edge along axis ``k`` at ``σ1 ha[k+1] e_(k+1) + σ2 ha[k+2] e_(k+2)``; its planes
+    are at distances ``ha[k+1]`` and ``ha[k+2]`` from ``a``'s centre (the origin).
+    """
+    h1, h2 = ha[_NEXT], ha[_LAST]  # (3, n)
+    low = np.broadcast_to(-ha, (4, 3, ha.shape[1]))
+    high = np.broadcast_to(ha, (4, 3, ha.shape[1]))
+    for j in range(3):
+        at = _SIGNS[:, 0:1] * h1 * m[_NEXT, j] + _SIGNS[:, 1:2] * h2 * m[_LAST, j]
+        low, high = _overlap(low, high, g[j], at, m[_I, j], hb[j])
+    weight = 2.0 * h1 * h2
+    terms: np.ndarray = (weight * np.maximum(high - low, 0.0)).reshape(12, -1)
+    return terms
+
+
+def _b_edges(
+    m: np.ndarray, t: np.ndarray, g: np.ndarray, ha: np.ndarray, hb: np.ndarray
+) -> np.ndarray:
+    """The 12 edges of ``b``: the part of each inside ``a``, times ``2 h_1 h_2``.
+
+    Edge along ``b``'s axis ``k`` at ``t + σ1 hb[k+1] u_(k+1) + σ2 hb[k+2] u_(k+2)``;
+    its planes are at distances ``σ1 g[k+1] + hb[k+1]`` and ``σ2 g[k+2] + hb[k+2]``
+    from ``a``'s centre.
+    """
+    s1, s2 = _SIGNS[:, 0:1], _SIGNS[:, 1:2]
+    h1, h2 = s1 * g[_NEXT] + hb[_NEXT], s2 * g[_LAST] + hb[_LAST]  # (4, 3, n)
+    off1, off2 = s1 * hb[_NEXT], s2 * hb[_LAST]
+    low = np.broadcast_to(-hb, (4, 3, hb.shape[1]))
+    high = np.broadcast_to(hb, (4, 3, hb.shape[1]))
+    zero = np.zeros(())
+    for i in range(3):
+        at = t[i] + off1 * m[i, _NEXT] + off2 * m[i, _LAST]
+        low, high = _overlap(low, high, zero, at, m[i, _I], ha[i])
+    terms: np.ndarray = (2.0 * h1 * h2 * np.maximum(high - low, 0.0)).reshape(12, -1)
+    return terms
+
+
+def _face_lines(m: np.ndarray, g: np.ndarray, ha: np.ndarray, hb: np.ndarray) -> np.ndarray:
+    """The 36 lines where a face of ``a`` (axis ``i``) meets a face of ``b`` (axis ``j``).
+
+    In ``a``'s frame the line lies in ``x_i = ρ ha[i]`` and ``u_j · x = g[j] + σ hb[j]``;
+    it runs along ``D = e_i × u_j`` (``|D|² = 1 − M_ij²``) from the base point
+    ``ρ ha[i] e_i + λ (M_(i+1)j e_(i+1) + M_(i+2)j e_(i+2))``, with
+    ``λ = (g[j] + σ hb[j] − ρ ha[i] M_ij) / (1 − M_ij²)``. Its planes are at distances
+    ``ha[i]`` and ``σ g[j] + hb[j]`` and meet at the cosine ``c = ρ σ M_ij``, so its
+    weight is ``2 h_1 h_2 − c (h_1² + h_2²)``. It is cut by ``a``'s slabs ``i+1, i+2``
+    and ``b``'s slabs ``j+1, j+2``.
+    """
+    i, j = _FAMILY_I, _FAMILY_J
+    i1, i2, j1, j2 = _NEXT[i], _LAST[i], _NEXT[j], _LAST[j]
+    cosine, a1, a2 = m[i, j], m[i1, j], m[i2, j]  # (9, n)
+    rho, sigma = _SIGNS[:, 0:1], _SIGNS[:, 1:2]  # (4, 1, 1)
+    h_a, h_b = ha[i], sigma * g[j] + hb[j]  # (9, n), (4, 9, n)
+    lam = (g[j] + sigma * hb[j] - rho * h_a * cosine) / (1.0 - cosine * cosine)
+    x1, x2 = lam * a1, lam * a2  # the base point's coordinates i+1, i+2
+    shared = rho * h_a - lam * cosine  # base point on b's axis j': M_ij' times this
+    low = np.full((4, 9, m.shape[2]), -np.inf)
+    high = np.full((4, 9, m.shape[2]), np.inf)
+    low, high = _overlap(low, high, np.zeros(()), x1, -a2, ha[i1])
+    low, high = _overlap(low, high, np.zeros(()), x2, a1, ha[i2])
+    for other in (j1, j2):
+        slope = a1 * m[i2, other] - a2 * m[i1, other]  # u_j' · D
+        low, high = _overlap(low, high, g[other], m[i, other] * shared, slope, hb[other])
+    weight = 2.0 * h_a * h_b - rho * sigma * cosine * (h_a * h_a + h_b * h_b)
+    terms: np.ndarray = (weight * np.maximum(high - low, 0.0)).reshape(36, -1)
+    return terms
