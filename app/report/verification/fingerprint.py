@@ -2,8 +2,9 @@
 
 Two files whose page draws the same content with the same fonts and images give equal
 digests even when one was rewritten (pypdf renumbers objects, may recompress streams):
-dictionaries are hashed by sorted key, streams by their decoded data and their dictionary
-without ``/Length``, ``/Filter`` and ``/DecodeParms``, references by what they point to.
+numbers by value (``1`` and ``1.0`` alike), dictionaries by sorted key, streams by their
+decoded data and their dictionary without ``/Length``, ``/Filter`` and ``/DecodeParms``,
+references by what they point to.
 A font subset's tag (the ``ABCDEF+`` of ``/ABCDEF+DejaVuSans``, arbitrary: Qt picks a new
 one in every process) is left out of names. ``/Parent`` is left out (it points back up the
 page tree), so is anything nested deeper than :data:`MAX_DEPTH` (a hostile loop ends as a
@@ -16,7 +17,16 @@ import hashlib
 import re
 from typing import Any
 
-from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, NameObject, StreamObject
+from pypdf.generic import (
+    ArrayObject,
+    DictionaryObject,
+    FloatObject,
+    IndirectObject,
+    NameObject,
+    NumberObject,
+    StreamObject,
+    TextStringObject,
+)
 
 MAX_DEPTH = 40
 SKIPPED = frozenset({"/Parent", "/Length", "/Filter", "/DecodeParms", "/P"})
@@ -49,6 +59,11 @@ def _feed(h: Any, obj: Any, depth: int, path: tuple[int, ...]) -> None:
             _feed(h, value, depth + 1, path)
             h.update(b",")
         h.update(b"]")
+    elif isinstance(obj, (FloatObject, NumberObject)):
+        # 1 and 1.0 draw the same; a rewriter may write either
+        h.update(b"number:" + format(float(obj), ".9g").encode("ascii"))
+    elif isinstance(obj, TextStringObject):
+        h.update(b"text:" + str(obj).encode("utf-8", "replace"))
     elif isinstance(obj, NameObject):
         h.update(b"name:" + _SUBSET_TAG.sub("/", str(obj)).encode("utf-8", "replace"))
     elif not isinstance(obj, StreamObject):
