@@ -311,9 +311,10 @@ class Ledger:
         ``problem``, when given, must be the damage the user was shown; if the files
         changed since, :class:`LedgerDamagedError` names the new problem instead of
         acknowledging something unseen. Returns ``None`` (and writes nothing) when the
-        ledger is whole. Order of writes: the side file with the damaged bytes, then the
-        ledger, then the head; a crash anywhere leaves a state that ``open`` reports and
-        that can be acknowledged again without losing anything.
+        ledger is whole. Order of writes: the side file with the damaged bytes, the ledger,
+        the head. Killed before the head, the event is one line ahead of the head it names
+        as ``head_was`` (whole: ``verify``'s "Head"); earlier, or with no head to name, the
+        damage is shown again and acknowledging it again loses and adds no look.
         """
         with _locked(self.project, exclusive=True):
             state = _read_state(self.project)
@@ -349,7 +350,7 @@ class Ledger:
                           entries=state.entries, unverified=(), unattributed=0, damage=None,
                           intact_lines=state.intact_lines, intact_end=state.intact_end,
                           last_hash=state.last_hash)
-            written = self._commit(kept, [record])
+            written = self._commit(kept, [record], catch_up=False)
         entry = written[-1]
         assert isinstance(entry, Event)
         return entry
@@ -362,8 +363,14 @@ class Ledger:
             raise LedgerDamagedError(state.damage)
         return self
 
-    def _commit(self, base: _State, records: list[dict[str, Any]]) -> list[Entry]:
-        """Chain ``records`` after ``base``'s intact lines; write the ledger, then the head."""
+    def _commit(self, base: _State, records: list[dict[str, Any]], *,
+                catch_up: bool = True) -> list[Entry]:
+        """Chain ``records`` after ``base``'s intact lines; write the ledger, then the head.
+
+        With ``catch_up`` a head behind, or missing before the first line, is written
+        first, so a crash never leaves the ledger more than one line ahead of a head.
+        An acknowledgement passes ``False``: its old head is evidence until it is written.
+        """
         data = bytearray(base.raw[:base.intact_end])
         previous, number = base.last_hash, base.intact_lines
         written: list[Entry] = []
@@ -378,7 +385,7 @@ class Ledger:
             data += line + b"\n"
             previous = line_hash(line)
         head_text = f"{number} {previous}\n"
-        if base.head_behind:  # first catch the head up, so the ledger is never two ahead
+        if catch_up and (base.head_behind or (base.head_text is None and not base.raw)):
             write_atomically(self.head_path, base.head_line.encode("ascii"))
         write_atomically(self.path, bytes(data))
         write_atomically(self.head_path, head_text.encode("ascii"))

@@ -18,10 +18,12 @@ Head
     (:mod:`app.core.contracts.ledger.recovery`). A head behind can never hide a lost
     look (only a ledger behind its head can), so accepting it gives nothing back.
     "One line ahead" is read strictly: the head names line ``n − 1`` of ``n`` with that
-    line's hash; or there is no head and one line (the very first write); or the last
-    line is an ``acknowledged_damage`` event whose ``head_was`` is the head found (the
-    acknowledgement was written, its new head was not). Two lines ahead, or a head that
-    names a line by the wrong hash, is damage as before.
+    line's hash (the very first write puts ``0 <genesis>`` in the head before its line,
+    so even it is one line ahead of a head, never of a missing one); or the last line is
+    an ``acknowledged_damage`` event whose ``head_was`` is the head text found (the
+    acknowledgement was written, its new head was not). A missing head is never "behind":
+    deleting the head and the last lines must stay visible. Two lines ahead, or a head
+    that names a line by the wrong hash, is damage as before.
 
 Damage and acknowledgement
     :meth:`Ledger.open` never repairs anything: it reports the first problem in one
@@ -161,14 +163,11 @@ def _head_behind(count: int, hashes: list[str], head_text: str | None,
                  head: tuple[int, str] | None, last: Entry | None) -> bool:
     """Whether a whole chain is exactly one line ahead of its head (module docstring):
     a write was interrupted after its ledger line and before its head."""
-    if count == 0:
+    if count == 0 or head_text is None:
         return False
     if (isinstance(last, Event) and last.event == ACKNOWLEDGED_DAMAGE
-            and last.details.get("head_was") == (None if head_text is None
-                                                 else head_text.strip())):
+            and last.details.get("head_was") == head_text.strip()):
         return True
-    if head_text is None:
-        return count == 1
     return head == (count - 1, hashes[count - 2] if count > 1 else GENESIS)
 
 
