@@ -1,18 +1,27 @@
 """Reading files safely: paths that stay inside the project, JSON and YAML with places.
 
 Every failure becomes one :class:`~app.core.errors.InputError` naming the file, the line
-(where the parser knows it) and what was expected. Nothing here writes.
+(where the parser knows it) and what was expected. Nothing here writes. Every file is
+opened through :mod:`app.core.formats.boundary` (inside the project, a regular file,
+bounded in size) and parsed within :mod:`app.core.formats.nesting`'s bounds.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from app.core.errors import InputError
+from app.core.formats import nesting
+from app.core.formats.boundary import read_bytes
+
+NAME_MAX = 255
+"""The longest name (bytes) of one folder or file that the file systems Accord runs on
+accept; a longer one is an input error, not an ``OSError`` from the first ``stat``."""
 
 
 def inside(root: Path, relative: str | Path, *, file: Path, key: str,
@@ -25,8 +34,21 @@ def inside(root: Path, relative: str | Path, *, file: Path, key: str,
     text = str(relative)
     if not text.strip():
         raise InputError("expected a path, found an empty string", file=file, key=key)
-    candidate = ((base or root) / text).resolve()
-    base = root.resolve()
+    if "\0" in text:
+        raise InputError("expected a path, found a string holding a NUL character",
+                         file=file, key=key)
+    too_long = next((part for part in Path(text).parts
+                     if len(os.fsencode(part)) > NAME_MAX), None)
+    if too_long is not None:
+        raise InputError(f"the name '{too_long[:40]}…' is {len(os.fsencode(too_long))} bytes "
+                         f"long; expected names of at most {NAME_MAX} bytes", file=file,
+                         key=key)
+    try:
+        candidate = ((base or root) / text).resolve()
+        base = root.resolve()
+    except (OSError, RuntimeError) as exc:
+        raise InputError(f"cannot follow the path '{text[:80]}' ({exc})", file=file,
+                         key=key) from exc
     if candidate != base and base not in candidate.parents:
         raise InputError(
             f"path '{text}' leaves the project folder {base}; media and data must stay "
@@ -34,14 +56,14 @@ def inside(root: Path, relative: str | Path, *, file: Path, key: str,
     return candidate
 
 
-def read_text(path: Path, expected: str) -> str:
-    """The file's UTF-8 text; a missing or unreadable file is one clear error."""
+def read_text(path: Path, expected: str, *, root: Path | None = None) -> str:
+    """The file's UTF-8 text (through the boundary: inside ``root``, default the file's
+    folder; regular; bounded); a missing or unreadable file is one clear error."""
+    data = read_bytes(path, root=root)
     try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise InputError("file not found", file=path) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the file ({exc}); expected {expected}",
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start + 1}); expected {expected}",
                          file=path) from exc
 
 
@@ -55,6 +77,8 @@ def yaml_error(path: Path, exc: yaml.YAMLError, text: str | None = None
     (:func:`_unclosed_quote`); else the start of the construct PyYAML was reading (its
     context mark); else its problem mark.
     """
+    if isinstance(exc, nesting.YAMLLimitError):
+        return InputError(exc.problem, file=path, line=exc.line)
     mark = getattr(exc, "problem_mark", None)
     context = getattr(exc, "context_mark", None)
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -87,32 +111,35 @@ def _unclosed_quote(text: str, before: int | None) -> int | None:
     return None
 
 
-def read_yaml(path: Path) -> Any:
-    text = read_text(path, "UTF-8 YAML")
+def read_yaml(path: Path, *, root: Path | None = None) -> Any:
+    """A YAML file as ``yaml.safe_load`` reads it, within :mod:`~app.core.formats.nesting`'s
+    bounds (depth, aliases)."""
+    text = read_text(path, "UTF-8 YAML", root=root)
+    loader = nesting.BoundedLoader(text)
     try:
-        return yaml.safe_load(text)
+        return loader.get_single_data()
     except yaml.YAMLError as exc:
         raise yaml_error(path, exc, text) from exc
+    finally:
+        loader.dispose()
 
 
-def read_json(path: Path) -> Any:
+def read_json(path: Path, *, root: Path | None = None) -> Any:
     """Parse a whole JSON file; a syntax error names its line."""
+    data = read_bytes(path, root=root)
     try:
-        with path.open("rb") as handle:
-            return json.load(handle)
+        return nesting.loads(data, file=path)
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON: {exc.msg} (column {exc.colno})", file=path,
                          line=exc.lineno) from exc
     except UnicodeDecodeError as exc:
         raise InputError("not UTF-8 text; expected a JSON file", file=path) from exc
-    except OSError as exc:
-        raise InputError(f"cannot read the file ({exc})", file=path) from exc
 
 
 def parse_json_text(text: str, *, file: Path, key: str, expected: str) -> Any:
     """Parse a JSON value stored as a string inside another file (Potato's answers)."""
     try:
-        return json.loads(text)
+        return nesting.loads(text, file=file, key=key)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"the stored answer is not valid JSON ({exc.msg} at character {exc.pos}); "

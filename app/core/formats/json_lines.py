@@ -9,7 +9,8 @@ does not parse as malformed JSON.
 Choices: an id field (``item``, ``request``, ``annotator``) may be a JSON string or an
 integer and is read as text, as Potato reads item ids (``str(record[id_key])``);
 booleans are never numbers; ``NaN`` and infinities are refused; ``null`` counts as
-absent.
+absent. Files come through the reader boundary (:mod:`app.core.formats.boundary`) and
+lines are parsed within :mod:`app.core.formats.nesting`'s bounds (depth, integers).
 """
 
 from __future__ import annotations
@@ -22,24 +23,23 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import InputError
+from app.core.formats import nesting
+from app.core.formats.boundary import open_checked, read_bytes
 
 
-def iter_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line, object)`` for each non-blank line of a JSON Lines file."""
-    try:
-        handle = path.open("rb")
-    except FileNotFoundError as exc:
-        raise InputError("file not found", file=path) from exc
-    except OSError as exc:
-        raise InputError(f"cannot read the file ({exc})", file=path) from exc
-    with handle:
+def iter_json_lines(path: Path, *, root: Path | None = None
+                    ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line, object)`` for each non-blank line of a JSON Lines file (inside
+    ``root``, by default the folder the file is in)."""
+    with open_checked(path, root=root) as handle:
         for number, raw in enumerate(handle, start=1):
             record = _parse(raw, number, path)
             if record is not None:
                 yield number, record
 
 
-def read_json_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
+def read_json_lines(path: Path, *, root: Path | None = None
+                    ) -> list[tuple[int, dict[str, Any]]]:
     """Every ``(line, object)`` of a JSON Lines file, as :func:`iter_json_lines` gives them.
 
     Fast path for large files: one ``json.loads`` over the whole file as ``[line 1,
@@ -51,21 +51,17 @@ def read_json_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
     (there a key string would have to follow, not the next line's ``{``), so it separates
     top-level values, and a parse into exactly one object per line means each line is
     that object on its own. Anything else (a ``[`` anywhere, a parse error, a count or
-    type that differs, bytes that are not UTF-8) falls back to the per-line reader,
-    whose messages name the line.
+    type that differs, bytes that are not UTF-8, a line that may nest too deeply or
+    a long digit run) falls back to the per-line reader, whose messages name the line.
     """
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise InputError("file not found", file=path) from exc
-    except OSError as exc:
-        raise InputError(f"cannot read the file ({exc})", file=path) from exc
+    data = read_bytes(path, root=root)
     fast = _fast(data)
-    return fast if fast is not None else list(iter_json_lines(path))
+    return fast if fast is not None else list(iter_json_lines(path, root=root))
 
 
 def _fast(data: bytes) -> list[tuple[int, dict[str, Any]]] | None:
-    if b"[" in data:
+    if b"[" in data or nesting.some_line_may_nest_deeper(data) \
+            or nesting.has_long_integer(data):
         return None
     try:
         text = data.decode("utf-8").removeprefix("\ufeff")
@@ -114,7 +110,7 @@ def _parse(raw: bytes, number: int, path: Path) -> dict[str, Any] | None:
     if not text.strip():
         return None
     try:
-        record = json.loads(text)
+        record = nesting.loads(text, file=path, line=number)
     except json.JSONDecodeError as exc:
         if not complete:
             raise InputError("truncated last line: the file ends in the middle of a JSON "

@@ -12,6 +12,11 @@ The result is exactly ``json.loads`` of the same bytes: the same decoding (BOM a
 UTF-16/32 detection included), later duplicate keys win, and any file this walker does
 not accept is parsed again by ``json.loads`` itself, so errors and their line numbers
 are the standard ones (:func:`app.core.formats.files.read_json`'s message).
+
+Bounds (:mod:`app.core.formats.nesting`): the file comes through the reader boundary,
+integers are checked once over the whole text, and the depth of each piece is counted
+only when the piece holds more brackets than the depth allowed (a C count), so the check
+costs nothing on a real file.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import InputError
+from app.core.formats import nesting
+from app.core.formats.boundary import read_bytes
 
 _SPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
@@ -33,12 +40,14 @@ class _WalkerError(Exception):
     """The walker gives up; ``json.loads`` decides (and names any error)."""
 
 
-def read_json_in_pieces(path: Path) -> Any:
+class _TooDeepError(Exception):
+    """A piece nests deeper than :data:`~app.core.formats.nesting.MAX_DEPTH` in all."""
+
+
+def read_json_in_pieces(path: Path, *, root: Path | None = None) -> Any:
     """``read_json(path)``, parsed piecewise (see the module docstring)."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read the file ({exc})", file=path) from exc
+    data = read_bytes(path, root=root)
+    nesting.check_integers(data, file=path)
     try:
         text = data.decode(json.detect_encoding(data), "surrogatepass")
     except UnicodeDecodeError as exc:
@@ -49,10 +58,14 @@ def read_json_in_pieces(path: Path) -> Any:
         if _SPACE.match(text, end).end() != len(text):  # type: ignore[union-attr]
             raise _WalkerError
         return value
+    except _TooDeepError:
+        raise nesting.too_deep(file=path) from None
+    except RecursionError:
+        raise nesting.too_deep(file=path) from None
     except (_WalkerError, json.JSONDecodeError, IndexError):
         pass
     try:
-        return json.loads(text)
+        return nesting.loads(text, file=path)
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON: {exc.msg} (column {exc.colno})", file=path,
                          line=exc.lineno) from exc
@@ -61,7 +74,12 @@ def read_json_in_pieces(path: Path) -> Any:
 def _value(text: str, index: int, depth: int) -> tuple[Any, int]:
     if depth < SPLIT_DEPTH and text[index] == "{":
         return _object(text, index, depth)
-    return _DECODER.raw_decode(text, index)
+    value, end = _DECODER.raw_decode(text, index)
+    room = nesting.MAX_DEPTH - depth
+    if text.count("[", index, end) + text.count("{", index, end) > room \
+            and nesting.deeper_than(text[index:end], room):
+        raise _TooDeepError
+    return value, end
 
 
 def _object(text: str, index: int, depth: int) -> tuple[dict[str, Any], int]:

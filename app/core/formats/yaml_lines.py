@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 
 from app.core.formats.files import read_text, yaml_error
+from app.core.formats.nesting import BoundedLoader
 
 MERGE_TAG = "tag:yaml.org,2002:merge"
 
@@ -67,8 +68,9 @@ class Duplicate:
     second: int
 
 
-class LineLoader(yaml.SafeLoader):
-    """``SafeLoader`` building :class:`LineMap` and :class:`LineList`."""
+class LineLoader(BoundedLoader):
+    """``SafeLoader`` building :class:`LineMap` and :class:`LineList`, within the
+    depth and alias bounds of :class:`~app.core.formats.nesting.BoundedLoader`."""
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
@@ -112,13 +114,13 @@ LineLoader.add_constructor("tag:yaml.org,2002:map", _construct_map)
 LineLoader.add_constructor("tag:yaml.org,2002:seq", _construct_seq)
 
 
-def read_yaml_lines(path: Path) -> tuple[Any, list[Duplicate]]:
+def read_yaml_lines(path: Path, *, root: Path | None = None) -> tuple[Any, list[Duplicate]]:
     """Parse a YAML file into line-carrying values; also return the duplicated keys.
 
     An unreadable file or a YAML syntax error raises :class:`InputError` naming the
     file and, where the parser knows it, the line.
     """
-    text = read_text(path, "UTF-8 YAML")
+    text = read_text(path, "UTF-8 YAML", root=root)
     loader = LineLoader(text)
     try:
         return loader.get_single_data(), loader.duplicates

@@ -29,6 +29,7 @@ from typing import Any
 
 from app.core.contracts.labels.families import Family, loss_family
 from app.core.errors import InputError
+from app.core.formats import nesting
 from app.core.formats.potato.answers import STRUCTURED
 from app.core.formats.potato.config import number_label
 from app.core.formats.potato.place import Place, sys_intern
@@ -82,7 +83,7 @@ def _to_answer(scheme: Scheme, raw: Any) -> Answer:
                          "family; its labels cannot be compared")
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
+            raw = nesting.loads(raw, file=None)
         except json.JSONDecodeError as exc:
             raise InputError(f"the label is a string but not valid JSON ({exc.msg}); expected "
                              f"a {scheme.annotation_type} answer") from None

@@ -42,6 +42,7 @@ from typing import Any
 
 from app.core.contracts.labels.families import Family, loss_family
 from app.core.errors import InputError
+from app.core.formats.boundary import present
 from app.core.formats.json_lines import Fields, iter_json_lines, read_json_lines
 from app.core.formats.labeling.answers import to_answer
 from app.core.formats.labeling.data import (
@@ -92,13 +93,15 @@ def labeling_dir(project: Path) -> Path:
 def read_labeling(project: Path, study: Study, tiers: Iterable[str]) -> LabelingData:
     """Read all three files of a project (missing ones are empty)."""
     folder = labeling_dir(project)
+    root = folder.parent
     predictions = folder / PREDICTIONS_FILE
     requests = folder / REQUESTS_FILE
     annotators = folder / ANNOTATORS_FILE
+    # present, not is_file: a FIFO, a device or a link out is refused, not read as empty
     return LabelingData(
-        read_predictions(predictions, study, tiers) if predictions.is_file() else (),
-        read_requests(requests, study) if requests.is_file() else (),
-        read_annotators(annotators) if annotators.is_file() else MappingProxyType({}),
+        read_predictions(predictions, study, tiers, root=root) if present(predictions) else (),
+        read_requests(requests, study, root=root) if present(requests) else (),
+        read_annotators(annotators, root=root) if present(annotators) else MappingProxyType({}),
     )
 
 
@@ -130,7 +133,8 @@ def _check_label(f: Fields, scheme: Scheme, raw: Any) -> None:
 # ------------------------------------------------------------------------- predictions
 
 
-def read_predictions(path: Path, study: Study, tiers: Iterable[str]) -> PredictionTable:
+def read_predictions(path: Path, study: Study, tiers: Iterable[str], *,
+                     root: Path | None = None) -> PredictionTable:
     """``predictions.jsonl``: one line per item, schema and cascade tier.
 
     The whole file is parsed at once (:func:`~app.core.formats.json_lines.read_json_lines`)
@@ -140,7 +144,7 @@ def read_predictions(path: Path, study: Study, tiers: Iterable[str]) -> Predicti
     naming the line and field.
     """
     tier_names = tuple(tiers)
-    records = read_json_lines(path)
+    records = read_json_lines(path, root=root)
     table = read_common_predictions(records, study.schemes, study.items,
                                     frozenset(tier_names),
                                     lambda schema, label: _valid_label(study, schema, label))
@@ -228,11 +232,12 @@ class _Draw:
         self.pi, self.split, self.line = pi, split, line
 
 
-def read_requests(path: Path, study: Study) -> tuple[Request, ...]:
+def read_requests(path: Path, study: Study, *, root: Path | None = None
+                  ) -> tuple[Request, ...]:
     """``requests.jsonl``: drawn requests, answers and edits, in file order."""
     draws: dict[str, _Draw] = {}
     history: dict[str, dict[str | None, list[LabelVersion]]] = {}
-    for line, record in iter_json_lines(path):
+    for line, record in iter_json_lines(path, root=root):
         f = Fields(path, line, record)
         request = f.required_ident("request")
         item, scheme = _item_and_scheme(f, study)
@@ -287,11 +292,12 @@ def _requests(draws: Mapping[str, _Draw],
 # -------------------------------------------------------------------------- annotators
 
 
-def read_annotators(path: Path) -> Mapping[str, Mapping[str, Any]]:
+def read_annotators(path: Path, *, root: Path | None = None
+                    ) -> Mapping[str, Mapping[str, Any]]:
     """``annotators.jsonl``: annotator → prestudy answers (every other field)."""
     out: dict[str, Mapping[str, Any]] = {}
     lines: dict[str, int] = {}
-    for line, record in iter_json_lines(path):
+    for line, record in iter_json_lines(path, root=root):
         f = Fields(path, line, record)
         name = f.required_ident("annotator")
         if name in lines:

@@ -15,6 +15,9 @@ Choices where Potato is silent or loose:
 - Likert scales are ``"1"..str(size)`` (Potato's stored label names) unless ``labels``
   is given, in which case those names in order. Slider scales are the numbers
   ``min_value..max_value`` by ``step``, written canonically (``"57"``, ``"2.5"``).
+  Either has at most :data:`MAX_SCALE_POINTS` points: a scale is built as a tuple of
+  labels and ordinal agreement weighs every pair of points, so ``size: 1000000000``
+  would take minutes and gigabytes before any answer is read; it is refused at once.
 - Phase schemes are read from phases whose ``type`` is ``annotation`` (or absent):
   consent, prestudy, training and poststudy answers are not items.
 """
@@ -28,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import InputError
+from app.core.formats.boundary import present
 from app.core.formats.files import inside, read_yaml
 from app.core.formats.potato.annotation_types import ANNOTATION_TYPES, closest
 from app.core.model import Scheme, kind_for
@@ -35,7 +39,9 @@ from app.core.model import Scheme, kind_for
 NON_ITEM_PHASES = frozenset({"consent", "prestudy", "instructions", "training", "poststudy",
                              "done", "login"})
 MEDIA_DISPLAY_TYPES = frozenset({"image", "audio", "video", "point_cloud", "pointcloud"})
-MAX_SLIDER_POSITIONS = 10_001
+MAX_SCALE_POINTS = 10_001
+"""The most points a likert or slider scale may have (a slider 0..100 by 0.01)."""
+MAX_SLIDER_POSITIONS = MAX_SCALE_POINTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +66,7 @@ def find_config(project: Path) -> Path:
     if not project.is_dir():
         raise InputError("project folder not found", file=project)
     direct = project / "config.yaml"
-    if direct.is_file():
+    if present(direct):  # a FIFO or a link out is refused when read, not passed over
         return direct
     configs = sorted((project / "configs").glob("*.y*ml")) if (project / "configs").is_dir() else []
     if len(configs) == 1:
@@ -76,7 +82,7 @@ def find_config(project: Path) -> Path:
 def read_config(project: Path) -> PotatoConfig:
     path = find_config(project)
     root = project if project.is_dir() else path.parent
-    raw = read_yaml(path)
+    raw = read_yaml(path, root=root)
     if not isinstance(raw, dict):
         raise InputError("expected a YAML mapping of configuration keys", file=path)
     task_dir = root
@@ -212,6 +218,9 @@ def _likert_scale(d: Mapping[str, Any], path: Path, key: str) -> tuple[str, ...]
     if not isinstance(size, int) or isinstance(size, bool) or size < 2:
         raise InputError("missing or invalid; expected the likert scale's size (an integer "
                          "of at least 2)", file=path, key=f"{key}.size")
+    if size > MAX_SCALE_POINTS:
+        raise InputError(f"a likert scale of {size:,} points; at most {MAX_SCALE_POINTS:,} "
+                         "are supported", file=path, key=f"{key}.size")
     return tuple(str(i) for i in range(1, size + 1))
 
 
@@ -230,14 +239,20 @@ def _slider_scale(d: Mapping[str, Any], path: Path, key: str) -> tuple[str, ...]
                              key=f"{key}.{name}")
         bounds.append(float(value))
     step = d.get("step", 1)
-    if not isinstance(step, int | float) or isinstance(step, bool) or step <= 0:
+    if not isinstance(step, int | float) or isinstance(step, bool) or not step > 0 \
+            or not math.isfinite(step):
         raise InputError("expected a positive number", file=path, key=f"{key}.step")
     low, high = bounds
     if high <= low:
         raise InputError("expected max_value above min_value", file=path, key=f"{key}.max_value")
-    positions = round((high - low) / step) + 1
+    spans = (high - low) / float(step)  # inf for ±1e308 bounds: refused below, not rounded
+    if spans > MAX_SLIDER_POSITIONS:
+        count = f"{spans + 1:.3g}" if math.isfinite(spans) else "uncountably many"
+        raise InputError(f"the slider has {count} positions; at most "
+                         f"{MAX_SLIDER_POSITIONS} are supported", file=path, key=f"{key}.step")
+    positions = round(spans) + 1
     if positions > MAX_SLIDER_POSITIONS:
-        raise InputError(f"the slider has {positions} positions; at most "
+        raise InputError(f"the slider has {positions:,} positions; at most "
                          f"{MAX_SLIDER_POSITIONS} are supported", file=path, key=f"{key}.step")
     return tuple(number_label(round(low + i * step, 10)) for i in range(positions))
 

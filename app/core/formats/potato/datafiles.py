@@ -6,45 +6,55 @@ from, so an error names it. A ``.jsonl`` file in the common shape is first read 
 
 A ``.json`` file holds a list of records (or one record), or, as Potato also accepts,
 one JSON object a line like ``.jsonl``.
+
+Every file comes through the reader boundary (:mod:`app.core.formats.boundary`: inside
+``root``, a regular file, bounded) and JSON is parsed within
+:mod:`app.core.formats.nesting`'s bounds.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from app.core.errors import InputError
+from app.core.formats import nesting
+from app.core.formats.boundary import checked_file, open_checked, read_bytes
 from app.core.formats.files import read_json
 
 Record = dict[str, Any]
 
 
-def iter_records(path: Path) -> Iterator[tuple[int | None, Record]]:
-    """Yield ``(line, record)`` for every record of a data file."""
+def iter_records(path: Path, *, root: Path | None = None
+                 ) -> Iterator[tuple[int | None, Record]]:
+    """Yield ``(line, record)`` for every record of a data file inside ``root`` (by
+    default the folder the file is in)."""
     suffix = path.suffix.lower()
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise InputError("data file not found", file=path)
+    checked_file(path, root=root)
     readers = {".jsonl": _jsonl, ".json": _json, ".csv": _delimited, ".tsv": _delimited}
     reader = readers.get(suffix)
     if reader is None:
         raise InputError(f"unknown data file type '{suffix}'; expected .csv, .tsv, .json or "
                          ".jsonl", file=path)
     try:
-        yield from reader(path)
+        yield from reader(path, root)
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text (byte {exc.start}); expected a UTF-8 {suffix[1:]} "
                          "file", file=path) from exc
 
 
-def _jsonl(path: Path) -> Iterator[tuple[int | None, Record]]:
-    fast = _jsonl_fast(path.read_bytes())
+def _jsonl(path: Path, root: Path | None = None) -> Iterator[tuple[int | None, Record]]:
+    fast = _jsonl_fast(read_bytes(path, root=root))
     if fast is not None:
         yield from zip(range(1, len(fast) + 1), fast, strict=True)
         return
-    yield from _jsonl_lines(path)
+    yield from _jsonl_lines(path, root)
 
 
 def _jsonl_fast(data: bytes) -> list[Record] | None:
@@ -61,7 +71,8 @@ def _jsonl_fast(data: bytes) -> list[Record] | None:
     parsed on its own. Anything else (a parse error, a count or type that differs) is read
     line by line, whose messages name the line.
     """
-    if b"[" in data or b"\r" in data:
+    if b"[" in data or b"\r" in data or nesting.some_line_may_nest_deeper(data) \
+            or nesting.has_long_integer(data):
         return None
     try:
         text = data.decode("utf-8")
@@ -81,13 +92,13 @@ def _jsonl_fast(data: bytes) -> list[Record] | None:
     return parsed  # type: ignore[no-any-return]
 
 
-def _jsonl_lines(path: Path) -> Iterator[tuple[int | None, Record]]:
-    with path.open("r", encoding="utf-8") as handle:
+def _jsonl_lines(path: Path, root: Path | None = None) -> Iterator[tuple[int | None, Record]]:
+    with open_checked(path, root=root, text=True) as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
+                record = nesting.loads(line, file=path, line=number)
             except json.JSONDecodeError as exc:
                 raise InputError(f"malformed JSON line: {exc.msg} (column {exc.colno})",
                                  file=path, line=number) from exc
@@ -96,9 +107,9 @@ def _jsonl_lines(path: Path) -> Iterator[tuple[int | None, Record]]:
             yield number, record
 
 
-def _delimited(path: Path) -> Iterator[tuple[int | None, Record]]:
+def _delimited(path: Path, root: Path | None) -> Iterator[tuple[int | None, Record]]:
     delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
-    with path.open("r", encoding="utf-8", newline="") as handle:
+    with open_checked(path, root=root, text=True, newline="") as handle:
         reader = csv.DictReader(handle, delimiter=delimiter)
         try:
             for row in reader:
@@ -108,16 +119,16 @@ def _delimited(path: Path) -> Iterator[tuple[int | None, Record]]:
                              line=reader.line_num) from exc
 
 
-def _json(path: Path) -> Iterator[tuple[int | None, Record]]:
+def _json(path: Path, root: Path | None) -> Iterator[tuple[int | None, Record]]:
     """A JSON list of records; Potato also reads ``.json`` files written one object a line."""
-    with path.open("r", encoding="utf-8") as handle:
+    with open_checked(path, root=root, text=True) as handle:
         head = handle.read(4096).lstrip()
     if not head.startswith("["):
         first_line_end = head.find("\n")
         if 0 < first_line_end < len(head) and head[:first_line_end].rstrip().endswith("}"):
-            yield from _jsonl(path)
+            yield from _jsonl(path, root)
             return
-    data = read_json(path)
+    data = read_json(path, root=root)
     records = data if isinstance(data, list) else [data]
     for record in records:
         if not isinstance(record, dict):

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.core.formats.nesting import within_bounds
+
 
 @dataclass(frozen=True, slots=True)
 class ContractRecord:
@@ -101,14 +103,16 @@ def _json_value(text: Any) -> Any:
     if not isinstance(text, str):
         return None
     try:
-        return json.loads(text)
-    except ValueError:
+        return json.loads(text) if within_bounds(text) else None
+    except (ValueError, RecursionError):
         return None
 
 
 def _object(text: Any) -> dict[str, Any]:
     try:
+        if text and not within_bounds(text):
+            return {"unreadable": str(text)[:200]}
         value = json.loads(text) if text else {}
-    except (TypeError, ValueError):
-        return {"unreadable": str(text)}
+    except (TypeError, ValueError, RecursionError):
+        return {"unreadable": str(text)[:200]}
     return value if isinstance(value, dict) else {"value": value}

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import InputError
+from app.core.formats.boundary import checked_file, present
 from app.core.formats.labeling.data import (
     LabelingData,
     LabelVersion,
@@ -56,6 +57,7 @@ from app.core.formats.labeling.data import (
     RequestKind,
     Split,
 )
+from app.core.formats.nesting import within_bounds
 from app.core.formats.potato.engine_records import EngineRecords, read_records
 
 DATABASE = "engine.sqlite"
@@ -133,8 +135,13 @@ class EngineStore:
 
 
 def engine_database(task_dir: Path) -> Path | None:
+    """``<task_dir>/engine.sqlite`` if there is one; one that is a link out of the
+    project, a FIFO, a device or too large is refused (never skipped as absent)."""
     path = task_dir / DATABASE
-    return path if path.is_file() else None
+    if not present(path):
+        return None
+    checked_file(path, root=task_dir)
+    return path
 
 
 def read_engine_store(database: Path, tiers: tuple[str, ...]) -> EngineStore:
@@ -170,10 +177,10 @@ def _private_copy(database: Path) -> Iterator[Path]:
         copy = Path(folder) / DATABASE
         for _ in range(_COPY_TRIES):
             before = _stamp(database, wal)
-            shutil.copyfile(database, copy)
+            shutil.copyfile(checked_file(database), copy)
             copy_wal = copy.with_name(copy.name + "-wal")
-            if wal.is_file():
-                shutil.copyfile(wal, copy_wal)
+            if present(wal):
+                shutil.copyfile(checked_file(wal), copy_wal)
             elif copy_wal.exists():
                 copy_wal.unlink()
             if _stamp(database, wal) == before:
@@ -332,8 +339,8 @@ def _json(text: Any) -> Any:
     if text is None:
         return None
     try:
-        return json.loads(text)
-    except (TypeError, ValueError):
+        return json.loads(text) if within_bounds(text) else text
+    except (TypeError, ValueError, RecursionError):
         return text
 
 

@@ -4,6 +4,11 @@ Images (boxes, polygons, ellipses, row-major RLE masks, normalized coordinates),
 objects (cuboids with quaternions, points, polylines, point segments; metres), audio and
 video segments (seconds), tiers (milliseconds, converted to seconds here) and temporal
 grounding events. A bad object raises through :meth:`Place.error` with its index.
+
+Every number of a geometry must be finite and at most :data:`MAX_MAGNITUDE` in size
+(a million kilometres in metres; 30,000 years in seconds): a cuboid of size 1e308 has
+an infinite volume, and the IoU arithmetic on it printed numpy overflow warnings. Such
+an object is unusable like a negative size: its answer is rejected and counted.
 """
 
 from __future__ import annotations
@@ -47,15 +52,22 @@ def list_of(raw: Any, keys: tuple[str, ...], place: Place, expected: str) -> lis
     raise place.error(f"expected {expected}")
 
 
+MAX_MAGNITUDE = 1e12
+"""The largest size of any coordinate, length or time an object may hold."""
+
+
 def _number(value: Any, place: Place, obj: int, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise place.error(f"{what} must be a number, found {value!r}", obj)
+        raise place.error(f"{what} must be a number, found {value!r:.60}", obj)
     try:
         number = float(value)
-    except ValueError:
-        raise place.error(f"{what} must be a number, found {value!r}", obj) from None
+    except (ValueError, OverflowError):
+        raise place.error(f"{what} must be a number, found {value!r:.60}", obj) from None
     if not math.isfinite(number):
-        raise place.error(f"{what} must be finite, found {value!r}", obj)
+        raise place.error(f"{what} must be finite, found {value!r:.60}", obj)
+    if abs(number) > MAX_MAGNITUDE:
+        raise place.error(f"{what} is {number:g}; expected at most {MAX_MAGNITUDE:g} in size",
+                          obj)
     return number
 
 
@@ -68,8 +80,11 @@ def _vector(value: Any, n: int, place: Place, obj: int, what: str) -> tuple[floa
     # Fast path for the common case (plain finite JSON numbers): a lidar study holds
     # millions of them. Anything else takes the checked path for its exact message.
     if all(type(v) in _PLAIN_NUMBERS for v in value):
-        vector = tuple(map(float, value))
-        if all(map(math.isfinite, vector)):
+        try:
+            vector = tuple(map(float, value))
+        except OverflowError:
+            vector = (math.inf,)
+        if all(-MAX_MAGNITUDE <= v <= MAX_MAGNITUDE for v in vector):
             return vector
     return tuple(_number(v, place, obj, what) for v in value)
 
@@ -192,10 +207,19 @@ def _mask(shape: Mapping[str, Any], place: Place, obj: int) -> Mask:
         raise place.error("mask counts must be a list of non-negative run lengths "
                           "(row-major, starting with background)", obj)
     h, w = size
+    if h * w > MAX_MASK_PIXELS:
+        raise place.error(f"mask size {h}×{w} is {h * w:,} pixels; at most "
+                          f"{MAX_MASK_PIXELS:,} are supported", obj)
     if sum(counts) != h * w:
         raise place.error(f"mask runs sum to {sum(counts)}, expected h·w = {h}·{w} = {h * w}",
                           obj)
     return Mask(_label(shape), h, w, tuple(counts))
+
+
+MAX_MASK_PIXELS = 100_000_000
+"""The largest mask (height × width) read: a 10,000 × 10,000 image. A mask is decoded
+into one byte per pixel (STAPLE holds a float per pixel), so a declared size drives
+allocation; a larger one is an unusable object, not gigabytes of memory."""
 
 
 def _fast_cuboids(shapes: list[Any]) -> ObjectSet | None:
@@ -215,14 +239,17 @@ def _fast_cuboids(shapes: list[Any]) -> ObjectSet | None:
         sizes = np.array([c["size"] for c in coords], dtype=np.float64)
         turns = np.array([c.get("rotation", (0.0, 0.0, 0.0, 1.0)) for c in coords],
                          dtype=np.float64)
-    except (KeyError, TypeError, ValueError, AttributeError):
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError):
         return None
     n = len(shapes)
     if centers.shape != (n, 3) or sizes.shape != (n, 3) or turns.shape != (n, 4):
         return None
+    bounded = ((np.abs(centers) <= MAX_MAGNITUDE).all() and (np.abs(sizes) <= MAX_MAGNITUDE).all()
+               and (np.abs(turns) <= MAX_MAGNITUDE).all())  # NaN fails too
+    if not bounded:
+        return None
     norms = np.sqrt((turns * turns).sum(axis=1))
-    if not (np.isfinite(centers).all() and np.isfinite(sizes).all() and np.isfinite(norms).all()
-            and (sizes >= 0).all() and (norms >= 1e-12).all()):
+    if not ((sizes >= 0).all() and (norms >= 1e-12).all()):
         return None
     units = turns / norms[:, None]
     return ObjectSet(tuple(

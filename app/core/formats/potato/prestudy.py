@@ -19,11 +19,12 @@ mapping from ``"schema:name"`` to value).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from app.core.errors import InputError
+from app.core.formats.files import read_json
 from app.core.formats.potato.config import read_config
 
 STATE_FILE = "user_state.json"
@@ -63,13 +64,13 @@ def answers_of(state: Mapping[str, Any]) -> dict[str, str]:
 
 def prestudy_answers(project: Path, users: Iterable[str]) -> dict[str, dict[str, str]]:
     """``users``' survey answers (those with any), read from their ``user_state.json``."""
-    folder = read_config(project).output_dir
+    config = read_config(project)
     out: dict[str, dict[str, str]] = {}
     for user in users:
-        path = folder / user / STATE_FILE
-        try:
-            state = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        path = config.output_dir / user / STATE_FILE
+        try:  # through the reader boundary: a link out of the project is not read
+            state = read_json(path, root=config.root)
+        except InputError:
             continue
         if isinstance(state, Mapping) and (found := answers_of(state)):
             out[user] = found

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import InputError, RejectedAnswerError
+from app.core.formats.boundary import checked_file, present
 from app.core.formats.files import inside
 from app.core.formats.json_pieces import read_json_in_pieces
 from app.core.formats.potato.answers import parse_answer
@@ -127,7 +128,7 @@ def _read_items(config: PotatoConfig, path: Path, items: dict[str, Item],
                 missing_media: Counter[str]) -> None:
     trace_schemes = [s for s in config.schemes if s.kind is Kind.TRACE]
     steps_keys = {str(s.config.get("steps_key", "steps")): s for s in trace_schemes}
-    for line, record in iter_records(path):
+    for line, record in iter_records(path, root=config.root):
         if config.id_key not in record or record[config.id_key] in (None, ""):
             raise InputError(f"an item has no '{config.id_key}' (item_properties.id_key); "
                              "expected every record to carry its id", file=path, line=line,
@@ -142,8 +143,8 @@ def _read_items(config: PotatoConfig, path: Path, items: dict[str, Item],
             value = record.get(key)
             if isinstance(value, str) and value and not value.startswith(URL_PREFIXES):
                 media = _media_path(config, value, path, line, key)
-                if media.exists():
-                    item.media[key] = media
+                if present(media):  # a regular file inside (it may be large: media)
+                    item.media[key] = checked_file(media, root=config.root, limit=1 << 62)
                 else:
                     missing_media[key] += 1
         for steps_key, scheme in steps_keys.items():
@@ -230,7 +231,7 @@ def _compact(value: Any) -> str:
 
 def _annotator_folders(config: PotatoConfig) -> list[Path]:
     out_dir = config.output_dir
-    engine_only = (config.task_dir / ENGINE_DATABASE).is_file()
+    engine_only = present(config.task_dir / ENGINE_DATABASE)
     if not out_dir.is_dir():
         if engine_only:
             return []
@@ -239,7 +240,7 @@ def _annotator_folders(config: PotatoConfig) -> list[Path]:
                          key="output_annotation_dir")
     folders = [p for p in sorted(out_dir.iterdir())
                if p.is_dir() and not p.name.startswith(".") and p.name not in NOT_ANNOTATORS
-               and ((p / STATE_FILE).is_file() or (p / LEGACY_FILE).is_file())]
+               and (present(p / STATE_FILE) or present(p / LEGACY_FILE))]
     if not folders and not engine_only:
         raise InputError("no annotator folders found: expected <annotator>/user_state.json "
                          "(or annotated_instances.jsonl) inside it", file=out_dir)
@@ -248,8 +249,8 @@ def _annotator_folders(config: PotatoConfig) -> list[Path]:
 
 def _read_annotator(folder: Path, study: Study, ignored: Counter[str]) -> str:
     state_file = folder / STATE_FILE
-    if state_file.is_file():
-        state = read_json_in_pieces(state_file)
+    if present(state_file):  # a link out, a FIFO or a device is refused, never skipped
+        state = read_json_in_pieces(state_file, root=study.root)
         if not isinstance(state, dict):
             raise InputError("expected a JSON object (Potato's user state)", file=state_file)
         user = state.get("user_id")
@@ -267,7 +268,7 @@ def _read_annotator(folder: Path, study: Study, ignored: Counter[str]) -> str:
         return name
     legacy = folder / LEGACY_FILE
     name = sys_intern(folder.name)
-    for item_id, grouped in _legacy_lines(legacy):
+    for item_id, grouped in _legacy_lines(legacy, study.root):
         _store(study, name, sys_intern(item_id), grouped, (), legacy, ignored)
     return name
 
@@ -367,9 +368,10 @@ def _store_spans(study: Study, annotator: str, item_id: str, raw: Any, file: Pat
         _put(study, scheme_name, sys_intern(item_id), annotator, ObjectSet(tuple(spans)))
 
 
-def _legacy_lines(path: Path) -> Iterator[tuple[str, dict[str, list[tuple[str, Any]]]]]:
+def _legacy_lines(path: Path, root: Path
+                  ) -> Iterator[tuple[str, dict[str, list[tuple[str, Any]]]]]:
     """Potato 1.x: one line per item, ``{"id", "label_annotations": {schema: {label: v}}}``."""
-    for line, record in iter_records(path):
+    for line, record in iter_records(path, root=root):
         if "id" not in record:
             raise InputError("a line has no 'id'", file=path, line=line, key="id")
         labels = record.get("label_annotations", record.get("annotation", {}))

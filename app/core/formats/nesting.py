@@ -1,0 +1,219 @@
+"""Parsing JSON and YAML within bounds: nesting depth, integer length, YAML aliases.
+
+Why: Python's parsers recurse, and their failures are not input errors. JSON nested
+1,000 deep raised ``RecursionError`` and YAML 2,000 deep the same; an integer of 5,000
+digits raised ``ValueError`` (Python's 4,300-digit limit for ``int``), and −10^400 parsed
+but raised ``OverflowError`` wherever it became a float. Every such file is now one
+:class:`InputError` naming the file (and line or key):
+
+- **depth**: at most :data:`MAX_DEPTH` (100) nested lists and objects. Real files nest
+  fewer than 15 (a Potato ``user_state.json`` 6, an agent trace 10); 100 keeps every
+  later recursive walk (``json.dumps``, hashing, the readers) far from Python's limit.
+- **integers**: at most :data:`MAX_INT_DIGITS` (300) digits, so every integer converts
+  to a finite float (the largest float has 309 digits) and none reaches the digit limit.
+- **YAML aliases**: a document may expand to at most :data:`MAX_YAML_NODES` values once
+  its aliases are followed, so a "billion laughs" file is refused before any reader walks
+  it.
+
+Costs: the depth of a JSON text is counted only when it holds more than
+:data:`MAX_DEPTH` brackets at all (a C count), then exactly with one ``bytes.translate``
+and a numpy pass (about 1 ms per MB); integers are checked by a C substring search of a
+translated copy; the checks never change what is parsed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from app.core.errors import InputError
+
+MAX_DEPTH = 100
+MAX_INT_DIGITS = 300
+MAX_YAML_NODES = 1_000_000
+
+_KEEP = b'"[]{}'
+_DELETE = bytes(b for b in range(256) if b not in _KEEP)
+_DIGITS = bytes(48 if 48 <= b <= 57 else 32 for b in range(256))
+_LONG = b"0" * (MAX_INT_DIGITS + 1)
+_OPEN = np.frombuffer(b"[{", dtype=np.uint8)
+_STRING = re.compile(rb'"[^"]*"')
+
+
+def _where(file: Path | str | None, line: int | None, key: str | None) -> dict[str, Any]:
+    return {"file": file, "line": line, "key": key}
+
+
+def json_depth(data: bytes | str) -> int:
+    """How deeply lists and objects nest in a JSON text (strings are not counted).
+
+    Exact for valid JSON; for broken JSON a lower or higher count is harmless (the
+    parser then names the syntax error). Escaped backslashes and escaped quotes are
+    removed first, then everything but quotes and brackets; what is left between pairs
+    of quotes is inside strings.
+    """
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if b"\\" in raw:
+        raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
+    kept = _STRING.sub(b"", raw.translate(None, _DELETE))
+    codes = np.frombuffer(kept, dtype=np.uint8)
+    if codes.size == 0:
+        return 0
+    steps = np.where(np.isin(codes, _OPEN), np.int32(1), np.int32(-1))
+    return int(np.cumsum(steps, dtype=np.int32).max(initial=0))
+
+
+def deeper_than(data: bytes | str, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``data`` nests deeper than ``limit``: counted only when it holds more than
+    ``limit`` opening brackets (fewer cannot nest deeper)."""
+    if isinstance(data, str):
+        opening = data.count("[") + data.count("{")
+    else:
+        opening = data.count(b"[") + data.count(b"{")
+    return opening > limit and json_depth(data) > limit
+
+
+def some_line_may_nest_deeper(data: bytes, limit: int = MAX_DEPTH) -> bool:
+    """Whether any line of ``data`` holds more than ``limit`` opening brackets (only such
+    a line can nest deeper than ``limit``): one numpy pass, for JSON Lines read whole."""
+    codes = np.frombuffer(data, dtype=np.uint8)
+    opening = np.flatnonzero((codes == 91) | (codes == 123))
+    if opening.size <= limit:
+        return False
+    ends = np.concatenate(([0], np.flatnonzero(codes == 10), [codes.size]))
+    return bool(np.diff(np.searchsorted(opening, ends)).max() > limit)
+
+
+def check_json(
+    data: bytes | str, *, file: Path | str | None, line: int | None = None, key: str | None = None
+) -> None:
+    """Refuse JSON nested deeper than :data:`MAX_DEPTH` or holding an overlong integer."""
+    if deeper_than(data):
+        raise too_deep(file=file, line=line, key=key)
+    check_integers(data, file=file, line=line, key=key)
+
+
+def too_deep(
+    *, file: Path | str | None, line: int | None = None, key: str | None = None
+) -> InputError:
+    return InputError(
+        f"JSON nested deeper than {MAX_DEPTH} levels; expected at most "
+        f"{MAX_DEPTH} nested lists and objects",
+        **_where(file, line, key),
+    )
+
+
+def check_integers(
+    data: bytes | str, *, file: Path | str | None, line: int | None = None, key: str | None = None
+) -> None:
+    """Refuse a JSON text holding an integer of more than :data:`MAX_INT_DIGITS` digits."""
+    if has_long_integer(data):
+        _bounded_parse(data, file, line, key)
+
+
+def has_long_integer(data: bytes | str) -> bool:
+    if len(data) <= MAX_INT_DIGITS:
+        return False
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    return _LONG in raw.translate(_DIGITS)
+
+
+def _bounded_parse(
+    data: bytes | str, file: Path | str | None, line: int | None, key: str | None
+) -> Any:
+    """Parse with a hook on every integer (only files with a long digit run pay it)."""
+
+    def bounded_int(text: str) -> int:
+        digits = len(text.lstrip("-"))
+        if digits > MAX_INT_DIGITS:
+            raise InputError(
+                f"a number with {digits:,} digits; expected numbers of at most "
+                f"{MAX_INT_DIGITS} digits",
+                **_where(file, line, key),
+            )
+        return int(text)
+
+    try:
+        return json.loads(data, parse_int=bounded_int)
+    except (json.JSONDecodeError, RecursionError):
+        return None  # the caller's own parse names the syntax error
+
+
+def loads(
+    data: bytes | str, *, file: Path | str | None, line: int | None = None, key: str | None = None
+) -> Any:
+    """``json.loads`` after :func:`check_json`; a syntax error is ``json.JSONDecodeError``
+    as usual (the caller words it), a depth the parser cannot follow an InputError."""
+    check_json(data, file=file, line=line, key=key)
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise too_deep(file=file, line=line, key=key) from None
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError):
+            raise
+        raise InputError(f"unreadable number ({exc})", **_where(file, line, key)) from None
+
+
+def within_bounds(text: str | bytes) -> bool:
+    """Whether a JSON text stored inside another file (a database column) is within the
+    bounds; the callers read one that is not as an unreadable value."""
+    return not deeper_than(text) and not has_long_integer(text)
+
+
+class YAMLLimitError(yaml.YAMLError):
+    """A YAML document past one of the bounds, with the line where it went past."""
+
+    def __init__(self, problem: str, line: int | None) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.line = line
+
+
+class BoundedLoader(yaml.SafeLoader):
+    """PyYAML's ``SafeLoader`` refusing nesting deeper than :data:`MAX_DEPTH` and
+    documents that expand (aliases followed) to more than :data:`MAX_YAML_NODES` values.
+
+    The composer is PyYAML's only recursive stage before construction (scanner and
+    parser keep explicit stacks), so bounding :meth:`compose_node` bounds both. A node's
+    expanded size is one plus its children's, an alias counting the whole node it names.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._sizes: dict[int, int] = {}
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                line = self.peek_event().start_mark.line + 1  # type: ignore[no-untyped-call]
+                raise YAMLLimitError(
+                    f"YAML nested deeper than {MAX_DEPTH} levels; expected "
+                    f"at most {MAX_DEPTH} nested lists and mappings",
+                    line,
+                )
+            node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+        if id(node) not in self._sizes:  # not an alias of a node already counted
+            children: list[Any] = []
+            if isinstance(node, yaml.SequenceNode):
+                children = list(node.value)
+            elif isinstance(node, yaml.MappingNode):
+                children = [part for pair in node.value for part in pair]
+            size = 1 + sum(self._sizes.get(id(child), 1) for child in children)
+            self._sizes[id(node)] = size
+            if size > MAX_YAML_NODES:
+                raise YAMLLimitError(
+                    f"the YAML expands to more than {MAX_YAML_NODES:,} values through its "
+                    "aliases (&anchor, *alias); expected a plain configuration",
+                    node.start_mark.line + 1 if node is not None else None,
+                )
+        return node
