@@ -130,7 +130,8 @@ def test_the_gui_path_shares_the_lock(tmp_path: Path) -> None:
             scheduled = run(open_project(project, schedule=True))
             assert scheduled.labels is not None
             assert SCHEDULE_BUSY in scheduled.labels.notes
-            assert all(c.looks == 0 for c in scheduled.labels.contracts.values())
+            assert all(c.looks == 0 and SCHEDULE_BUSY in c.notes
+                       for c in scheduled.labels.contracts.values())
         assert not (project / "labeling" / "ledger.jsonl").exists()
         spent = label_report(project, schedule=True)  # free again: the planner certifies
         assert SCHEDULE_BUSY not in spent.notes

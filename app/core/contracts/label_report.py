@@ -60,7 +60,8 @@ from app.core.formats.potato.project import gc_paused, load_study
 from app.core.model import Study
 
 SCHEDULE_BUSY = ("another certify was running on this project, so nothing was evaluated "
-                 "on its own this time: the stored results are shown")
+                 "on its own this time: these are the stored results (reload to see what "
+                 "it records)")
 
 
 @dataclass(slots=True)
@@ -182,6 +183,8 @@ def _label_report(project: Path, *, certify: bool, retest: bool, only: str | Non
                            only=only, acknowledge_ledger=acknowledge_ledger,
                            schedule=schedule, ledger_at=ledger_at)
     report.notes.extend(busy)
+    for status in report.contracts.values():  # the contracts view shows these
+        status.notes.extend(busy)
     return report
 
 
