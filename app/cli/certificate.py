@@ -252,13 +252,19 @@ one Accord writes): a failed check, never a traceback."""
 def _page_check(read: Any, stored: dict[str, Any]) -> tuple[list[str], list[str]]:
     """(problems, notes) of the pages against the attached certificate rendered again."""
     _app = _ensure_gui_application()
-    from app.report.verification.pages import check_pages
+    from app.report.pdf import render_pdf
+    from app.report.verification.pages import compare_pages
+    from app.report.verification.structure import READ_ERRORS, parse
 
     try:
-        check = check_pages(read, stored)
-    except RENDER_ERRORS as exc:
+        expected = parse(render_pdf(stored))
+    except (*RENDER_ERRORS, InputError) as exc:
         return [
             f"the attached certificate cannot be rendered ({exc.__class__.__name__}: {exc}): "
             "Accord did not write it"
         ], []
+    try:
+        check = compare_pages(read, expected)
+    except (*RENDER_ERRORS, *READ_ERRORS) as exc:
+        return [f"the pages cannot be read ({exc.__class__.__name__}: {exc})"], []
     return check.problems, check.notes

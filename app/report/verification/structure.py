@@ -144,15 +144,15 @@ def _stream_spans(read: ReadPdf, offsets: dict[int, tuple[int, int]]) -> list[tu
     for offset, (number, generation) in offsets.items():
         try:
             obj = read.reader.get_object(IndirectObject(number, generation, read.reader))
+            if not isinstance(obj, StreamObject):
+                continue
+            start = _STREAM_START.search(read.data, offset)
+            if start is None:
+                continue
+            length = obj.get("/Length")
+            size = int(length.get_object()) if length is not None else len(obj._data)
         except READ_ERRORS:
             continue
-        if not isinstance(obj, StreamObject):
-            continue
-        start = _STREAM_START.search(read.data, offset)
-        if start is None:
-            continue
-        length = obj.get("/Length")
-        size = int(length.get_object()) if length is not None else len(obj._data)
         spans.append((start.end(), start.end() + max(size, 0)))
     return spans
 
