@@ -86,7 +86,9 @@ def test_twenty_concurrent_certify_runs(tmp_path: Path,
     assert Ledger.open(project).ok
     assert ledger_record(project) == ledger_record(reference)  # look 2 once, at its level
     assert looks_of(project) == looks_of(reference)
-    assert hurried[0] >= 1 and hurried[2] >= 1  # both outcomes were exercised
+    assert hurried[0] >= 1  # the first to try always gets the lock
+    # (how many give up depends on the machine's timing; test_a_second_certify_waits...
+    # exercises the busy line deterministically)
     capsys.readouterr()
     print(f"20 concurrent, waiting 5 s: {dict(waited)}; waiting 0 s: {dict(hurried)}")
 
