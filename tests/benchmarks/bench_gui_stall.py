@@ -190,6 +190,9 @@ def main() -> int:
     parser.add_argument("--sweeps", type=int, default=2000)
     parser.add_argument("--default-budget", action="store_true",
                         help="open with the GUI's default comparison budget")
+    parser.add_argument("--labeling", type=int, metavar="ITEMS", default=0,
+                        help="open a labelling study of ITEMS items (bench_label_status's "
+                        "generator: 3 cascade tiers, all six contract kinds) instead")
     parser.add_argument("--launch-child", nargs=2, metavar=("PROJECT", "SETTINGS"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -201,13 +204,20 @@ def main() -> int:
     from app.core.agreement.sets.structured import SetOptions
     from app.core.project import open_project
 
-    options = None if args.default_budget else SetOptions(thresholds={}, budget=BUDGET)
+    labeling = args.labeling > 0
+    options = None if args.default_budget or labeling else SetOptions(
+        thresholds={}, budget=BUDGET)
     if options is not None:  # what the window opens: the same job with the full budget
         main_window.open_project = functools.partial(open_project, options=options)
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
-        project = tmp / "lidar"
-        generate(project, args.sweeps)
+        project = tmp / ("labeling" if labeling else "lidar")
+        if labeling:
+            from bench_label_status import generate as generate_labeling
+
+            generate_labeling(project, args.labeling)
+        else:
+            generate(project, args.sweeps)
         launch = measure_launch(project, tmp)
         app = create_application()
         window = MainWindow(Settings.at(tmp / "bench.ini"), watch=False, dialogs=False)
@@ -224,8 +234,11 @@ def main() -> int:
         window.close()
         app.processEvents()
     budget = "default" if options is None else f"{BUDGET:,}"
-    print(f"GUI on the lidar study ({args.sweeps} sweeps x 3 annotators x 40 cuboids, budget "
-          f"{budget}), views: {', '.join(window.views) or 'none'}, platform "
+    study = (f"the labelling study ({args.labeling:,} items x 3 cascade tiers, six contract "
+             "kinds)" if labeling else
+             f"the lidar study ({args.sweeps} sweeps x 3 annotators x 40 cuboids, budget "
+             f"{budget})")
+    print(f"GUI on {study}, views: {', '.join(window.views) or 'none'}, platform "
           f"{QApplication.platformName()}")
     print(f"  launch to painted window: {launch:.2f} s (goal < {LAUNCH_GOAL_S:.0f} s)")
     print(f"  open through the worker: {took:.1f} s, longest GUI-thread stall {stall:.0f} ms "

@@ -78,3 +78,69 @@ def test_per_class_rules_route_by_the_predicted_class() -> None:
     big = curves[1]
     j = big.thresholds.tolist().index(0.8)
     assert big.coverage[j] == pytest.approx(0.9)  # only i4 (class b) was taken by small
+
+
+def reference_curves(d: SchemaData, rule: dict[str, object]
+                     ) -> list[tuple[str, list[float], list[float | None], list[int]]]:
+    """Per tier, item by item in plain Python: (tier, coverage, dev error, n) per
+    threshold of the curve's own grid, routing items as the engine does."""
+    reach = list(d.items)
+    out = []
+    for tier in d.tiers:
+        preds = d.predictions.get(tier, {})
+        curve = next(c for c in error_coverage_curves(SPEC, d, rule) if c.tier == tier)
+        coverage, errors, counts = [], [], []
+        for t in curve.thresholds.tolist():
+            covered = sum(1 for i in reach if i in preds and preds[i].confidence >= t)
+            judged = []
+            for i in reach:
+                if i in preds and preds[i].confidence >= t and d.dev.get(i):
+                    votes = [preds[i].label == h.label for h in d.dev[i]]
+                    judged.append(2 * sum(votes) <= len(votes))  # wrong unless a majority
+            coverage.append(covered / len(d.items))
+            errors.append(sum(judged) / len(judged) if judged else None)
+            counts.append(len(judged))
+        out.append((tier, coverage, errors, counts))
+        kept = []
+        for i in reach:
+            value = rule.get(tier)
+            if isinstance(value, dict):
+                value = value.get(str(preds[i].label), value.get("*")) if i in preds else None
+            if i in preds and value is not None and preds[i].confidence >= float(value):
+                continue
+            kept.append(i)
+        reach = kept
+    return out
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_cascades_match_an_item_by_item_count(seed: int) -> None:
+    """Array routing and counting against the loop above: missing predictions, several
+    dev people per item (ties are errors), per-class and '*' rules, confidences on the
+    grid's own steps (ties with a threshold are accepted)."""
+    import random
+
+    rng = random.Random(seed)
+    items = [f"i{k:03d}" for k in range(rng.randint(20, 120))]
+    tiers = ("t1", "t2", "t3")
+    predictions = {
+        tier: {i: MachineLabel(rng.choice("ab"), round(rng.random(), rng.choice((2, 3))))
+               for i in items if rng.random() < 0.9}
+        for tier in tiers
+    }
+    dev = {i: tuple(HumanLabel(f"p{k}", rng.choice("ab"), 0.5)
+                    for k in range(rng.randint(1, 4)))
+           for i in items if rng.random() < 0.4}
+    d = SchemaData(SCHEME, tiers, tuple(items), predictions, dev, {}, 0.5)
+    rule: dict[str, object] = {
+        "t1": rng.choice([0.9, {"a": 0.8}, {"*": 0.95, "b": 0.7}]),
+        "t2": rng.choice([0.6, {"b": 0.5}]),
+    }
+    got = error_coverage_curves(SPEC, d, rule)
+    for curve, (tier, coverage, errors, counts) in zip(got, reference_curves(d, rule),
+                                                       strict=True):
+        assert curve.tier == tier
+        assert curve.coverage.tolist() == pytest.approx(coverage)
+        assert curve.n_dev.tolist() == counts
+        for value, expected in zip(curve.dev_error.tolist(), errors, strict=True):
+            assert math.isnan(value) if expected is None else value == pytest.approx(expected)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QLabel, QWidget
+from pytestqt.qtbot import QtBot
 
 from app.core.progress import run
 from app.core.project import ProjectData, open_project
@@ -138,6 +139,32 @@ def test_the_rule_sits_on_the_curve_at_its_coverage(certified: ProjectData) -> N
         assert curve.coverage[j] == pytest.approx(status.result["accepted_by_tier"][curve.tier])
         tested += 1
     assert tested == 1
+
+
+def test_the_curve_is_computed_in_the_open_job_not_on_the_gui_thread(
+    qtbot: QtBot, certified: ProjectData, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.core.contracts.kinds import coverage_curve
+
+    labels = certified.labels
+    assert labels is not None
+    status = labels.contracts["accuracy"]
+    expected = coverage_curve.error_coverage_curves(
+        status.spec, labels.data["sentiment"], status.result["rule"])
+    (stored,) = [certified.coverage_curves["accuracy"]]
+    assert [c.tier for c in stored] == [c.tier for c in expected]
+    for got, want in zip(stored, expected, strict=True):
+        assert got.coverage.tolist() == want.coverage.tolist()
+        assert got.n_dev.tolist() == want.n_dev.tolist()
+
+    def refuse(*args: object) -> object:
+        raise AssertionError("the contracts view computed a curve on the GUI thread")
+
+    monkeypatch.setattr(coverage_curve, "error_coverage_curves", refuse)
+    view = ContractsView()
+    qtbot.addWidget(view)
+    view.show_context(ViewContext(project=certified))
+    assert view.cards["accuracy"].plot is not None
 
 
 def test_presentation_mode_hides_names(qtbot) -> None:  # type: ignore[no-untyped-def]

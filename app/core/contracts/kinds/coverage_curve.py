@@ -94,28 +94,54 @@ def _grid(rule: Mapping[str, Any]) -> np.ndarray:
     return np.array(sorted(set(GRID.tolist()) | extra, reverse=True), dtype=np.float64)
 
 
+def _tier_thresholds(rule: Mapping[str, Any], tier: str, labels: Sequence[Answer | None]
+                     ) -> np.ndarray:
+    """Per item, the rule's threshold on ``tier`` for its predicted class (NaN: none, or
+    no prediction); each distinct class is looked up once."""
+    by_class: dict[str, float] = {}
+    out = np.full(len(labels), np.nan)
+    for k, label in enumerate(labels):
+        if label is None:
+            continue
+        name = class_of(label)
+        t = by_class.get(name)
+        if t is None:
+            found = _threshold(rule, tier, label)
+            t = by_class[name] = np.nan if found is None else found
+        out[k] = t
+    return out
+
+
 def error_coverage_curves(spec: ContractSpec, data: SchemaData,
                           rule: Mapping[str, Any] | None = None) -> list[TierCurve]:
-    """One :class:`TierCurve` per tier of ``data``'s cascade, routed by ``rule``."""
+    """One :class:`TierCurve` per tier of ``data``'s cascade, routed by ``rule``.
+
+    Array work per tier (the contracts panel of a 100,000-item study took 2.4 s in a
+    per-item loop): the confidences of the items that reach the tier, one threshold per
+    distinct class for the routing, and the majority verdicts of the dev items only."""
     raw = spec.params.get("tolerance")
     tolerance = default_tolerance(data.scheme) if raw is None else float(raw)
     rule = rule or {}
     grid = _grid(rule)
     population = len(data.items)
-    reach = list(data.items)
+    reach: list[str] = list(data.items)
+    dev_items = [item for item in data.items if data.dev.get(item)]
     curves: list[TierCurve] = []
     for tier in data.tiers:
         predictions = data.predictions.get(tier, {})
-        confidences = np.array([predictions[i].confidence for i in reach if i in predictions],
-                               dtype=np.float64)
+        machines = [predictions.get(item) for item in reach]
+        present = np.fromiter((m is not None for m in machines), dtype=bool,
+                              count=len(machines))
+        confidence = np.fromiter((np.nan if m is None else m.confidence for m in machines),
+                                 dtype=np.float64, count=len(machines))
+        reaching = set(reach)
         dev_conf: list[float] = []
         dev_wrong: list[bool] = []
-        for item in reach:
-            humans = data.dev.get(item, ())
+        for item in dev_items:
             machine = predictions.get(item)
-            if not humans or machine is None:
+            if machine is None or item not in reaching:
                 continue
-            verdict = majority_correct(data.scheme, machine.label, humans, tolerance)
+            verdict = majority_correct(data.scheme, machine.label, data.dev[item], tolerance)
             if verdict is not None:
                 dev_conf.append(machine.confidence)
                 dev_wrong.append(not verdict)
@@ -126,15 +152,15 @@ def error_coverage_curves(spec: ContractSpec, data: SchemaData,
         errors = (accepted & wrong[None, :]).sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             dev_error = np.where(n_dev > 0, errors / np.maximum(n_dev, 1), np.nan)
-        covered = (confidences[None, :] >= grid[:, None]).sum(axis=1)
+        # coverage: how many reaching items have a confidence at or above each threshold
+        ranked = np.sort(confidence[present])
+        covered = ranked.size - np.searchsorted(ranked, grid, side="left")
         coverage = covered / population if population else np.zeros(grid.size)
         curves.append(TierCurve(tier, grid.copy(), coverage.astype(np.float64),
                                 dev_error.astype(np.float64), n_dev.astype(np.int64)))
-        kept = []
-        for item in reach:
-            machine = predictions.get(item)
-            t = None if machine is None else _threshold(rule, tier, machine.label)
-            if t is None or machine is None or machine.confidence < t:
-                kept.append(item)
-        reach = kept
+        thresholds = _tier_thresholds(
+            rule, tier, [None if m is None else m.label for m in machines])
+        with np.errstate(invalid="ignore"):
+            taken = present & (confidence >= thresholds)  # NaN (no threshold) takes none
+        reach = [item for item, gone in zip(reach, taken.tolist(), strict=True) if not gone]
     return curves

@@ -44,7 +44,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.contracts.kinds.coverage_curve import error_coverage_curves
+from app.core.contracts.kinds.coverage_curve import TierCurve
 from app.core.contracts.label_report import LabelReport
 from app.core.contracts.look_cost import certify_message, next_look_cost
 from app.core.contracts.status import ContractStatus
@@ -71,41 +71,49 @@ def ask(parent: QWidget, title: str, text: str) -> bool:
     return answer == QMessageBox.StandardButton.Yes
 
 
-def _ppi_plot(status: ContractStatus, labels: LabelReport) -> QWidget | None:
+Curves = Mapping[str, list[TierCurve]]
+"""Contract id → its error-versus-coverage curves, computed in the open job
+(:attr:`~app.core.project.ProjectData.coverage_curves`): the GUI thread only draws."""
+
+
+def _ppi_plot(status: ContractStatus, labels: LabelReport, curves: Curves) -> QWidget | None:
     data = labels.data.get(status.spec.schema)
     names = list(data.scheme.labels) if data is not None else []
     return plots.ppi_plot(status.result, names)
 
 
-def _coverage_plot(status: ContractStatus, labels: LabelReport) -> QWidget | None:
-    data = labels.data.get(status.spec.schema)
-    if data is None or not any(data.dev.values()):
+def _coverage_plot(status: ContractStatus, labels: LabelReport, curves: Curves
+                   ) -> QWidget | None:
+    mine = curves.get(status.spec.id)
+    if not mine:
         return None
     rule = status.result.get("rule") or {}
-    curves = error_coverage_curves(status.spec, data, rule)
     error = status.spec.params.get("error")
-    return plots.coverage_plot(curves, rule, None if error is None else float(error))
+    return plots.coverage_plot(mine, rule, None if error is None else float(error))
 
 
-def _distributional_plot(status: ContractStatus, labels: LabelReport) -> QWidget | None:
+def _distributional_plot(status: ContractStatus, labels: LabelReport, curves: Curves
+                         ) -> QWidget | None:
     limit = status.spec.params.get("max_distance")
     return plots.distributional_plot(status.result, None if limit is None else float(limit))
 
 
-def _budget_plot(status: ContractStatus, labels: LabelReport) -> QWidget | None:
+def _budget_plot(status: ContractStatus, labels: LabelReport, curves: Curves
+                 ) -> QWidget | None:
     return plots.budget_plot(status.result)
 
 
-_PLOTS: dict[str, Callable[[ContractStatus, LabelReport], QWidget | None]] = {
+_PLOTS: dict[str, Callable[[ContractStatus, LabelReport, Curves], QWidget | None]] = {
     "ppi": _ppi_plot, "selective_risk": _coverage_plot,
     "distributional": _distributional_plot, "budget_first": _budget_plot,
 }
 """The kinds that have a plot, and how to draw it (the others have none)."""
 
 
-def contract_plot(status: ContractStatus, labels: LabelReport) -> QWidget | None:
+def contract_plot(status: ContractStatus, labels: LabelReport, curves: Curves
+                  ) -> QWidget | None:
     draw = _PLOTS.get(str(status.spec.kind))
-    return None if draw is None else draw(status, labels)
+    return None if draw is None else draw(status, labels, curves)
 
 
 def people_aliases(labels: LabelReport, aliases: Mapping[str, str]) -> dict[str, str]:
@@ -173,7 +181,9 @@ class ContractCard(QFrame):
 
         body = QHBoxLayout()
         body.addLayout(text, 1)
-        self.plot = contract_plot(status, labels)
+        project = context.project
+        self.plot = contract_plot(status, labels,
+                                  project.coverage_curves if project is not None else {})
         if self.plot is not None:
             body.addWidget(self.plot, 1)
         layout = QVBoxLayout(self)
