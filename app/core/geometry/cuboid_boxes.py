@@ -53,8 +53,17 @@ def boxes_array(cuboids: Sequence[Cuboid]) -> np.ndarray:
     numpy.ndarray
         Shape ``(n, 10)``; quaternions normalized so later code can trust them.
     """
-    rows = [(*c.center, *c.size, *normalized_quaternion(c.rotation)) for c in cuboids]
-    return np.array(rows, dtype=np.float64).reshape(len(rows), BOX_COLUMNS)
+    rows = np.array([(*c.center, *c.size, *c.rotation) for c in cuboids],
+                    dtype=np.float64).reshape(len(cuboids), BOX_COLUMNS)
+    q = rows[:, 6:10]
+    # The arithmetic of normalized_quaternion, term for term, so the rows are bit for bit
+    # what it gives, at numpy's speed: a lidar study packs hundreds of thousands.
+    norm = np.sqrt(q[:, 0] * q[:, 0] + q[:, 1] * q[:, 1] + q[:, 2] * q[:, 2] + q[:, 3] * q[:, 3])
+    bad = ~np.isfinite(norm) | (norm < 1e-12)
+    if bad.any():
+        normalized_quaternion(cuboids[int(np.argmax(bad))].rotation)  # raises, naming it
+    q /= norm[:, None]
+    return rows
 
 
 def checked_rows(boxes: np.ndarray, name: str) -> np.ndarray:

@@ -39,7 +39,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import ks_2samp
 
 from app.core.agreement.categorical.alpha import alpha, counts_from_codes, nominal_metric
 from app.core.agreement.coefficient import Coefficient
@@ -244,6 +243,10 @@ def fill_region_chance(result: SchemeResult, agreement: SetAgreement, threshold:
             "every between-item pair coincides (distance 0): no chance baseline to compare"))
     else:
         result.put("sigma", Coefficient.of(1.0 - float(loc.within.mean()) / mean_between))
+    # Imported here, not at the top: scipy.stats costs every report ~0.1 s of start-up,
+    # and only regions need it.
+    from scipy.stats import ks_2samp
+
     test = ks_2samp(loc.within, loc.between)
     result.put("ks", Coefficient.of(float(test.statistic)))
     result.extra["ks_pvalue"] = float(test.pvalue)

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from app.core.agreement.sets.matching import match
 from app.core.agreement.sets.structured import (
@@ -192,6 +191,9 @@ def most_pairs(s: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]
     if not eligible.any():
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     cost = np.where(eligible, 1.0 - s, float(min(s.shape) + 1))
+    # Imported here: scipy.optimize costs every report ~0.25 s of start-up.
+    from scipy.optimize import linear_sum_assignment
+
     rows, cols = linear_sum_assignment(cost)
     keep = eligible[rows, cols]
     return rows[keep].astype(np.int64), cols[keep].astype(np.int64)

@@ -93,8 +93,13 @@ def score_pair(item: str, a: str, b: str, objects_a: Sequence[SceneObject],
                threshold: float) -> PairOutcome:
     """Match and score one pair on one item."""
     n_a, n_b = len(objects_a), len(objects_b)
-    labels_a = np.array([_label(o) for o in objects_a], dtype=object)
-    labels_b = np.array([_label(o) for o in objects_b], dtype=object)
+    # Labels as small integer codes: comparing every cell's two strings in an object array
+    # was a third of a lidar study's scoring time.
+    codes: dict[str, int] = {}
+    labels_a = np.array([codes.setdefault(_label(o), len(codes)) for o in objects_a],
+                        dtype=np.intp)
+    labels_b = np.array([codes.setdefault(_label(o), len(codes)) for o in objects_b],
+                        dtype=np.intp)
     same_label = labels_a[:, None] == labels_b[None, :]
     rows, cols = match(similarity, threshold, same_label.reshape(n_a, n_b))
     ious = similarity[rows, cols] if rows.size else np.zeros(0)
