@@ -39,6 +39,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app import __version__
 from app.cli.progress import with_bar
 from app.core.errors import InputError
 
@@ -267,4 +268,12 @@ def _page_check(read: Any, stored: dict[str, Any]) -> tuple[list[str], list[str]
         check = compare_pages(read, expected)
     except (*RENDER_ERRORS, *READ_ERRORS) as exc:
         return [f"the pages cannot be read ({exc.__class__.__name__}: {exc})"], []
+    written = stored.get("accord_version")
+    if check.problems and written != __version__:
+        check.problems.insert(
+            0,
+            f"(the certificate was written by Accord {written}, this is Accord {__version__}: "
+            "the pages are compared with what this version prints, and wording may have "
+            "changed between versions)",
+        )
     return check.problems, check.notes

@@ -83,6 +83,14 @@ def _unmet(pdf: bytes) -> dict[str, Any]:
     return data
 
 
+def _other_version(pdf: bytes) -> dict[str, Any]:
+    """The attached data claiming another Accord wrote them (the hash recomputed)."""
+    data = _stored(pdf)
+    data["accord_version"] = "0.0.9"
+    data["content_hash"] = content_hash(data)
+    return data
+
+
 def _date(pdf: bytes) -> bytes:
     return str(_stored(pdf)["generated_at"]).encode("ascii")
 
@@ -351,6 +359,11 @@ CASES: list[tuple[str, Callable[[bytes], bytes], str]] = [
         "the attachment replaced, hash recomputed",
         lambda p: t.with_writer(p, _replace_attachment(_unmet(p))),
         "the pages do not show the attached certificate",
+    ),
+    (
+        "the attachment claiming another Accord version",
+        lambda p: t.with_writer(p, _replace_attachment(_other_version(p))),
+        "the certificate was written by Accord 0.0.9, this is Accord",
     ),
     (
         "an incremental update of the attachment",
