@@ -237,10 +237,16 @@ def bootstrap_intervals(outcomes: Sequence[PairOutcome], seed: int,
     rng = np.random.default_rng(seed)
     totals = np.empty((resamples, 6))
     chunk = max(1, 2_000_000 // n)
+    columns = np.ascontiguousarray(sums.T)
     for start in range(0, resamples, chunk):
         stop = min(resamples, start + chunk)
-        draws = rng.integers(0, n, size=(stop - start, n))
-        totals[start:stop] = sums[draws].sum(axis=1)
+        draws = np.ascontiguousarray(rng.integers(0, n, size=(stop - start, n)).T)
+        # Column by column, draw-major and C-contiguous, so numpy adds each total first
+        # draw to last: the order (and so the bits) of summing the (resamples, n, 6)
+        # gather over its middle axis, from one (n, chunk) gather at a time instead of a
+        # six times larger one (half the time, a sixth of the memory).
+        for k in range(6):
+            totals[start:stop, k] = columns[k][draws].sum(axis=0)
     tail = (1.0 - level) / 2.0 * 100.0
     out: dict[str, list[float]] = {}
     for name, numerator, denominator in (("mean_agreement", 0, 3),
