@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from app.core.geometry.cuboid_rectangles import side_sum_areas, summable
 from app.core.geometry.fixed_order import sum_in_order, times
 
 ALIGNED_TOLERANCE = 1e-12
@@ -110,16 +111,33 @@ def prism_volumes(turn: np.ndarray, shift: np.ndarray, half_a: np.ndarray,
     reach, middle = half_a[rows, i], shift[rows, i]
     height = np.maximum(np.minimum(reach, middle + half_b[rows, j])
                         - np.maximum(-reach, middle - half_b[rows, j]), 0.0)
-    # b's two other half-axes and its centre, in a's plane coordinates (a's axes i1, i2).
-    u1, u2 = (turn[rows, i1, j1] * half_b[rows, j1], turn[rows, i2, j1] * half_b[rows, j1])
-    v1, v2 = (turn[rows, i1, j2] * half_b[rows, j2], turn[rows, i2, j2] * half_b[rows, j2])
-    # Corner-major (4, n) layout: numpy's inner loops then run over the pairs.
-    signs_u, signs_v = _CYCLE[:, 0, None], _CYCLE[:, 1, None]
-    x = shift[rows, i1] + signs_u * u1 + signs_v * v1
-    y = shift[rows, i2] + signs_u * u2 + signs_v * v2
-    volume: np.ndarray = clipped_rectangle_areas(x, y, half_a[rows, i1],
-                                                 half_a[rows, i2]) * height
+    # b's two other axes and its centre, in a's plane coordinates (a's axes i1, i2).
+    u = (turn[rows, i1, j1], turn[rows, i2, j1])
+    v = (turn[rows, i1, j2], turn[rows, i2, j2])
+    centre = (shift[rows, i1], shift[rows, i2])
+    plane_a = (half_a[rows, i1], half_a[rows, i2])
+    plane_b = (half_b[rows, j1], half_b[rows, j2])
+    area = np.zeros(len(turn))
+    sums = summable(centre, u, v, plane_a, plane_b)
+    if sums.any():  # the side sum, where it is well conditioned
+        k = _rows_of(sums)
+        area[k] = side_sum_areas(*(tuple(x[k] for x in pair)
+                                   for pair in (centre, u, v, plane_a, plane_b)))
+    rest = np.flatnonzero(~sums)
+    if rest.size:  # the clamp construction: corner-major (4, n), loops over the pairs
+        signs_u, signs_v = _CYCLE[:, 0, None], _CYCLE[:, 1, None]
+        bu = [w[rest] * plane_b[0][rest] for w in u]
+        bv = [w[rest] * plane_b[1][rest] for w in v]
+        x = centre[0][rest] + signs_u * bu[0] + signs_v * bv[0]
+        y = centre[1][rest] + signs_u * bu[1] + signs_v * bv[1]
+        area[rest] = clipped_rectangle_areas(x, y, plane_a[0][rest], plane_a[1][rest])
+    volume: np.ndarray = area * height
     return volume
+
+
+def _rows_of(mask: np.ndarray) -> slice | np.ndarray:
+    """Index of the rows in ``mask``: a plain slice (views, no copies) when it is all."""
+    return slice(None) if mask.all() else np.flatnonzero(mask)
 
 
 def clipped_rectangle_areas(x: np.ndarray, y: np.ndarray, half_x: np.ndarray,
