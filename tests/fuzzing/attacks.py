@@ -243,7 +243,28 @@ ATTACKS: tuple[Attack, ...] = (
         _both(2),
     ),
     Attack("config.yaml billion laughs", "sentiment_reviews", _billion_laughs, _both(2)),
+    Attack(
+        "config.yaml with a control character",
+        "potato_reviews",
+        lambda p, o: _append_config(p, "note: a\x01b"),
+        _both(2),
+    ),
     # numbers
+    Attack(
+        "config.yaml 5000-digit integer",
+        "sentiment_reviews",
+        lambda p, o: _append_config(p, "big: 1" + "0" * 4999),
+        _both(2),
+    ),
+    Attack("likert size 10^400", "support_triage", _likert(10**400), _both(2)),
+    Attack(
+        "slider max 10^400",
+        "categorical",
+        lambda p, o: _config(
+            p, lambda raw: raw["annotation_schemes"][-1].__setitem__("max_value", 10**400)
+        ),
+        _both(2),
+    ),
     Attack(
         "cuboid rotation -10^400",
         "lidar_sweeps",

@@ -43,8 +43,13 @@ def copy_project(name_or_path: str | Path, into: Path) -> Path:
 
 
 def files_of(project: Path) -> list[Path]:
-    """Every regular file of a project, sorted (the mutation targets)."""
-    return sorted(p for p in project.rglob("*") if p.is_file() and not p.is_symlink())
+    """Every regular file of a project under 50 MB, sorted (the mutation targets; a
+    sparse file planted by an earlier edit is not read again)."""
+    return sorted(
+        p
+        for p in project.rglob("*")
+        if p.is_file() and not p.is_symlink() and p.stat().st_size < 50 * 1024 * 1024
+    )
 
 
 class Raw:

@@ -31,6 +31,12 @@ from app.core.errors import InputError
 
 MAX_FILE_BYTES = 512 * 1024 * 1024
 """The largest file any reader accepts (512 MiB)."""
+ANYWHERE = Path("/")
+"""The root for a file the user named directly (an ``accord import`` source): a link may
+lead anywhere, but it must still be a regular file within the size limit."""
+UNBOUNDED = 1 << 62
+"""No size limit, for media that are never read whole (a memory-mapped point cloud, an
+image of which only the header is read, a video)."""
 
 _KINDS = (
     (stat.S_ISDIR, "a folder"),

@@ -115,7 +115,10 @@ def read_yaml(path: Path, *, root: Path | None = None) -> Any:
     """A YAML file as ``yaml.safe_load`` reads it, within :mod:`~app.core.formats.nesting`'s
     bounds (depth, aliases)."""
     text = read_text(path, "UTF-8 YAML", root=root)
-    loader = nesting.BoundedLoader(text)
+    try:  # the loader's constructor already refuses unprintable characters
+        loader = nesting.BoundedLoader(text)
+    except yaml.YAMLError as exc:
+        raise yaml_error(path, exc, text) from exc
     try:
         return loader.get_single_data()
     except yaml.YAMLError as exc:

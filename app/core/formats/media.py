@@ -19,7 +19,11 @@ readers bound their output, so what a view draws never grows with the file:
   one of the wanted suffixes, in key order.
 
 Errors are :class:`~app.core.errors.InputError` with the file and what was expected,
-like every reader.
+like every reader. Both readers go through the reader boundary first
+(:func:`~app.core.formats.boundary.checked_file`): a media file swapped for a FIFO or a
+device after the project was read is refused, not opened (a FIFO would block the view).
+A WAV is read whole, so it is bounded like every file read whole; a point cloud is
+memory-mapped, so its size is not.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from app.core.errors import InputError
+from app.core.formats.boundary import UNBOUNDED, checked_file
 from app.core.model import Item, Scheme
 
 MAX_CLOUD_POINTS = 200_000
@@ -73,6 +78,7 @@ def item_media(item: Item, scheme: Scheme | None, suffixes: Iterable[str]) -> Pa
 
 def read_point_cloud(path: Path, max_points: int = MAX_CLOUD_POINTS) -> np.ndarray:
     """At most ``max_points`` finite points of the cloud, ``(n, 3)`` float32."""
+    checked_file(path, limit=UNBOUNDED)
     try:
         raw = np.load(path, mmap_mode="r", allow_pickle=False)
     except (OSError, ValueError) as exc:
@@ -90,6 +96,7 @@ def read_point_cloud(path: Path, max_points: int = MAX_CLOUD_POINTS) -> np.ndarr
 
 def read_waveform(path: Path, bins: int = ENVELOPE_BINS) -> Waveform:
     """The min/max envelope of a PCM WAV file, scaled to [-1, 1]."""
+    checked_file(path)
     try:
         with wave.open(str(path), "rb") as w:
             channels, width, rate = w.getnchannels(), w.getsampwidth(), w.getframerate()

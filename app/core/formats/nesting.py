@@ -217,3 +217,23 @@ class BoundedLoader(yaml.SafeLoader):
                     node.start_mark.line + 1 if node is not None else None,
                 )
         return node
+
+    def construct_bounded_int(self, node: yaml.ScalarNode) -> int:
+        """An integer of at most :data:`MAX_INT_DIGITS` digits (hex, octal and ``1:30``
+        sexagesimal included: the value is bounded too), so none reaches Python's digit
+        limit or overflows a float."""
+        line = node.start_mark.line + 1
+        digits = str(node.value).replace("_", "").lstrip("+-")
+        if len(digits) > MAX_INT_DIGITS:
+            raise YAMLLimitError(
+                f"a number with {len(digits):,} digits; expected numbers of at most "
+                f"{MAX_INT_DIGITS} digits",
+                line,
+            )
+        value: int = self.construct_yaml_int(node)
+        if abs(value) >= 10**MAX_INT_DIGITS:
+            raise YAMLLimitError(f"a number above 1e{MAX_INT_DIGITS}; expected a smaller one", line)
+        return value
+
+
+BoundedLoader.add_constructor("tag:yaml.org,2002:int", BoundedLoader.construct_bounded_int)

@@ -121,7 +121,10 @@ def read_yaml_lines(path: Path, *, root: Path | None = None) -> tuple[Any, list[
     file and, where the parser knows it, the line.
     """
     text = read_text(path, "UTF-8 YAML", root=root)
-    loader = LineLoader(text)
+    try:  # the loader's constructor already refuses unprintable characters
+        loader = LineLoader(text)
+    except yaml.YAMLError as exc:
+        raise yaml_error(path, exc, text) from exc
     try:
         return loader.get_single_data(), loader.duplicates
     except yaml.YAMLError as exc:

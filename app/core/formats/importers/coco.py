@@ -40,6 +40,7 @@ import numpy as np
 from pycocotools import mask as coco_mask
 
 from app.core.errors import InputError
+from app.core.formats.boundary import ANYWHERE
 from app.core.formats.files import read_json
 from app.core.formats.importers import image_media as im
 from app.core.formats.importers.model import ImportedStudy
@@ -60,7 +61,7 @@ class _File:
         return InputError(message, file=self.path, key=key)
 
     def read(self) -> None:
-        raw = read_json(self.path)
+        raw = read_json(self.path, root=ANYWHERE)
         if not isinstance(raw, dict) or not all(
                 isinstance(raw.get(k), list) for k in ("images", "annotations", "categories")):
             raise self.error("expected COCO JSON: an object with the lists images, "

@@ -44,6 +44,7 @@ import numpy as np
 from lxml import etree
 
 from app.core.errors import InputError
+from app.core.formats.boundary import ANYWHERE, open_checked
 from app.core.formats.importers import image_media as im
 from app.core.formats.importers.model import ImportedStudy
 from app.core.formats.importers.registry import annotator_names
@@ -69,7 +70,7 @@ class _File:
 
     def read(self) -> None:
         try:
-            with self.path.open("rb") as handle:
+            with open_checked(self.path, root=ANYWHERE) as handle:
                 self.walk(handle)
         except etree.XMLSyntaxError as exc:
             raise InputError(f"malformed or truncated XML ({exc.msg}); expected CVAT for "

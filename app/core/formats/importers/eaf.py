@@ -60,6 +60,7 @@ from xml.etree.ElementTree import ParseError
 from pympi import Elan
 
 from app.core.errors import InputError
+from app.core.formats.boundary import ANYWHERE, checked_file
 from app.core.formats.importers.model import ImportedStudy
 from app.core.formats.importers.registry import annotator_names
 from app.core.formats.importers.timed_items import (
@@ -98,6 +99,7 @@ def read(sources: list[Path], annotators: list[str]) -> ImportedStudy:
 
 
 def _parse(path: Path) -> Any:
+    checked_file(path, root=ANYWHERE)  # pympi opens it: never a FIFO or a device
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -59,6 +59,7 @@ from pathlib import Path
 import numpy as np
 
 from app.core.errors import InputError
+from app.core.formats.boundary import ANYWHERE, read_bytes
 from app.core.formats.importers.cuboid_frames import (
     ItemFrames,
     Rigid,
@@ -146,8 +147,8 @@ def _label_dir(source: Path) -> Path:
 
 def _text(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        return read_bytes(path, root=ANYWHERE).decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise InputError(f"cannot be read ({exc}); expected a text file", file=path) from None
 
 

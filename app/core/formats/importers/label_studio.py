@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import InputError
+from app.core.formats.boundary import ANYWHERE
 from app.core.formats.files import read_json
 from app.core.formats.importers import image_media as im
 from app.core.formats.importers.label_studio_rle import number, region_shape
@@ -284,7 +285,7 @@ def read(sources: list[Path], annotators: list[str]) -> ImportedStudy:
     tasks: list[list[_Task]] = []
     for source in sources:
         path = im.export_file(source, (".json",), "Label Studio's JSON export")
-        raw = read_json(path)
+        raw = read_json(path, root=ANYWHERE)
         if not isinstance(raw, list):
             raise InputError("expected Label Studio's JSON export: a list of tasks (the "
                              "JSON-MIN and CSV exports are not read)", file=path)

@@ -50,6 +50,8 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import InputError
+from app.core.formats import nesting
+from app.core.formats.boundary import ANYWHERE, read_bytes
 from app.core.formats.importers.cuboid_frames import (
     ItemFrames,
     Rigid,
@@ -152,7 +154,7 @@ def _table_folder(source: Path) -> Path:
 
 def _table(path: Path) -> Table:
     try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
+        rows = nesting.loads(read_bytes(path, root=ANYWHERE), file=path)
     except json.JSONDecodeError as exc:
         raise InputError(f"is not valid JSON ({exc.msg}); expected a list of records",
                          file=path, line=exc.lineno) from None

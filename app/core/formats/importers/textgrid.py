@@ -41,6 +41,7 @@ from praatio.data_classes.interval_tier import IntervalTier
 from praatio.utilities import errors
 
 from app.core.errors import InputError
+from app.core.formats.boundary import ANYWHERE, checked_file
 from app.core.formats.importers.model import ImportedStudy
 from app.core.formats.importers.registry import annotator_names
 from app.core.formats.importers.timed_items import (
@@ -79,6 +80,7 @@ def read(sources: list[Path], annotators: list[str]) -> ImportedStudy:
 
 
 def _open(path: Path) -> Any:
+    checked_file(path, root=ANYWHERE)  # praatio opens it: never a FIFO or a device
     try:
         return textgrid.openTextgrid(str(path), includeEmptyIntervals=True,
                                      reportingMode="error", duplicateNamesMode="error")

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import InputError
+from app.core.formats.boundary import ANYWHERE, read_bytes
 from app.core.formats.importers.model import ImportedItem, ImportedScheme, ImportedStudy
 
 AUDIO_SUFFIXES = (".wav", ".flac", ".mp3", ".ogg", ".opus", ".m4a", ".aac", ".aif", ".aiff",
@@ -100,7 +101,7 @@ def source_files(source: Path, suffix: str, what: str) -> list[Path]:
 def read_text(path: Path) -> str:
     """A text file as UTF-8 (with or without a byte-order mark)."""
     try:
-        return path.read_bytes().decode("utf-8-sig")
+        return read_bytes(path, root=ANYWHERE).decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"is not UTF-8 text (byte {exc.start}); expected a text file",
                          file=path) from None

@@ -58,6 +58,8 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import InputError
+from app.core.formats import nesting
+from app.core.formats.boundary import ANYWHERE, read_bytes
 from app.core.formats.importers.model import ImportedItem, ImportedScheme, ImportedStudy
 from app.core.formats.importers.registry import annotator_names
 
@@ -150,8 +152,8 @@ def _lines(source: Path) -> list[tuple[int, dict[str, Any]]]:
         raise InputError("expected a JSON Lines file of reviewed traces (one per reviewer)",
                          file=source)
     try:
-        text = source.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_bytes(source, root=ANYWHERE).decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise InputError(f"cannot be read ({exc}); expected a JSON Lines file",
                          file=source) from None
     out = []
@@ -159,7 +161,7 @@ def _lines(source: Path) -> list[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            raw = json.loads(line)
+            raw = nesting.loads(line, file=source, line=n)
         except json.JSONDecodeError as exc:
             raise InputError(f"is not valid JSON ({exc.msg}); expected one reviewed trace "
                              "per line", file=source, line=n) from None
@@ -235,8 +237,8 @@ def _calls(raw: Any) -> list[dict[str, Any]]:
         fn: dict[str, Any] = function if isinstance(function, dict) else call
         args = fn.get("arguments", {})
         if isinstance(args, str):  # else (not JSON) kept as the text the model wrote
-            with contextlib.suppress(json.JSONDecodeError):
-                args = json.loads(args) if args.strip() else {}
+            with contextlib.suppress(json.JSONDecodeError, InputError):
+                args = nesting.loads(args, file=None) if args.strip() else {}
         entry = {"name": str(fn.get("name") or "?"), "arguments": args}
         out.append({"id": str(call["id"]), **entry} if call.get("id") is not None else entry)
     return out

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import InputError, RejectedAnswerError
-from app.core.formats.boundary import checked_file, present
+from app.core.formats.boundary import UNBOUNDED, checked_file, present
 from app.core.formats.files import inside
 from app.core.formats.json_pieces import read_json_in_pieces
 from app.core.formats.potato.answers import parse_answer
@@ -144,7 +144,7 @@ def _read_items(config: PotatoConfig, path: Path, items: dict[str, Item],
             if isinstance(value, str) and value and not value.startswith(URL_PREFIXES):
                 media = _media_path(config, value, path, line, key)
                 if present(media):  # a regular file inside (it may be large: media)
-                    item.media[key] = checked_file(media, root=config.root, limit=1 << 62)
+                    item.media[key] = checked_file(media, root=config.root, limit=UNBOUNDED)
                 else:
                     missing_media[key] += 1
         for steps_key, scheme in steps_keys.items():
