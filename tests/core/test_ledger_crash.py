@@ -1,15 +1,15 @@
 """Crash-proof looks (issue 16, part 3): ``certify`` killed at every write boundary, and
 at random instants, loses no look and charges none twice.
 
-Fault injection, not sleeps: a child process runs ``accord label certify`` with
-``tempfile.mkstemp``, ``os.fsync``, ``os.replace`` and ``os.unlink`` wrapped so that the
-k-th call of any of them (and the process's end) ends the process with ``os._exit(9)``
-before it happens, for every k a dry run counted. Then a plain ``certify`` runs and the
-project must be exactly what an uninterrupted run leaves: the same look lines (contract,
-look number, level, data hash, result) and events, the same looks and level spent, a
-whole ledger, no stray temporary file. The reference is an uninterrupted run of the same
-scenario on a copy, so "the right look" is what the ledger rules say, not what this code
-happens to do.
+Fault injection, not sleeps: a child process (forked from :class:`ForkServer`) runs
+``accord label certify`` with ``tempfile.mkstemp``, ``os.fsync``, ``os.replace`` and
+``os.unlink`` wrapped so that the k-th call of any of them (and the run's end) ends the
+process with ``os._exit(9)`` before it happens, for every k a dry run counted. Then a
+plain ``certify`` runs and the project must be exactly what an uninterrupted run leaves:
+the same look lines (contract, look number, level, data hash, result) and events, the
+same looks and level spent, a whole ledger, no stray temporary file. The reference is
+an uninterrupted run of the same scenario on a copy, so "the right look" is what the
+ledger rules say, not what this code happens to do.
 
 ``ACCORD_KILL_TRIALS`` (default 8) sets the number of random ``kill -9`` trials on a real
 ``python -m app label certify`` subprocess; ``ACCORD_KILL_TRIALS=100`` is the issue's run.
@@ -28,7 +28,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,29 +50,48 @@ CONTRACTS = [
      "renamed_from": "old-strict"},  # a rename event, then its look: two writes
 ]
 
-INJECT = r"""
-import os, sys, tempfile
-kill_at = int(os.environ["ACCORD_KILL_AT"])
-calls = 0
-def boundary():
-    global calls
-    calls += 1
-    if calls == kill_at:
-        os._exit(9)
-def wrap(module, name):
-    real = getattr(module, name)
-    def wrapped(*args, **kwargs):
-        boundary()
-        return real(*args, **kwargs)
-    setattr(module, name, wrapped)
-for module, name in ((tempfile, "mkstemp"), (os, "fsync"), (os, "replace"), (os, "unlink")):
-    wrap(module, name)
-from app.cli.main import main
-code = main(sys.argv[1:])
-boundary()  # the end of the run is a boundary too: killed after the last write
-with open(os.environ["ACCORD_KILL_COUNT"], "w") as out:
-    out.write(str(calls))
-sys.exit(code)
+SERVER = r"""
+import json, os, sys, tempfile, traceback
+from app.cli.main import main  # imported once; every trial is a fork of this process
+import app.core.contracts.label_report  # noqa: F401  (what certify imports lazily)
+
+def trial(spec):
+    kill_at, calls = spec["kill_at"], [0]
+    def boundary():
+        calls[0] += 1
+        if calls[0] == kill_at:
+            os._exit(9)
+    def wrap(module, name):
+        real = getattr(module, name)
+        def wrapped(*args, **kwargs):
+            boundary()
+            return real(*args, **kwargs)
+        setattr(module, name, wrapped)
+    for module, name in ((tempfile, "mkstemp"), (os, "fsync"), (os, "replace"),
+                         (os, "unlink")):
+        wrap(module, name)
+    try:
+        code = main(spec["argv"])
+        boundary()  # the end of the run is a boundary too: killed after the last write
+    except BaseException:
+        traceback.print_exc()
+        code = 70
+    with open(spec["count"], "w") as out:
+        out.write(str(calls[0]))
+    return code
+
+for line in sys.stdin:
+    spec = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        os.dup2(os.open(spec["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC), 2)
+        code = trial(spec)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    print(os.waitstatus_to_exitcode(status), flush=True)
 """
 
 
@@ -264,12 +283,43 @@ def prepared(tmp_path: Path, name: str) -> tuple[Path, Path, tuple[str, ...]]:
     return start, reference, extra
 
 
-def run_injected(project: Path, extra: tuple[str, ...], kill_at: int, count: Path
-                 ) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ACCORD_KILL_AT": str(kill_at), "ACCORD_KILL_COUNT": str(count)}
-    return subprocess.run([sys.executable, "-c", INJECT, "label", "certify", str(project),
-                           "--json", *extra], cwd=REPO, env=env, capture_output=True,
-                          text=True, timeout=120, check=False)
+class ForkServer:
+    """One Python process that imports Accord once and forks a child per trial: a fresh
+    process per kill (``os._exit(9)`` ends only the child) at a fork's cost, not an
+    interpreter start's. The random trials below use real ``python -m app`` runs."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+        self.process = subprocess.Popen([sys.executable, "-c", SERVER], cwd=REPO, env=env,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        text=True)
+
+    def run(self, project: Path, extra: tuple[str, ...], kill_at: int) -> tuple[int, int, str]:
+        """Exit status, boundaries passed (when not killed), and stderr of one certify
+        killed at the ``kill_at``-th boundary (0: never)."""
+        count, err = self.folder / "count", self.folder / "stderr"
+        count.write_text("0")
+        spec = {"argv": ["label", "certify", str(project), "--json", *extra],
+                "kill_at": kill_at, "count": str(count), "stderr": str(err)}
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(spec) + "\n")
+        self.process.stdin.flush()
+        code = int(self.process.stdout.readline())
+        return code, int(count.read_text()), err.read_text()
+
+    def close(self) -> None:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
+        self.process.stdout.close()
+
+
+@pytest.fixture(scope="module")
+def forks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkServer]:
+    server = ForkServer(tmp_path_factory.mktemp("forks"))
+    yield server
+    server.close()
 
 
 # ------------------------------------------------------------------ the trials
@@ -277,14 +327,13 @@ def run_injected(project: Path, extra: tuple[str, ...], kill_at: int, count: Pat
 
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_certify_killed_at_every_write_boundary_loses_and_adds_no_look(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], forks: ForkServer,
+        name: str) -> None:
     start, reference, extra = prepared(tmp_path, name)
-    count = tmp_path / "count"
     dry = tmp_path / "dry"
     shutil.copytree(start, dry)
-    done = run_injected(dry, extra, 0, count)
-    assert done.returncode == 0, done.stderr
-    boundaries = int(count.read_text())
+    code, boundaries, err = forks.run(dry, extra, 0)
+    assert code == 0, err
     assert ledger_record(dry) == ledger_record(reference)
     assert boundaries >= {"first": 20, "second": 12, "acknowledge": 16,
                           "acknowledge-no-head": 16, "recover": 5, "potato": 8}[name]
@@ -293,11 +342,10 @@ def test_certify_killed_at_every_write_boundary_loses_and_adds_no_look(
         trial = tmp_path / f"k{kill_at}"
         shutil.copytree(start, trial)
         before = ledger_bytes(trial)
-        killed = run_injected(trial, extra, kill_at, count)
-        assert killed.returncode == 9, (kill_at, killed.stderr)
-        assert "Traceback" not in killed.stderr
-        after = ledger_bytes(trial)
-        outcomes["ledger changed" if after != before else "ledger as before"] += 1
+        code, _, err = forks.run(trial, extra, kill_at)
+        assert code == 9, (kill_at, err)
+        assert "Traceback" not in err
+        outcomes["ledger changed" if ledger_bytes(trial) != before else "ledger as before"] += 1
         if temporary_files(trial):
             outcomes["stray temporary file left"] += 1
         check_recovered(trial, reference, extra, f"{name}, killed at boundary {kill_at}",
