@@ -325,6 +325,10 @@ def forks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkServer]:
 # ------------------------------------------------------------------ the trials
 
 
+POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="os.fork and SIGKILL")
+
+
+@POSIX_ONLY
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_certify_killed_at_every_write_boundary_loses_and_adds_no_look(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], forks: ForkServer,
@@ -356,6 +360,7 @@ def test_certify_killed_at_every_write_boundary_loses_and_adds_no_look(
     assert outcomes["ledger changed"] > 0 or name == "recover"
 
 
+@POSIX_ONLY
 def test_certify_killed_by_sigkill_at_random_instants(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Half the kills anywhere in the run, half aimed at the ledger's write (measured on an
