@@ -387,6 +387,11 @@ CASES: list[tuple[str, Callable[[bytes], bytes], str]] = [
     ),
     ("a second attachment of the name", _second_attachment, "2 attachments named"),
     ("an attachment annotation of the name", _annotation_attachment, "2 attachments named"),
+    (
+        "a cross-reference offset edited",
+        lambda p: t.in_place(p, b"0000000015 00000 n", b"0000000016 00000 n"),
+        "the cross-reference table points 1 object at bytes where they do not start",
+    ),
     ("bytes after %%EOF", lambda p: p + b"\n% signed: ok\n", "bytes follow the end of the PDF"),
 ]
 

@@ -11,6 +11,7 @@ viewer would not show is not trusted but reported:
 - bytes after the last ``%%EOF``;
 - an object in the body that the table does not point at (an orphan: an earlier reader of
   ours took the last object of a number, a viewer takes the table's);
+- a cross-reference entry that points where its object does not start;
 - a file that parses only leniently (a table pypdf had to rebuild, a wrong ``/Length``);
 - more than one attachment of the certificate's name.
 
@@ -36,6 +37,7 @@ from app.core.errors import InputError
 MAX_FILE_BYTES = 256 * 1024 * 1024
 _EOF = re.compile(rb"startxref\s+\d+\s+%%EOF")
 _HEADER = re.compile(rb"(?:^|(?<=[\r\n]))[ \t]*(\d+)[ \t\r\n]+(\d+)[ \t\r\n]+obj\b")
+_OBJECT_AT = re.compile(rb"\s*(\d+)\s+(\d+)\s+obj\b")
 _STREAM_START = re.compile(rb">>\s*stream(?:\r\n|\n|\r)")
 # pypdf raises its own errors for malformed files, and Python's for some hostile ones.
 READ_ERRORS = (
@@ -47,6 +49,7 @@ READ_ERRORS = (
     IndexError,
     RecursionError,
     OverflowError,
+    NotImplementedError,  # a filter pypdf does not know (a flipped byte in /FlateDecode)
     zlib.error,
 )
 
@@ -126,6 +129,14 @@ def _revision_problems(read: ReadPdf) -> list[str]:
     if ends and data[ends[-1].end() :].strip():
         extra = len(data) - ends[-1].end()
         out.append(f"{extra:,} bytes follow the end of the PDF (%%EOF)")
+    misplaced = _misplaced(read)
+    if misplaced:
+        number, offset = misplaced[0]
+        out.append(
+            f"the cross-reference table points {len(misplaced)} object"
+            f"{'s' if len(misplaced) != 1 else ''} at bytes where they do not start (object "
+            f"{number} at byte {offset:,}): the file was edited by hand"
+        )
     orphans = _orphans(read)
     if orphans:
         listed = ", ".join(f"{n} {g}" for n, g in orphans[:5])
@@ -136,6 +147,17 @@ def _revision_problems(read: ReadPdf) -> list[str]:
             "shows them, so they were put there to be read by something else"
         )
     return out
+
+
+def _misplaced(read: ReadPdf) -> list[tuple[int, int]]:
+    """(number, offset) of the table's entries whose offset is not that object's header."""
+    out: list[tuple[int, int]] = []
+    for generation, table in read.reader.xref.items():
+        for number, offset in table.items():
+            head = _OBJECT_AT.match(read.data, int(offset))
+            if head is None or (int(head.group(1)), int(head.group(2))) != (number, generation):
+                out.append((int(number), int(offset)))
+    return sorted(out)
 
 
 def _stream_spans(read: ReadPdf, offsets: dict[int, tuple[int, int]]) -> list[tuple[int, int]]:
