@@ -253,12 +253,11 @@ one Accord writes): a failed check, never a traceback."""
 def _page_check(read: Any, stored: dict[str, Any]) -> tuple[list[str], list[str]]:
     """(problems, notes) of the pages against the attached certificate rendered again."""
     _app = _ensure_gui_application()
-    from app.report.pdf import render_pdf
-    from app.report.verification.pages import compare_pages
-    from app.report.verification.structure import READ_ERRORS, parse
+    from app.report.verification.pages import compare_pages, rendered
+    from app.report.verification.structure import READ_ERRORS
 
     try:
-        expected = parse(render_pdf(stored))
+        expected = rendered(stored)
     except (*RENDER_ERRORS, InputError) as exc:
         return [
             f"the attached certificate cannot be rendered ({exc.__class__.__name__}: {exc}): "

@@ -19,6 +19,7 @@ would differ for reasons no one chose.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -162,8 +163,24 @@ def compare_pages(read: ReadPdf, expected: ReadPdf) -> PageCheck:
     return check
 
 
-def check_pages(read: ReadPdf, certificate: dict[str, Any]) -> PageCheck:
-    """Render ``certificate`` again (needs a QGuiApplication) and compare it with ``read``."""
+_RENDERED: dict[str, bytes] = {}
+"""The last renderings by the SHA-256 of the certificate's canonical JSON: rendering is
+deterministic, so a process that verifies the same certificate again (a test of many
+tamperings, a GUI) renders it once."""
+
+
+def rendered(certificate: dict[str, Any]) -> ReadPdf:
+    """The attached certificate rendered again (needs a QGuiApplication), parsed."""
+    from app.core.certificate.build import canonical_json
     from app.report.pdf import render_pdf
 
-    return compare_pages(read, parse(render_pdf(certificate)))
+    key = hashlib.sha256(canonical_json(certificate)).hexdigest()
+    if key not in _RENDERED:
+        _RENDERED.clear()
+        _RENDERED[key] = render_pdf(certificate)
+    return parse(_RENDERED[key])
+
+
+def check_pages(read: ReadPdf, certificate: dict[str, Any]) -> PageCheck:
+    """Render ``certificate`` again and compare it with ``read``."""
+    return compare_pages(read, rendered(certificate))
