@@ -1,9 +1,10 @@
-"""The set matching's shortcut: with no choice to make, no assignment is solved.
+"""The set matching's shortcuts: no choice, or small choices, need no assignment solver.
 
 Oracle: scipy's ``linear_sum_assignment`` on the spec's weights (``agreement.md``,
 Matching objective: Hungarian on ``IoU · [IoU ≥ threshold]``, pairs of weight 0
 dropped), called here directly, on matrices where every row and column holds at most one
-weight above the threshold (the shortcut) and on matrices with a choice (the solver).
+weight above the threshold, on matrices whose components are small (enumerated by
+``small_matching``) and on matrices with near ties or large components (the solver).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from scipy.optimize import linear_sum_assignment
 
 from app.core.agreement.sets import matching
 from app.core.agreement.sets.matching import match
+from app.core.agreement.sets.small_matching import small_matching
 
 THRESHOLD = 0.25
 
@@ -57,8 +59,8 @@ def test_no_choice_equals_the_assignment(
     assert not calls, "the shortcut should not solve an assignment"
 
 
-def test_a_choice_goes_to_the_assignment() -> None:
-    """Two eligible cells in one row: the solver decides, as the spec says."""
+def test_a_small_choice_is_the_assignment() -> None:
+    """Two eligible cells in one row: the heavier matching, as the spec says."""
     s = np.array([[0.9, 0.8, 0.0], [0.85, 0.0, 0.0], [0.0, 0.0, 0.3]])
     rows, cols = match(s, THRESHOLD)
     expected_rows, expected_cols = spec_matching(s)
@@ -80,3 +82,51 @@ def test_random_matrices_with_choices_equal_the_assignment() -> None:
 
 def test_the_module_does_not_import_scipy_at_the_top() -> None:
     assert "linear_sum_assignment" not in vars(matching)
+
+
+def counting_solver(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls: list[int] = []
+    real = linear_sum_assignment
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("scipy.optimize.linear_sum_assignment", counted)
+    return calls
+
+
+def test_small_components_are_enumerated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of up to 4 × 4 overlapping objects: the assignment's answer, no solver."""
+    calls = counting_solver(monkeypatch)
+    rng = np.random.default_rng(11)
+    for _ in range(100):
+        blocks = [
+            rng.uniform(0.0, 1.0, (rng.integers(1, 5), rng.integers(1, 5)))
+            for _ in range(rng.integers(1, 6))
+        ]
+        s = np.zeros((sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)))
+        r = c = 0
+        for block in blocks:
+            s[r : r + block.shape[0], c : c + block.shape[1]] = block
+            r, c = r + block.shape[0], c + block.shape[1]
+        perm_r, perm_c = rng.permutation(s.shape[0]), rng.permutation(s.shape[1])
+        s = s[perm_r][:, perm_c]
+        rows, cols = match(s, THRESHOLD)
+        expected_rows, expected_cols = spec_matching(s)
+        np.testing.assert_array_equal(rows, expected_rows)
+        np.testing.assert_array_equal(cols, expected_cols)
+    assert not calls
+
+
+def test_ties_and_large_components_go_to_the_solver(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = counting_solver(monkeypatch)
+    tie = np.array([[0.5, 0.5], [0.0, 0.0]])
+    assert small_matching(tie) is None
+    rows, cols = match(tie, THRESHOLD)
+    assert rows.tolist() == [0] and cols.tolist() in ([0], [1]) and len(calls) == 1
+    big = np.random.default_rng(3).uniform(0.3, 1.0, (6, 6))
+    assert small_matching(big) is None
+    rows, cols = match(big, THRESHOLD)
+    np.testing.assert_array_equal(cols, spec_matching(big)[1])
+    assert len(calls) == 2

@@ -12,16 +12,21 @@ item score depend on annotator order. Among the optimal matchings Accord takes t
 whose same-label pairs carry the most IoU: each weight gets a relative bonus of
 ``TIE_BREAK`` (10⁻⁹) where the labels agree, far too small to trade any real IoU.
 
-**No choice to make.** When every row and every column holds at most one weight above 0
-(each object overlaps its counterpart and nothing else, as in almost every lidar sweep),
-every optimal matching contains every such pair, so they are the answer without an
-assignment. scipy is then not even imported: ``scipy.optimize`` costs some 0.25 s of
-start-up, more than a small study's whole agreement run.
+**No solver for small choices.** When every row and every column holds at most one
+weight above 0 (each object overlaps its counterpart and nothing else, as in most of a
+lidar sweep), every optimal matching contains every such pair, so they are the answer.
+Otherwise the small components of the overlap graph are matched exactly by enumeration
+(:mod:`app.core.agreement.sets.small_matching`) when their best matching is unique;
+only larger components or near ties go to scipy's solver. ``scipy.optimize`` costs some
+0.25 s to import, more than a small study's whole agreement run, so it is imported only
+then.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from app.core.agreement.sets.small_matching import small_matching
 
 TIE_BREAK = 1e-9
 THRESHOLD_SLACK = 1e-12
@@ -50,10 +55,13 @@ def match(similarity: np.ndarray, threshold: float, same_label: np.ndarray | Non
     if (positive.sum(axis=0) <= 1).all() and (positive.sum(axis=1) <= 1).all():
         rows, cols = np.nonzero(positive)  # row-major: sorted by row
         return rows.astype(np.int64), cols.astype(np.int64)
-    from scipy.optimize import linear_sum_assignment
-
     preference = weights if same_label is None else \
         weights * (1.0 + TIE_BREAK * np.asarray(same_label, dtype=np.float64))
+    small = small_matching(preference)
+    if small is not None:
+        return small
+    from scipy.optimize import linear_sum_assignment
+
     rows, cols = linear_sum_assignment(preference, maximize=True)
     keep = weights[rows, cols] > 0.0
     return rows[keep].astype(np.int64), cols[keep].astype(np.int64)
