@@ -72,6 +72,13 @@ def aligned_volumes(permutation: np.ndarray, shift: np.ndarray, half_a: np.ndarr
     return volume
 
 
+_CELL_I, _CELL_J = np.divmod(np.arange(9), 3)
+_ROW_NEXT, _ROW_LAST = 3 * _CELL_I + (_CELL_J + 1) % 3, 3 * _CELL_I + (_CELL_J + 2) % 3
+_COLUMN_NEXT, _COLUMN_LAST = 3 * ((_CELL_I + 1) % 3) + _CELL_J, 3 * ((_CELL_I + 2) % 3) + _CELL_J
+"""For each cell ``3 i + j`` of a flattened 3 × 3 matrix, the other two of its row and
+of its column."""
+
+
 def shared_axes(turn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For each pair, an axis ``i`` of ``a`` parallel to an axis ``j`` of ``b`` (or -1).
 
@@ -87,10 +94,10 @@ def shared_axes(turn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     tuple of numpy.ndarray
         ``i`` and ``j`` per pair, ``-1`` for both where no axis is shared.
     """
-    small = np.abs(turn) < SHARED_AXIS_TOLERANCE
+    small = (np.abs(turn) < SHARED_AXIS_TOLERANCE).reshape(-1, 9)
     # Entry (i, j) qualifies when the other two entries of row i and of column j are small.
-    shared = (np.roll(small, -1, axis=2) & np.roll(small, -2, axis=2)
-              & np.roll(small, -1, axis=1) & np.roll(small, -2, axis=1)).reshape(-1, 9)
+    shared = (small[:, _ROW_NEXT] & small[:, _ROW_LAST] & small[:, _COLUMN_NEXT]
+              & small[:, _COLUMN_LAST])
     first = np.argmax(shared, axis=1)
     found = shared[np.arange(len(turn)), first]
     axis_a = np.where(found, first // 3, -1)
