@@ -144,10 +144,22 @@ def _overlap(
     width: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Narrow ``[low, high]`` to where ``at + s · slope`` lies in ``centre ± width``."""
+    first, last = _interval(centre, at, slope, width)
+    np.maximum(low, first, out=first)
+    np.minimum(high, last, out=last)
+    return first, last
+
+
+def _interval(
+    centre: np.ndarray, at: np.ndarray, slope: np.ndarray, width: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Where ``at + s · slope`` lies in ``centre ± width``: ``[first, last]``."""
     inverse = 1.0 / slope
     middle = (centre - at) * inverse
     reach = width * np.abs(inverse)
-    return np.maximum(low, middle - reach), np.minimum(high, middle + reach)
+    first = middle - reach
+    middle += reach
+    return first, middle
 
 
 def _a_edges(m: np.ndarray, g: np.ndarray, ha: np.ndarray, hb: np.ndarray) -> np.ndarray:
@@ -208,9 +220,7 @@ def _face_lines(m: np.ndarray, g: np.ndarray, ha: np.ndarray, hb: np.ndarray) ->
     lam = (g[j] + sigma * hb[j] - rho * h_a * cosine) / (1.0 - cosine * cosine)
     x1, x2 = lam * a1, lam * a2  # the base point's coordinates i+1, i+2
     shared = rho * h_a - lam * cosine  # base point on b's axis j': M_ij' times this
-    low = np.full((4, 9, m.shape[2]), -np.inf)
-    high = np.full((4, 9, m.shape[2]), np.inf)
-    low, high = _overlap(low, high, np.zeros(()), x1, -a2, ha[i1])
+    low, high = _interval(np.zeros(()), x1, -a2, ha[i1])
     low, high = _overlap(low, high, np.zeros(()), x2, a1, ha[i2])
     for other in (j1, j2):
         slope = a1 * m[i2, other] - a2 * m[i1, other]  # u_j' · D

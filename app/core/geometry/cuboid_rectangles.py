@@ -59,7 +59,11 @@ def _overlap(
     inverse = 1.0 / slope
     middle = -at * inverse
     reach = width * np.abs(inverse)
-    return np.maximum(low, middle - reach), np.minimum(high, middle + reach)
+    first = middle - reach
+    middle += reach
+    np.maximum(low, first, out=first)
+    np.minimum(high, middle, out=middle)
+    return first, middle
 
 
 def side_sum_areas(
