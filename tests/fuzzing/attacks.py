@@ -421,6 +421,42 @@ ATTACKS: tuple[Attack, ...] = (
         _link_outside("engine.sqlite"),
         {STATUS: frozenset({2})},
     ),
+    Attack(
+        "ledger.jsonl a FIFO",
+        "certified:sentiment_reviews",
+        _fifo("labeling/ledger.jsonl"),
+        {STATUS: frozenset({1, 2})},
+    ),
+    Attack(
+        "ledger-head a FIFO",
+        "certified:sentiment_reviews",
+        _fifo(".accord/ledger-head"),
+        {STATUS: frozenset({1, 2})},
+    ),
+    Attack(
+        "ledger.jsonl linked outside",
+        "certified:sentiment_reviews",
+        _link_outside("labeling/ledger.jsonl"),
+        {STATUS: frozenset({1, 2})},
+    ),
+    Attack(
+        "ledger.jsonl -> /dev/zero",
+        "certified:sentiment_reviews",
+        _link_to("labeling/ledger.jsonl", "/dev/zero"),
+        {STATUS: frozenset({1, 2})},
+    ),
+    Attack(
+        "ledger.jsonl nested 1000 deep",
+        "certified:sentiment_reviews",
+        _line("labeling/ledger.jsonl", _set_key("extra", deep_json(1000))),
+        {STATUS: frozenset({1, 2})},
+    ),
+    Attack(
+        "ledger.jsonl 5000-digit integer",
+        "certified:sentiment_reviews",
+        _line("labeling/ledger.jsonl", _set_key("extra", int_digits(5000))),
+        {STATUS: frozenset({1, 2})},
+    ),
     Attack("image a FIFO", "people_photos", _fifo("images/photo_001.png"), _both(2)),
     Attack(
         "image: ../../../../etc/passwd",

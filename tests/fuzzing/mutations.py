@@ -26,6 +26,7 @@ import yaml
 from hypothesis import strategies as st
 
 from tests.fuzzing.projects import (
+    CERTIFIED,
     SOURCES,
     TEXT_SUFFIXES,
     Raw,
@@ -36,9 +37,9 @@ from tests.fuzzing.projects import (
     int_digits,
 )
 
-TARGETS = ("config", "state", "data", "labeling", "any")
+TARGETS = ("config", "state", "data", "labeling", "ledger", "any")
 """Where an edit lands: config.yaml, an annotator's user_state.json, a data file, a file
-of labeling/, or any file of the project."""
+of labeling/, the ledger (its lines or its head), or any file of the project."""
 
 SPECIALS = (
     "fifo",
@@ -116,7 +117,7 @@ def plans() -> st.SearchStrategy[Plan]:
     """A source project and one to three edits of it."""
     return st.builds(
         Plan,
-        st.sampled_from([p.name for p in SOURCES]),
+        st.sampled_from([p.name for p in SOURCES] + list(CERTIFIED)),
         st.lists(steps(), min_size=1, max_size=3).map(tuple),
     )
 
@@ -143,6 +144,7 @@ def _targets(project: Path, target: str) -> list[Path]:
         "state": [p for p in every if p.name == "user_state.json"],
         "data": [p for p in every if p.parent.name == "data"],
         "labeling": [p for p in every if p.parent.name == "labeling"],
+        "ledger": [p for p in every if "ledger" in p.name],
     }.get(target, every)
     return chosen or every
 

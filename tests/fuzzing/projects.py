@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,8 +31,33 @@ SOURCES: tuple[Path, ...] = tuple(
 TEXT_SUFFIXES = (".json", ".jsonl", ".yaml", ".yml", ".csv", ".tsv")
 
 
+CERTIFIED = ("certified:sentiment_reviews", "certified:people_photos")
+"""Demos after one ``accord label certify``, so the ledger (``labeling/ledger.jsonl``,
+``.accord/ledger-head``) is among the files mutated; built once per process."""
+
+_built: dict[str, Path] = {}
+_scratch: list[tempfile.TemporaryDirectory[str]] = []
+
+
 def source(name: str) -> Path:
+    if name.startswith("certified:"):
+        return _certified(name.removeprefix("certified:"))
     return next(p for p in SOURCES if p.name == name)
+
+
+def _certified(name: str) -> Path:
+    if name not in _built:
+        from tests.fuzzing.runner import run_accord
+
+        if not _scratch:
+            _scratch.append(tempfile.TemporaryDirectory(prefix="accord-fuzz-sources-"))
+        target = Path(_scratch[0].name) / name
+        shutil.copytree(source(name), target, symlinks=True)
+        outcome = run_accord(["label", "certify", str(target)])
+        if outcome.code != 0 or outcome.escaped:
+            raise RuntimeError(f"certify failed on {name}: {outcome.stderr or outcome.escaped}")
+        _built[name] = target
+    return _built[name]
 
 
 def copy_project(name_or_path: str | Path, into: Path) -> Path:

@@ -42,6 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from app.core.formats.nesting import MAX_DEPTH, MAX_INT_DIGITS, within_bounds
+
 LEDGER_FILE = Path("labeling") / "ledger.jsonl"
 POTATO_LEDGER_FILE = Path(".accord") / "ledger.jsonl"
 """The ledger of a Potato engine project: ``.accord/`` is the only place Accord writes
@@ -227,6 +229,9 @@ def _parse_entry(raw: bytes, line: int) -> tuple[Entry, int]:
     """One line's entry and its recorded ``n``; :class:`_MalformedError` says what is wrong."""
     if not raw.strip():
         raise _MalformedError("the line is empty")
+    if not within_bounds(raw):  # issue 16: no RecursionError, no digit-limit ValueError
+        raise _MalformedError(f"it nests deeper than {MAX_DEPTH} levels or holds a number of "
+                              f"more than {MAX_INT_DIGITS} digits")
     try:
         obj = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_duplicates,
                          parse_constant=_no_constant)

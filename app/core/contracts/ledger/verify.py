@@ -77,7 +77,7 @@ from app.core.contracts.ledger.format import (
     ledger_file,
     line_hash,
 )
-from app.core.errors import InputError
+from app.core.formats.boundary import present, read_bytes
 
 _LEDGER_NAME = LEDGER_FILE.as_posix()
 _HEAD_NAME = HEAD_FILE.as_posix()
@@ -247,18 +247,11 @@ def _verify(raw: bytes, head_text: str | None) -> _State:
 
 def _read_state(project: Path) -> _State:
     ledger, head = project / ledger_file(project), project / HEAD_FILE
-    try:
-        raw = ledger.read_bytes()
-    except FileNotFoundError:
-        raw = b""
-    except OSError as exc:
-        raise InputError(f"cannot read the ledger ({exc})", file=ledger) from exc
-    try:
-        head_text: str | None = head.read_bytes().decode("ascii", errors="replace")
-    except FileNotFoundError:
-        head_text = None
-    except OSError as exc:
-        raise InputError(f"cannot read the ledger head ({exc})", file=head) from exc
+    # Through the reader boundary (issue 16): a FIFO blocked here, a link to /dev/zero
+    # read without end, a link out of the project was read as the ledger.
+    raw = read_bytes(ledger, root=project) if present(ledger) else b""
+    head_text: str | None = (read_bytes(head, root=project).decode("ascii", errors="replace")
+                             if present(head) else None)
     state = _verify(raw, head_text)
     name = ledger_file(project).as_posix()
     if state.damage is not None and name != _LEDGER_NAME:  # say where this ledger is
