@@ -162,6 +162,23 @@ def _interval(
     return first, middle
 
 
+def _family_interval(middle: np.ndarray, reach: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``[middle − reach, middle + reach]``, reusing ``middle`` for the upper end."""
+    first = middle - reach
+    middle += reach
+    return first, middle
+
+
+def _narrowed(
+    low: np.ndarray, high: np.ndarray, middle: np.ndarray, reach: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``[low, high]`` narrowed to ``middle ± reach`` (in place where it can)."""
+    first, last = _family_interval(middle, reach)
+    np.maximum(low, first, out=first)
+    np.minimum(high, last, out=last)
+    return first, last
+
+
 def _a_edges(m: np.ndarray, g: np.ndarray, ha: np.ndarray, hb: np.ndarray) -> np.ndarray:
     """The 12 edges of ``a``: the part of each inside ``b``, times ``2 h_1 h_2``.
 
@@ -218,13 +235,17 @@ def _face_lines(m: np.ndarray, g: np.ndarray, ha: np.ndarray, hb: np.ndarray) ->
     rho, sigma = _SIGNS[:, 0:1], _SIGNS[:, 1:2]  # (4, 1, 1)
     h_a, h_b = ha[i], sigma * g[j] + hb[j]  # (9, n), (4, 9, n)
     lam = (g[j] + sigma * hb[j] - rho * h_a * cosine) / (1.0 - cosine * cosine)
-    x1, x2 = lam * a1, lam * a2  # the base point's coordinates i+1, i+2
-    shared = rho * h_a - lam * cosine  # base point on b's axis j': M_ij' times this
-    low, high = _interval(np.zeros(()), x1, -a2, ha[i1])
-    low, high = _overlap(low, high, np.zeros(()), x2, a1, ha[i2])
+    # The base point's coordinates i+1, i+2 are λ M_(i+1)j and λ M_(i+2)j, and it lies at
+    # M_ij' (ρ ha[i] − λ M_ij) along b's axis j'. Each slab's interval in s is then
+    # ``middle ± reach`` with per-family factors (9, n), so the (4, 9, n) work is a
+    # multiply-add per slab.
+    low, high = _family_interval(lam * (a1 / a2), ha[i1] / np.abs(a2))
+    low, high = _narrowed(low, high, lam * (-a2 / a1), ha[i2] / np.abs(a1))
+    shared = rho * h_a - lam * cosine
     for other in (j1, j2):
-        slope = a1 * m[i2, other] - a2 * m[i1, other]  # u_j' · D
-        low, high = _overlap(low, high, g[other], m[i, other] * shared, slope, hb[other])
+        inverse = 1.0 / (a1 * m[i2, other] - a2 * m[i1, other])  # 1 / (u_j' · D)
+        middle = g[other] * inverse - shared * (m[i, other] * inverse)
+        low, high = _narrowed(low, high, middle, hb[other] * np.abs(inverse))
     weight = 2.0 * h_a * h_b - rho * sigma * cosine * (h_a * h_a + h_b * h_b)
     terms: np.ndarray = (weight * np.maximum(high - low, 0.0)).reshape(36, -1)
     return terms
