@@ -1,0 +1,157 @@
+"""The frozen build's lists agree with the project (issue 18), without building it.
+
+packaging/smoke builds nothing and takes a minute; these checks take milliseconds and fail
+when the project grows past what the packaging knows:
+
+- every module a distribution of pyproject's ``test`` extra installs (pytest, hypothesis,
+  Potato, the oracles...) is named in packaging/test_only.txt, which the spec excludes and
+  the smoke looks for in the bundle; a distribution that is also an app dependency (pypdf)
+  is the app's;
+- the spec takes every app module (views, importers and contract kinds are imported by
+  name), QtMultimedia (the tiers view's audio) and the demo studies, and excludes the Qt
+  modules issue 18 names (web engine, 3D, designer) and the test tools;
+- the smoke renders every view of ``VIEW_NAMES`` and imports every format whose importer
+  leans on a third-party parser, from a fixture that exists.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import tomllib
+from importlib.metadata import packages_distributions
+from pathlib import Path
+
+from app.core.formats.importers.registry import FORMATS
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGING = ROOT / "packaging"
+SPEC = (PACKAGING / "accord.spec").read_text(encoding="utf-8")
+SMOKE = (PACKAGING / "smoke").read_text(encoding="utf-8")
+THIRD_PARTY_PARSERS = ("lxml", "pycocotools", "pympi", "praatio")
+
+
+def _test_only() -> set[str]:
+    lines = (PACKAGING / "test_only.txt").read_text(encoding="utf-8").splitlines()
+    return {line.strip() for line in lines if line.strip() and not line.startswith("#")}
+
+
+def _distribution(requirement: str) -> str:
+    return re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
+def _modules_of(distribution: str) -> set[str]:
+    found: set[str] = set()
+    for module, dists in packages_distributions().items():
+        names = {d.lower().replace("_", "-") for d in dists}
+        if distribution in names and module.isidentifier():
+            found.add(module)
+    return found
+
+
+def _smoke_imports() -> set[str]:
+    """The formats packaging/smoke runs ``accord import`` on: named on the command, or in
+    the ``for format in ...`` loop around ``accord import "$format"``."""
+    named = set(re.findall(r"accord import (\w+)", SMOKE))
+    for loop in re.findall(r"for format in ([\w ]+); do\n\s*accord import \"\$format\"", SMOKE):
+        named |= set(loop.split())
+    return named
+
+
+def _spec_list(name: str) -> list[str]:
+    """A list assigned in the spec (``NAME = [...]``), read without running PyInstaller."""
+    for node in ast.parse(SPEC).body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == name:
+            return [
+                e.value
+                for e in ast.walk(node.value)
+                if isinstance(e, ast.Constant) and isinstance(e.value, str)
+            ]
+    raise AssertionError(f"{name} is not assigned in packaging/accord.spec")
+
+
+def test_every_module_of_the_test_extra_is_named_test_only() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    app_deps = {_distribution(r) for r in config["project"]["dependencies"]}
+    test_deps = {_distribution(r) for r in config["project"]["optional-dependencies"]["test"]}
+    missing = {
+        (dist, module)
+        for dist in sorted(test_deps - app_deps)
+        for module in _modules_of(dist)
+        if module not in _test_only()
+    }
+    assert missing == set(), "add these modules to packaging/test_only.txt"
+    assert {"pytest", "hypothesis", "potato", "tests", "scripts"} <= _test_only()
+
+
+def test_the_spec_takes_the_app_whole_and_leaves_out_unused_qt() -> None:
+    assert 'collect_submodules("app")' in SPEC
+    assert '"PySide6.QtMultimedia"' in SPEC
+    assert '"resources" / "demo"' in SPEC
+    assert "test_only.txt" in SPEC and "excludes=TEST_ONLY + UNUSED" in SPEC
+    unused = set(_spec_list("UNUSED"))
+    for module in (
+        "QtWebEngineCore",
+        "QtWebEngineWidgets",
+        "Qt3DCore",
+        "Qt3DRender",
+        "QtQuick3D",
+        "QtCharts",
+        "QtDesigner",
+    ):
+        assert f"PySide6.{module}" in unused
+    assert "PySide6.QtMultimedia" not in unused and "PySide6.QtOpenGL" not in unused
+    assert unused.isdisjoint(
+        {
+            "numpy",
+            "scipy",
+            "shapely",
+            "yaml",
+            "pyqtgraph",
+            "OpenGL",
+            "lxml",
+            "pycocotools",
+            "pympi",
+            "praatio",
+            "pypdf",
+            "cryptography",
+        }
+    )
+
+
+def test_the_smoke_renders_every_view() -> None:
+    # VIEW_NAMES read from the source: tests/core never imports Qt (app.ui does).
+    base = ast.parse((ROOT / "app" / "ui" / "views" / "base.py").read_text(encoding="utf-8"))
+    (names,) = [
+        node.value
+        for node in base.body
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "VIEW_NAMES"
+    ]
+    views = {e.value for e in ast.walk(names) if isinstance(e, ast.Constant)}
+    assert len(views) >= 9
+    shot = set(re.findall(r"--view (\w+)", SMOKE))
+    assert views - shot == set(), "packaging/smoke must render these views"
+
+
+def test_the_smoke_imports_every_format_with_a_third_party_parser() -> None:
+    importers = ROOT / "app" / "core" / "formats" / "importers"
+    leaning = set()
+    for name, module in FORMATS.items():
+        tree = ast.parse((importers / f"{module}.py").read_text(encoding="utf-8"))
+        imported = {
+            alias.name.split(".")[0]
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import)
+            for alias in node.names
+        }
+        imported |= {
+            (node.module or "").split(".")[0]
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom)
+        }
+        if imported & set(THIRD_PARTY_PARSERS):
+            leaning.add(name)
+    assert {"cvat", "coco", "eaf", "textgrid"} <= leaning
+    for name in leaning:
+        assert any((PACKAGING / "fixtures" / name).iterdir()), f"no fixture for {name}"
+        assert name in _smoke_imports(), f"packaging/smoke does not import {name}"
