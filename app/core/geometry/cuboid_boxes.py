@@ -69,7 +69,11 @@ def boxes_array(cuboids: Sequence[Cuboid]) -> np.ndarray:
 def checked_rows(boxes: np.ndarray, name: str) -> np.ndarray:
     """Validate ``(n, 10)`` box rows and return a float copy with unit quaternions."""
     rows = np.array(boxes, dtype=np.float64).reshape(-1, BOX_COLUMNS)
-    if not np.isfinite(rows).all():
+    # A finite sum means every value is finite (a NaN or an infinity would carry through);
+    # only an infinite or NaN sum needs the element-wise look (finite values can overflow).
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = rows.sum()
+    if not np.isfinite(total) and not np.isfinite(rows).all():
         raise ValueError(f"{name}: box centres, sizes and rotations must be finite")
     if (rows[:, 3:6] < 0).any():
         raise ValueError(f"{name}: box sizes must not be negative")
@@ -86,11 +90,17 @@ def rotation_matrices(quaternions: np.ndarray) -> np.ndarray:
     Columns are the box axes in the sensor frame, as :meth:`Cuboid.rotation_matrix`.
     """
     x, y, z, w = (quaternions[:, i] for i in range(4))
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
-        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
-        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1),
-    ], axis=1)
+    out = np.empty((len(quaternions), 3, 3))  # filled in place: no stacks of stacks
+    out[:, 0, 0] = 1 - 2 * (y * y + z * z)
+    out[:, 0, 1] = 2 * (x * y - z * w)
+    out[:, 0, 2] = 2 * (x * z + y * w)
+    out[:, 1, 0] = 2 * (x * y + z * w)
+    out[:, 1, 1] = 1 - 2 * (x * x + z * z)
+    out[:, 1, 2] = 2 * (y * z - x * w)
+    out[:, 2, 0] = 2 * (x * z - y * w)
+    out[:, 2, 1] = 2 * (y * z + x * w)
+    out[:, 2, 2] = 1 - 2 * (x * x + y * y)
+    return out
 
 
 def cuboid_corners(boxes: np.ndarray) -> np.ndarray:
@@ -118,7 +128,7 @@ def wireframe_segments(boxes: np.ndarray) -> np.ndarray:
 
 def box_volumes(rows: np.ndarray) -> np.ndarray:
     """Box volumes ``l · w · h``."""
-    volumes: np.ndarray = np.prod(rows[:, 3:6], axis=1)
+    volumes: np.ndarray = rows[:, 3] * rows[:, 4] * rows[:, 5]  # np.prod's order and bits
     return volumes
 
 
