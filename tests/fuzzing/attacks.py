@@ -321,6 +321,19 @@ ATTACKS: tuple[Attack, ...] = (
     ),
     # declared sizes that drive allocation
     Attack("likert size 1000000000", "support_triage", _likert(1_000_000_000), _both(2)),
+    Attack(
+        "likert size 1001 (the bound)", "support_triage", _likert(1001), {AGREEMENT: frozenset({0})}
+    ),
+    Attack("likert size 1002", "support_triage", _likert(1002), _both(2)),
+    Attack(
+        "slider of 1001 positions (the bound)",
+        "categorical",
+        _slider(min_value=0, max_value=1000),
+        {AGREEMENT: frozenset({0})},
+    ),
+    Attack(
+        "slider of 1002 positions", "categorical", _slider(min_value=0, max_value=1001), _both(2)
+    ),
     Attack("likert size 10000000", "support_triage", _likert(10_000_000), _both(2)),
     Attack("slider max 1e308", "categorical", _slider(min_value=-1e308, max_value=1e308), _both(2)),
     Attack("slider step 1e-300", "categorical", _slider(step=1e-300), _both(2)),
