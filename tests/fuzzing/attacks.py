@@ -447,6 +447,18 @@ ATTACKS: tuple[Attack, ...] = (
         {STATUS: frozenset({1, 2})},
     ),
     Attack(
+        "ledger.lock a FIFO",
+        "certified:sentiment_reviews",
+        _fifo(".accord/ledger.lock"),
+        {STATUS: frozenset({0})},
+    ),
+    Attack(
+        "certify.lock a FIFO",
+        "certified:sentiment_reviews",
+        _fifo(".accord/certify.lock"),
+        {STATUS: frozenset({0})},
+    ),
+    Attack(
         "ledger.jsonl linked outside",
         "certified:sentiment_reviews",
         _link_outside("labeling/ledger.jsonl"),

@@ -275,7 +275,9 @@ def _locked(project: Path, *, exclusive: bool) -> Iterator[None]:
         try:
             if sys.platform == "win32":
                 raise FileNotFoundError(path)
-            descriptor = os.open(path, os.O_RDONLY)
+            # O_NONBLOCK: a lock file replaced by a FIFO must not block status (issue 16);
+            # it does not change flock, which blocks or not by its own flag
+            descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         except OSError:  # never written, or not ours to open: read without the lock
             yield
             return
