@@ -32,7 +32,12 @@ the matching's label tie-break (``1e-9`` of an IoU)."""
 
 def small_matching(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """Rows and columns of the largest-weight matching, or ``None`` (ask the solver)."""
-    rows, cols = np.nonzero(weights > 0.0)
+    positive = weights > 0.0
+    # A pair whose row and column hold no other weight is a component of its own, matched
+    # whatever else happens: numpy finds those at once, Python walks only the rest.
+    alone = positive & (positive.sum(axis=1) == 1)[:, None] & (positive.sum(axis=0) == 1)
+    single_rows, single_cols = np.nonzero(alone)
+    rows, cols = np.nonzero(positive & ~alone)
     n_a = weights.shape[0]
     parent = list(range(n_a + weights.shape[1]))
 
@@ -49,7 +54,7 @@ def small_matching(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     for r, c in edges:
         components.setdefault(root(r), []).append((r, c))
     margin = MARGIN * (1.0 + float(weights.sum()))
-    chosen: list[tuple[int, int]] = []
+    chosen = list(zip(single_rows.tolist(), single_cols.tolist(), strict=True))
     for component in components.values():
         best = _best_of(component, weights, margin)
         if best is None:
