@@ -341,7 +341,8 @@ CASES: list[tuple[str, Callable[[bytes], bytes], str]] = [
     (
         "a crop box hiding the lower half",
         lambda p: _set_box(p, "/CropBox", (0, 421, 595, 842)),
-        "page 1: its size or crop box",
+        "page 1: its size or crop differs from the certificate's (CropBox [0 421 595 842] in "
+        "the PDF, absent rendered)",
     ),
     ("a note laid over the page", _add_note, "page 1 carries annotations (FreeText)"),
     (

@@ -61,12 +61,23 @@ def _annotations(page: DictionaryObject) -> list[str]:
     return found
 
 
+def _number(value: Any) -> str:
+    try:
+        return format(float(value), "g")  # 595 and 595.0 are one width
+    except (TypeError, ValueError):
+        return repr(value)
+
+
 def _page_shape(page: DictionaryObject) -> dict[str, str]:
-    return {
-        k.lstrip("/"): repr(list(v) if hasattr(v, "__iter__") else v)
-        for k in BOXES
-        if (v := page.get(k)) is not None
-    }
+    shape = {}
+    for key in BOXES:
+        value = page.get(key)
+        if value is None:
+            continue
+        value = value.get_object()
+        parts = value if isinstance(value, list) else [value]
+        shape[key.lstrip("/")] = "[" + " ".join(_number(v) for v in parts) + "]"
+    return shape
 
 
 def _order(printed: list[str], expected: list[str]) -> tuple[list[int | None], list[str]]:
@@ -115,10 +126,16 @@ def _page_problems(
     n: int, page: DictionaryObject, want: DictionaryObject, drawing: bool
 ) -> list[str]:
     out: list[str] = []
-    if _page_shape(page) != _page_shape(want):
+    got, wanted = _page_shape(page), _page_shape(want)
+    if got != wanted:
+        changed = sorted(k for k in set(got) | set(wanted) if got.get(k) != wanted.get(k))
         out.append(
-            f"page {n}: its size or crop box {_page_shape(page)} differs from the "
-            f"certificate's {_page_shape(want)}"
+            f"page {n}: its size or crop differs from the certificate's ("
+            + "; ".join(
+                f"{k} {got.get(k, 'absent')} in the PDF, {wanted.get(k, 'absent')} rendered"
+                for k in changed
+            )
+            + "): a viewer shows a different part of the page"
         )
     if _annotations(page) != _annotations(want):
         added = ", ".join(_annotations(page)) or "none"
