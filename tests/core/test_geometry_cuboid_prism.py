@@ -14,8 +14,9 @@ import pytest
 import shapely
 from scipy.spatial.transform import Rotation
 
-from app.core.geometry import cuboid_boxes, cuboid_clip, cuboid_prism
+from app.core.geometry import cuboid_boxes, cuboid_clip, cuboid_prism, cuboids
 from app.core.geometry.cuboids import cuboid_iou_pairs
+from tests.core import cuboid_cases
 from tests.core.cuboid_cases import (
     ORACLE,
     SEED,
@@ -173,3 +174,23 @@ def test_rectangle_overlap_against_shapely() -> None:
     for turned in ((x[::-1], y[::-1]), (np.roll(x, 1, axis=0), np.roll(y, 1, axis=0))):
         np.testing.assert_allclose(cuboid_prism.clipped_rectangle_areas(*turned, hx, hy), ours,
                                    rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", YAW_KINDS)
+def test_level_pairs_in_the_sensor_frame(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Yaw-only boxes in the sensor frame take the level path: what the prism path gives
+    (3 × 3 matrices and all), and the oracle, on touching, stacked, coplanar, nested and
+    near-parallel pairs."""
+    rng = np.random.default_rng(SEED)
+    with monkeypatch.context() as patch:  # the sensor's frame, the boxes' own axes
+        patch.setattr(cuboid_cases, "random_rotations",
+                      lambda _rng, n: Rotation.identity(n))
+        patch.setattr(cuboid_cases, "_CUBE", Rotation.identity(1))
+        a, b = yaw_only_pairs(rng, 200, kind)
+    assert cuboid_prism.level_pairs(a, b).all(), "the level path must be the one taken"
+    level = cuboid_iou_pairs(a, b)
+    monkeypatch.setattr(cuboids, "level_pairs", lambda x, _y: np.zeros(len(x), dtype=bool))
+    np.testing.assert_allclose(level, cuboid_iou_pairs(a, b), rtol=0, atol=1e-12)
+    monkeypatch.undo()
+    assert_matches_oracle(a, b)
+    assert_matches_oracle(b, a)

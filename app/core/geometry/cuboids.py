@@ -85,7 +85,14 @@ from app.core.geometry.cuboid_boxes import (
 from app.core.geometry.cuboid_clip import PLANE_TOLERANCE, clipped_volumes
 from app.core.geometry.cuboid_filters import near_cross_pairs, separated, spheres_apart
 from app.core.geometry.cuboid_lines import line_volumes, summable
-from app.core.geometry.cuboid_prism import aligned, aligned_volumes, prism_volumes, shared_axes
+from app.core.geometry.cuboid_prism import (
+    aligned,
+    aligned_volumes,
+    level_pairs,
+    level_volumes,
+    prism_volumes,
+    shared_axes,
+)
 from app.core.objects import Cuboid
 
 __all__ = [
@@ -222,13 +229,23 @@ def _same_point_sets(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return same
 
 
-def _intersection_volumes(a: np.ndarray, b: np.ndarray, fast: bool) -> np.ndarray:
+def _intersection_volumes(a: np.ndarray, b: np.ndarray, fast: bool, level: bool = True
+                          ) -> np.ndarray:
     """Intersection volume of each pair, by a closed form where exact, else clipping.
 
     Order of the paths: all axes parallel (cheapest), then one shared axis (a right
     prism), then the separating-axis filter, the line sum where it is well conditioned
     (:func:`~app.core.geometry.cuboid_lines.summable`) and clipping for the rest.
     """
+    if fast and level:
+        both_level = level_pairs(a, b)
+        if both_level.any():  # both yaw only: the prism path in the plane, no 3 × 3 matrices
+            volume = np.zeros(len(a))
+            volume[both_level] = level_volumes(a[both_level], b[both_level])
+            rest = np.flatnonzero(~both_level)
+            if rest.size:
+                volume[rest] = _intersection_volumes(a[rest], b[rest], fast, level=False)
+            return volume
     turn, shift = relative_pose(a, b)
     half_a, half_b = a[:, 3:6] / 2.0, b[:, 3:6] / 2.0
     volume = np.zeros(len(a))
