@@ -36,9 +36,10 @@ module, whose docstring records its method and choices:
 - :mod:`~app.core.geometry.fixed_order`: sums and products added in a fixed order, so
   that a pair's value never depends on the pairs computed alongside it.
 
-:func:`_intersection_volumes` tries the paths from the cheapest: all axes parallel, then
-one shared axis, then the separating-axis filter, the line sum where it is well
-conditioned and clipping for the rest.
+:func:`_intersection_volumes` tries the paths from the cheapest: both boxes yaw only in
+the sensor frame (the prism path in the plane), all axes parallel, one shared axis, then
+the separating-axis filter, the line sum where it is well conditioned and clipping for
+the rest (every block's few such pairs at once, as clipping has a fixed cost per call).
 ``cuboid_iou_pairs(..., aligned_fast_path=False)`` turns both closed forms off (only to
 check that they agree with the general path).
 
@@ -195,10 +196,21 @@ def _iou_of_rows(rows_a: np.ndarray, rows_b: np.ndarray, todo: np.ndarray,
     The others (ruled out by a bounding-sphere test) have intersection volume 0.
     """
     inter = np.zeros(len(rows_a))
+    clips: list[_Clip] = []
     for start in range(0, todo.size, BLOCK):
         index = todo[start:start + BLOCK]
-        inter[index] = _intersection_volumes(rows_a[index], rows_b[index], fast)
+        inter[index], clip = _intersection_volumes(rows_a[index], rows_b[index], fast)
+        if clip is not None:
+            clips.append((index[clip[0]], *clip[1:]))
+    if clips:  # the few pairs left to clipping, every block's at once: its fixed cost once
+        where = np.concatenate([clip[0] for clip in clips])
+        inter[where] = clipped_volumes(*(np.concatenate([clip[k] for clip in clips])
+                                         for k in range(1, 5)))
     return _iou_from_volumes(rows_a, rows_b, inter)
+
+
+_Clip = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""Pairs left to clipping: their rows, turn, shift and both half sizes."""
 
 
 def _iou_from_volumes(a: np.ndarray, b: np.ndarray, inter: np.ndarray) -> np.ndarray:
@@ -230,12 +242,14 @@ def _same_point_sets(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _intersection_volumes(a: np.ndarray, b: np.ndarray, fast: bool, level: bool = True
-                          ) -> np.ndarray:
-    """Intersection volume of each pair, by a closed form where exact, else clipping.
+                          ) -> tuple[np.ndarray, _Clip | None]:
+    """Intersection volume of each pair by a closed form or the line sum, and the pairs
+    left to clipping (volume 0 here; the caller clips them, all blocks' at once).
 
-    Order of the paths: all axes parallel (cheapest), then one shared axis (a right
-    prism), then the separating-axis filter, the line sum where it is well conditioned
-    (:func:`~app.core.geometry.cuboid_lines.summable`) and clipping for the rest.
+    Order of the paths: both boxes yaw only, all axes parallel (cheapest), one shared
+    axis (a right prism), then the separating-axis filter, the line sum where it is well
+    conditioned (:func:`~app.core.geometry.cuboid_lines.summable`) and clipping for the
+    rest.
     """
     if fast and level:
         both_level = level_pairs(a, b)
@@ -243,9 +257,12 @@ def _intersection_volumes(a: np.ndarray, b: np.ndarray, fast: bool, level: bool 
             volume = np.zeros(len(a))
             volume[both_level] = level_volumes(a[both_level], b[both_level])
             rest = np.flatnonzero(~both_level)
+            clip = None
             if rest.size:
-                volume[rest] = _intersection_volumes(a[rest], b[rest], fast, level=False)
-            return volume
+                volume[rest], clip = _intersection_volumes(a[rest], b[rest], fast, level=False)
+                if clip is not None:
+                    clip = (rest[clip[0]], *clip[1:])
+            return volume, clip
     turn, shift = relative_pose(a, b)
     half_a, half_b = a[:, 3:6] / 2.0, b[:, 3:6] / 2.0
     volume = np.zeros(len(a))
@@ -272,8 +289,8 @@ def _intersection_volumes(a: np.ndarray, b: np.ndarray, fast: bool, level: bool 
             volume[sel] = line_volumes(turn[sel], shift[sel], half_a[sel], half_b[sel])
         rest = rest[~sums]
     if rest.size:
-        volume[rest] = clipped_volumes(turn[rest], shift[rest], half_a[rest], half_b[rest])
-    return volume
+        return volume, (rest, turn[rest], shift[rest], half_a[rest], half_b[rest])
+    return volume, None
 
 
 def _rows(mask: np.ndarray) -> slice | np.ndarray:
