@@ -16,14 +16,88 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 
-from tests.fuzzing.mutations import Plan, apply_plan, plans
+from tests.fuzzing.mutations import Plan, Step, apply_plan, plans
 from tests.fuzzing.runner import check_project
 
 EXAMPLES = 120
 
 
+# Plans scripts/fuzz found failing (a traceback, or a message naming no file, each),
+# kept as fixed examples: a config label renamed under engine.sqlite's labels (InputError
+# without a file), an emptied engine.sqlite-wal (a stored ppi result of another shape),
+# a display field whose type is a mapping (unhashable).
+@example(
+    Plan(
+        project="potato_reviews",
+        steps=(
+            Step(
+                kind="value",
+                target="config",
+                index=15,
+                where=0.3134183911745443,
+                payload=864,
+                descend=False,
+            ),
+        ),
+    )
+)
+@example(
+    Plan(
+        project="server_engine",
+        steps=(
+            Step(kind="special", target="any", index=644, where=0.0, payload=7, descend=False),
+            Step(
+                kind="truncate",
+                target="labeling",
+                index=176,
+                where=0.9953571172042522,
+                payload=387936,
+                descend=False,
+            ),
+            Step(
+                kind="truncate",
+                target="data",
+                index=821,
+                where=0.5821564231790541,
+                payload=2618,
+                descend=False,
+            ),
+        ),
+    )
+)
+@example(
+    Plan(
+        project="people_photos",
+        steps=(
+            Step(
+                kind="truncate",
+                target="config",
+                index=1000,
+                where=0.5802692321505198,
+                payload=740328,
+                descend=True,
+            ),
+            Step(
+                kind="value",
+                target="config",
+                index=101,
+                where=0.5406056641248635,
+                payload=1000,
+                descend=True,
+            ),
+            Step(
+                kind="truncate",
+                target="ledger",
+                index=707,
+                where=0.05790945244604751,
+                payload=978125,
+                descend=True,
+            ),
+        ),
+    )
+)
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))  # fmt: skip
 @given(plans())

@@ -19,7 +19,11 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from app.core.errors import InputError
+from app.core.formats import nesting
 from tests.fuzzing.attacks import AGREEMENT, ATTACKS, STATUS, Attack
 from tests.fuzzing.projects import REPO, copy_project
 from tests.fuzzing.runner import check_project
@@ -109,3 +113,88 @@ def test_the_largest_scale_allowed_stays_small(tmp_path: Path, attack_name: str)
     child.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
     assert child.returncode == 0
     assert usage.ru_maxrss < 300 * 1024, f"{usage.ru_maxrss // 1024} MB"
+
+
+# ------------------------------------------------------------ the bounds, unit by unit
+
+_text = st.text(alphabet='[]{}"\\\\/abc\n\t\u00e9', max_size=12)
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | _text,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_text, inner, max_size=4),
+    max_leaves=40,
+)
+
+
+def _depth_oracle(value: object) -> int:
+    """Nesting depth by walking the parsed value (an empty list or object counts 1)."""
+    if isinstance(value, list):
+        return 1 + max((_depth_oracle(v) for v in value), default=0)
+    if isinstance(value, dict):
+        return 1 + max((_depth_oracle(v) for v in value.values()), default=0)
+    return 0
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(_json_values, st.booleans())
+def test_json_depth_matches_a_walk_of_the_parsed_value(value: object, ascii_only: bool) -> None:
+    text = json.dumps(value, ensure_ascii=ascii_only)
+    assert nesting.json_depth(text) == _depth_oracle(value)
+    assert nesting.json_depth(text.encode()) == _depth_oracle(value)
+    assert nesting.deeper_than(text, 2) == (_depth_oracle(value) > 2)
+
+
+def test_json_depth_on_hand_cases() -> None:
+    assert nesting.json_depth("[[1], [[2]]]") == 3
+    assert nesting.json_depth('["[[[[", "\\\\", "\\"[[["]') == 1
+    assert nesting.json_depth('{"a": "}}}", "b": {"c": []}}') == 3
+    assert nesting.json_depth("1") == 0
+    assert not nesting.deeper_than("[" * 100 + "]" * 100)
+    assert nesting.deeper_than("[" * 101 + "]" * 101)
+
+
+def test_one_line_too_deep_is_found_among_many() -> None:
+    shallow = b'{"a": {"b": [1, 2]}}\n' * 1000
+    assert not nesting.some_line_may_nest_deeper(shallow)
+    assert nesting.some_line_may_nest_deeper(shallow + b'{"a": ' * 101 + b"1" + b"}" * 101)
+    assert not nesting.some_line_may_nest_deeper(b"{" * 60 + b"\n" + b"{" * 60)
+
+
+def test_integers_are_bounded_at_300_digits() -> None:
+    assert nesting.loads("[" + "9" * 300 + "]", file="f.json") == [int("9" * 300)]
+    for text in ("1" * 301, "-" + "1" * 301, '{"a": [' + "7" * 5000 + "]}"):
+        with pytest.raises(InputError, match="digits"):
+            nesting.loads(text, file="f.json")
+    assert nesting.loads('["' + "1" * 5000 + '"]', file="f.json") == ["1" * 5000]  # a string
+
+
+def _yaml(text: str) -> object:
+    loader = nesting.BoundedLoader(text)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
+def test_yaml_bounds() -> None:
+    assert _yaml("a: [" + "[" * 98 + "1" + "]" * 98 + "]") is not None
+    with pytest.raises(nesting.YAMLLimitError, match="nested deeper than 100"):
+        _yaml("a: " + "[" * 101 + "1" + "]" * 101)
+    with pytest.raises(nesting.YAMLLimitError, match="5,000 digits"):
+        _yaml("a: 1" + "0" * 4999)
+    small_aliases = "a: &a [1, 2, 3]\nb: [*a, *a, *a]\n"
+    assert _yaml(small_aliases) == {"a": [1, 2, 3], "b": [[1, 2, 3]] * 3}
+    laughs = ['l0: &l0 ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]']
+    laughs += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 10)}]" for i in range(1, 7)]
+    with pytest.raises(nesting.YAMLLimitError, match="expands to more than"):
+        _yaml("\n".join(laughs))
+
+
+def test_yaml_aliases_cannot_nest_deeper_than_the_bound() -> None:
+    """Each anchor is 90 deep, within the bound; each one holds the previous by alias, so
+    once constructed they nest 90, 180, 270 … deep: refused before construction."""
+    chain = "a: &a " + "[" * 90 + "1" + "]" * 90 + "\n"
+    chain += "".join(
+        f"{c}: &{c} {'[' * 90}*{p}{']' * 90}\n" for p, c in zip("abcd", "bcde", strict=True)
+    )
+    with pytest.raises(nesting.YAMLLimitError, match="once its aliases are followed"):
+        _yaml(chain)

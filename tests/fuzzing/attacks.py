@@ -346,6 +346,29 @@ ATTACKS: tuple[Attack, ...] = (
         lambda p, o: _config(p, lambda raw: raw.__setitem__("output_annotation_dir", "a" * 300)),
         _both(2),
     ),
+    # found by scripts/fuzz (each a traceback before its fix)
+    Attack(
+        "display field whose type is a mapping",
+        "people_photos",
+        lambda p, o: _config(
+            p, lambda raw: raw["instance_display"]["fields"][0].__setitem__("type", {"a": 1})
+        ),
+        _both(0, 2),
+    ),
+    Attack(
+        "engine.sqlite label no longer an option",
+        "potato_reviews",
+        lambda p, o: _config(
+            p, lambda raw: raw["annotation_schemes"][0].__setitem__("labels", ["positive", "x"])
+        ),
+        {STATUS: frozenset({2})},
+    ),
+    Attack(
+        "engine.sqlite-wal removed",
+        "server_engine",
+        lambda p, o: (p / "engine.sqlite-wal").unlink(),
+        _both(0, 2),
+    ),
     # links and special files
     Attack(
         "user_state.json -> /dev/zero",

@@ -21,6 +21,7 @@ import contextlib
 import hashlib
 import io
 import os
+import re
 import signal
 import stat
 import time
@@ -31,20 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
-PROGRESS_PREFIXES = (
-    "  0%",
-    " 10%",
-    " 20%",
-    " 30%",
-    " 40%",
-    " 50%",
-    " 60%",
-    " 70%",
-    " 80%",
-    " 90%",
-    "100%",
-)
-"""Lines of the CLI's progress bar (a line per tenth when stderr is not a terminal)."""
+PROGRESS = re.compile(r"^\s*\d{1,3}% ")
+"""A line of the CLI's progress bar (``app/report/progress_bar.py``: a line per tenth,
+``f"{fraction:4.0%} {message}"``, when stderr is not a terminal and a run takes > 1 s)."""
 
 
 HASHED_BYTES = 64 * 1024 * 1024
@@ -77,9 +67,7 @@ class Outcome:
         if self.warnings:
             out.append(f"warning: {self.warnings[0]}")
         lines = [
-            line
-            for line in self.stderr.splitlines()
-            if line.strip() and not line.startswith(PROGRESS_PREFIXES)
+            line for line in self.stderr.splitlines() if line.strip() and not PROGRESS.match(line)
         ]
         if self.code == 0:
             if lines:

@@ -258,5 +258,5 @@ def _labeling(project: Path, study: Study, config: EngineConfig
         raise InputError(f"the labels are kept twice: in {database} (Potato's engine) and in "
                          f"{own[0]}; expected one store", file=own[0])
     store = read_engine_store(database, config.tier_names)
-    labeling, notes = for_study(store, study.items.keys(), study.schemes.keys())
+    labeling, notes = for_study(store, study.items.keys(), study.schemes)
     return labeling, store, notes

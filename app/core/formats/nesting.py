@@ -42,6 +42,8 @@ _DELETE = bytes(b for b in range(256) if b not in _KEEP)
 _DIGITS = bytes(48 if 48 <= b <= 57 else 32 for b in range(256))
 _LONG = b"0" * (MAX_INT_DIGITS + 1)
 _OPEN = np.frombuffer(b"[{", dtype=np.uint8)
+_OPENERS_AS_BRACES = bytes(123 if b == 91 else b for b in range(256))
+_DELETE_BUT_OPENERS = bytes(b for b in range(256) if b not in b"[{\n")
 _STRING = re.compile(rb'"[^"]*"')
 
 
@@ -80,13 +82,10 @@ def deeper_than(data: bytes | str, limit: int = MAX_DEPTH) -> bool:
 
 def some_line_may_nest_deeper(data: bytes, limit: int = MAX_DEPTH) -> bool:
     """Whether any line of ``data`` holds more than ``limit`` opening brackets (only such
-    a line can nest deeper than ``limit``): one numpy pass, for JSON Lines read whole."""
-    codes = np.frombuffer(data, dtype=np.uint8)
-    opening = np.flatnonzero((codes == 91) | (codes == 123))
-    if opening.size <= limit:
-        return False
-    ends = np.concatenate(([0], np.flatnonzero(codes == 10), [codes.size]))
-    return bool(np.diff(np.searchsorted(opening, ends)).max() > limit)
+    a line can nest deeper than ``limit``), for JSON Lines read whole: one
+    ``bytes.translate`` keeps only the newlines and the opening brackets (as ``{``), so a
+    line with more than ``limit`` of them is a run of ``limit + 1`` braces."""
+    return b"{" * (limit + 1) in data.translate(_OPENERS_AS_BRACES, _DELETE_BUT_OPENERS)
 
 
 def check_json(
@@ -188,11 +187,13 @@ class BoundedLoader(yaml.SafeLoader):
         super().__init__(stream)
         self._depth = 0
         self._sizes: dict[int, int] = {}
+        self._heights: dict[int, int] = {}
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         self._depth += 1
         try:
-            if self._depth > MAX_DEPTH:
+            collection = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+            if self._depth > MAX_DEPTH and self.check_event(*collection):
                 line = self.peek_event().start_mark.line + 1  # type: ignore[no-untyped-call]
                 raise YAMLLimitError(
                     f"YAML nested deeper than {MAX_DEPTH} levels; expected "
@@ -202,7 +203,7 @@ class BoundedLoader(yaml.SafeLoader):
             node = super().compose_node(parent, index)
         finally:
             self._depth -= 1
-        if id(node) not in self._sizes:  # not an alias of a node already counted
+        if node is not None and id(node) not in self._sizes:  # an alias is counted already
             children: list[Any] = []
             if isinstance(node, yaml.SequenceNode):
                 children = list(node.value)
@@ -210,13 +211,27 @@ class BoundedLoader(yaml.SafeLoader):
                 children = [part for pair in node.value for part in pair]
             size = 1 + sum(self._sizes.get(id(child), 1) for child in children)
             self._sizes[id(node)] = size
+            # The height counts an alias's whole node, so a chain of aliases to deep
+            # nodes cannot nest deeper than the bound once constructed.
+            scalar = isinstance(node, yaml.ScalarNode)
+            height = 0 if scalar else 1 + max(map(self._height, children), default=0)
+            self._heights[id(node)] = height
+            if height > MAX_DEPTH:
+                raise YAMLLimitError(
+                    f"YAML nested deeper than {MAX_DEPTH} levels once its aliases are "
+                    f"followed; expected at most {MAX_DEPTH} nested lists and mappings",
+                    node.start_mark.line + 1,
+                )
             if size > MAX_YAML_NODES:
                 raise YAMLLimitError(
                     f"the YAML expands to more than {MAX_YAML_NODES:,} values through its "
                     "aliases (&anchor, *alias); expected a plain configuration",
-                    node.start_mark.line + 1 if node is not None else None,
+                    node.start_mark.line + 1,
                 )
         return node
+
+    def _height(self, node: Any) -> int:
+        return self._heights.get(id(node), 0)
 
     def construct_bounded_int(self, node: yaml.ScalarNode) -> int:
         """An integer of at most :data:`MAX_INT_DIGITS` digits (hex, octal and ``1:30``

@@ -30,7 +30,12 @@ def cli_result(kind: str, potato: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"potato_metrics": metrics}
     shape = _SHAPES.get(kind)
     if shape is not None:
-        out.update(shape(metrics, potato))
+        try:
+            out.update(shape(metrics, potato))
+        except (AttributeError, TypeError, ValueError, KeyError):
+            # A stored result of another shape (a damaged or older engine.sqlite): its
+            # metrics are still shown as stored, never a traceback (issue 16).
+            out["potato_metrics_unread"] = True
     if potato.get("projection"):
         out.setdefault("projection", potato.get("projection"))
     return out

@@ -167,7 +167,7 @@ class _Reader:
         if not isinstance(results, list):
             raise InputError("expected a list of results", file=task.file, key=f"{key}.result")
         regions = {r.get("id") for r in results if isinstance(r, dict)
-                   and r.get("type") in IMAGE_TYPES and r.get("id") is not None}
+                   and str(r.get("type")) in IMAGE_TYPES and r.get("id") is not None}
         out: dict[str, list[Any]] = {}
         for r, res in enumerate(results):
             where = f"{key}.result[{r}]"

@@ -285,7 +285,8 @@ def _media_keys(raw: Mapping[str, Any], schemes: list[tuple[str, dict[str, Any]]
     fields = display.get("fields") if isinstance(display, dict) else None
     if isinstance(fields, list):
         for f in fields:
-            if isinstance(f, dict) and f.get("type") in MEDIA_DISPLAY_TYPES and \
+            if isinstance(f, dict) and isinstance(f.get("type"), str) and \
+                    f["type"] in MEDIA_DISPLAY_TYPES and \
                     isinstance(f.get("key"), str):
                 keys.append(f["key"])
     return tuple(dict.fromkeys(keys))

@@ -41,7 +41,7 @@ import shutil
 import sqlite3
 import tempfile
 from collections import Counter
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +59,7 @@ from app.core.formats.labeling.data import (
 )
 from app.core.formats.nesting import within_bounds
 from app.core.formats.potato.engine_records import EngineRecords, read_records
+from app.core.model import Scheme
 
 DATABASE = "engine.sqlite"
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -347,10 +348,18 @@ def _json(text: Any) -> Any:
 def for_study(store: EngineStore, items: Collection[str], schemes: Collection[str]
               ) -> tuple[LabelingData, list[str]]:
     """The store's labels restricted to the study's items and schemes, and a note for
-    what was left out (an item removed from the data files keeps its rows in Potato)."""
+    what was left out (an item removed from the data files keeps its rows in Potato).
+
+    Given the schemes themselves (a mapping of name to :class:`Scheme`), every kept
+    label is checked against its scheme here, where the database can be named: a label
+    that is not an option any more (the config changed after Potato stored it) is one
+    error naming ``engine.sqlite``, as a bad line of ``predictions.jsonl`` names its line.
+    """
     data = store.labeling
     predictions = [p for p in data.predictions if p.item in items and p.schema in schemes]
     requests = tuple(r for r in data.requests if r.item in items and r.schema in schemes)
+    if isinstance(schemes, Mapping):
+        _check_labels(store.path, schemes, predictions, requests)
     notes = []
     dropped = (len(data.predictions) - len(predictions), len(data.requests) - len(requests))
     if any(dropped):
@@ -362,3 +371,22 @@ def for_study(store: EngineStore, items: Collection[str], schemes: Collection[st
         notes.append(f"engine.sqlite: requests of other purposes are not calibration labels "
                      f"and were not read as such ({counts})")
     return LabelingData(predictions, requests, data.annotators), notes
+
+
+def _check_labels(database: Path, schemes: Mapping[str, Scheme],
+                  predictions: list[Prediction], requests: tuple[Request, ...]) -> None:
+    from app.core.formats.labeling.answers import to_answer  # the labels' one reader
+
+    labelled = [(p.schema, p.label, f"a prediction of tier '{p.tier}' on item '{p.item}'")
+                for p in predictions]
+    labelled += [(r.schema, v.label, f"the label of request '{r.request}' on item '{r.item}'")
+                 for r in requests for v in r.label_history]
+    for schema, label, what in labelled:
+        scheme = schemes[schema]
+        if not scheme.scale and not scheme.labels:
+            continue  # a free-form scheme: its labels are read where they are compared
+        try:
+            to_answer(scheme, label)
+        except InputError as exc:
+            raise InputError(f"{what}: {exc.problem}", file=database, key=schema) from None
+
