@@ -21,6 +21,7 @@ import re
 import tomllib
 from importlib.metadata import packages_distributions
 from pathlib import Path
+from typing import Any
 
 from app.core.formats.importers.registry import FORMATS
 
@@ -155,3 +156,42 @@ def test_the_smoke_imports_every_format_with_a_third_party_parser() -> None:
     for name in leaning:
         assert any((PACKAGING / "fixtures" / name).iterdir()), f"no fixture for {name}"
         assert name in _smoke_imports(), f"packaging/smoke does not import {name}"
+
+
+def _spec_function(name: str) -> Any:
+    """A function defined in the spec, compiled alone (the spec itself needs PyInstaller)."""
+    (node,) = [n for n in ast.parse(SPEC).body if isinstance(n, ast.FunctionDef) and n.name == name]
+    namespace: dict[str, Any] = {"Path": Path}
+    exec(compile(ast.Module(body=[node], type_ignores=[]), "accord.spec", "exec"), namespace)
+    return namespace[name]
+
+
+def _elf(loads: list[tuple[int, int, int]]) -> bytes:
+    """A 64-bit little-endian ELF header with PT_LOAD segments (offset, address, align)."""
+    header = bytearray(64)
+    header[:6] = b"\x7fELF\x02\x01"
+    header[0x20:0x28] = (64).to_bytes(8, "little")  # program headers right after
+    header[0x36:0x38] = (56).to_bytes(2, "little")
+    header[0x38:0x3A] = len(loads).to_bytes(2, "little")
+    for offset, address, align in loads:
+        entry = bytearray(56)
+        entry[0:4] = (1).to_bytes(4, "little")  # PT_LOAD
+        entry[8:16] = offset.to_bytes(8, "little")
+        entry[16:24] = address.to_bytes(8, "little")
+        entry[48:56] = align.to_bytes(8, "little")
+        header += entry
+    return bytes(header)
+
+
+def test_the_strip_check_refuses_what_the_loader_refuses() -> None:
+    """Stripping a patchelf'd library can leave a PT_LOAD whose offset and address differ
+    mod its alignment; the loader refuses it ("ELF load command address/offset not
+    page-aligned"), so the spec puts the original back."""
+    aligned = _spec_function("loads_aligned")
+    assert aligned(_elf([(0, 0, 0x1000), (0x2E10, 0x3E10, 0x1000)]))
+    assert not aligned(_elf([(0, 0, 0x1000), (0x2E10, 0x3E00, 0x1000)]))
+    assert not aligned(b"#!/bin/sh\n" + bytes(100))
+    import numpy
+
+    real = next(Path(numpy.__file__).parent.glob("_core/_multiarray_umath*.so"))
+    assert aligned(real.read_bytes())
