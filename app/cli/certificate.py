@@ -27,6 +27,10 @@ Choices where the spec is silent:
   input: it is a PDF, and what is wrong with it is what verify is for.
 - ``--for`` and ``--by`` are stored in the certificate (its hash covers them); ``verify
   --project`` recomputes with the names the PDF states, so they are never a difference.
+- The drawing (shapes, colours, fonts, images) is compared only when this machine renders with
+  the Qt version the PDF names; otherwise verify fails unless ``--text-only`` accepts a
+  comparison of the text, boxes, annotations and metadata alone (the PDF's ``/Producer`` is
+  its own word: changing it must not switch a check off silently).
 - ``--sign`` signs with the key of ``accord keygen`` (the settings folder) unless ``--key``
   names another private key; the signature is a second attachment (``signing.py``).
 """
@@ -88,6 +92,11 @@ def add_certificate_commands(commands: argparse._SubParsersAction) -> None:  # t
         type=Path,
         metavar="PUB.pem",
         help="require a signature by this public key (from 'accord keygen')",
+    )
+    verify.add_argument(
+        "--text-only",
+        action="store_true",
+        help="accept comparing the pages' text only when the PDF was made with another Qt",
     )
 
 
@@ -204,7 +213,7 @@ def run_verify(args: argparse.Namespace) -> int:
     pages: list[str] = []
     notes: list[str] = []
     if not problems:
-        pages, notes = _page_check(read, stored)
+        pages, notes = _page_check(read, stored, args.text_only)
     signed, signed_notes = signature_check(stored, signature, trusted)
     found: list[str] = []
     if args.project is not None:
@@ -250,7 +259,7 @@ RENDER_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, Re
 one Accord writes): a failed check, never a traceback."""
 
 
-def _page_check(read: Any, stored: dict[str, Any]) -> tuple[list[str], list[str]]:
+def _page_check(read: Any, stored: dict[str, Any], text_only: bool) -> tuple[list[str], list[str]]:
     """(problems, notes) of the pages against the attached certificate rendered again."""
     _app = _ensure_gui_application()
     from app.report.verification.pages import compare_pages, rendered
@@ -267,6 +276,15 @@ def _page_check(read: Any, stored: dict[str, Any]) -> tuple[list[str], list[str]
         check = compare_pages(read, expected)
     except (*RENDER_ERRORS, *READ_ERRORS) as exc:
         return [f"the pages cannot be read ({exc.__class__.__name__}: {exc})"], []
+    if check.undrawn is not None:
+        if text_only:
+            check.notes.append(check.undrawn)
+        else:
+            check.problems.append(
+                f"{check.undrawn}; a changed drawing (a white box over a row, a recoloured "
+                "verdict) would go unseen: verify where the PDF's Qt renders, or pass "
+                "--text-only to accept a text-only check"
+            )
     written = stored.get("accord_version")
     if check.problems and written != __version__:
         check.problems.insert(

@@ -92,6 +92,15 @@ def _other_version(pdf: bytes) -> dict[str, Any]:
     return data
 
 
+def _producer(pdf: bytes, name: str) -> bytes:
+    """The PDF claiming to be made by another Qt (document information and XMP)."""
+
+    def change(writer: pypdf.PdfWriter) -> None:
+        writer.add_metadata({"/Producer": name})
+
+    return t.with_writer(pdf, change)
+
+
 def _date(pdf: bytes) -> bytes:
     return str(_stored(pdf)["generated_at"]).encode("ascii")
 
@@ -390,6 +399,13 @@ CASES: list[tuple[str, Callable[[bytes], bytes], str]] = [
     ("a second attachment of the name", _second_attachment, "2 attachments named"),
     ("an attachment annotation of the name", _annotation_attachment, "2 attachments named"),
     (
+        "the Producer changed to switch the drawing check off",
+        lambda p: t.append_to_contents(
+            _producer(p, "Qt 6.11.0"), 0, b"q 1 1 1 rg 40 400 520 24 re f Q"
+        ),
+        "the drawing was not compared: the PDF says it was made by 'Qt 6.11.0'",
+    ),
+    (
         "a cross-reference offset edited",
         lambda p: t.in_place(p, b"0000000015 00000 n", b"0000000016 00000 n"),
         "the cross-reference table points 1 object at bytes where they do not start",
@@ -496,3 +512,19 @@ def test_mutated_certificates_never_end_in_a_traceback(
         assert code in (0, 1, 2), (i, code)
         if code == 2:
             assert captured.err.count("\n") == 1 and str(path) in captured.err, captured.err
+
+
+def test_text_only_accepts_another_qt_and_still_reads_the_text(
+    written: tuple[Path, bytes], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A PDF made with another Qt (as a client's machine may have): exit 1 by default,
+    exit 0 with --text-only and a note; a printed edit still fails with --text-only."""
+    _, pdf = written
+    other = _producer(pdf, "Qt 6.8.0")
+    code, out = _verify(other, tmp_path, capsys)
+    assert code == 1 and "--text-only" in out
+    code, out = _verify(other, tmp_path, capsys, "--text-only")
+    assert code == 0, out
+    assert "the drawing was not compared" in out
+    code, out = _verify(t.edit_text(other, 0, "90%", "99%"), tmp_path, capsys, "--text-only")
+    assert code == 1 and "prints “99%)”" in out

@@ -13,8 +13,9 @@ attached certificate again and compares, page by page, what a reader of the file
   itself, contents, fonts and images (:mod:`.fingerprint`), so a white box over a row, a
   recoloured verdict or a font whose "0" draws a "9" is caught though the text is unchanged.
 
-With another Qt the drawing is not compared and a note says so: the glyphs and images
-would differ for reasons no one chose.
+With another Qt the drawing is not compared (the glyphs and images would differ for reasons
+no one chose) and :attr:`PageCheck.undrawn` says so; since the ``/Producer`` is the file's
+own word, ``verify`` then fails unless ``--text-only`` accepts a text-only check.
 """
 
 from __future__ import annotations
@@ -40,6 +41,10 @@ class PageCheck:
 
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    undrawn: str | None = None
+    """Why the drawing was not compared (another Qt), ``None`` when it was. The file's
+    ``/Producer`` is not to be trusted: ``verify`` fails on this unless told that a text-only
+    check will do (``--text-only``)."""
 
 
 def _texts(reader: pypdf.PdfReader) -> list[str]:
@@ -165,9 +170,10 @@ def compare_pages(read: ReadPdf, expected: ReadPdf) -> PageCheck:
     match, check.problems = _order(printed, wanted)
     drawing = producer(read.reader) == producer(expected.reader)
     if not drawing:
-        check.notes.append(
-            f"the drawing was not compared: the PDF was made by {producer(read.reader)!r}, "
-            f"this Accord renders with {producer(expected.reader)!r} (the text was)"
+        check.undrawn = (
+            f"the drawing was not compared: the PDF says it was made by "
+            f"{producer(read.reader)!r}, this Accord renders with {producer(expected.reader)!r} "
+            "(the text, boxes, annotations and metadata were)"
         )
     pages, wants = read.reader.pages, expected.reader.pages
     for i, j in enumerate(match):
