@@ -482,6 +482,12 @@ ATTACKS: tuple[Attack, ...] = (
         {STATUS: frozenset({0})},
     ),
     Attack(
+        "ledger-head holding a newline and a NUL",
+        "certified:sentiment_reviews",
+        lambda p, o: (p / ".accord" / "ledger-head").write_bytes(b"4 20482\nde35\x00ea"),
+        {STATUS: frozenset({1})},
+    ),
+    Attack(
         "ledger.jsonl linked outside",
         "certified:sentiment_reviews",
         _link_outside("labeling/ledger.jsonl"),

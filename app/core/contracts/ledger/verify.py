@@ -134,7 +134,8 @@ def _head_problem(count: int, hashes: list[str], head_text: str | None,
         return (f"{_LEDGER_NAME} has {count} lines but {_HEAD_NAME} is missing (the head is "
                 "written with every line: it was deleted, or the ledger was copied without it)")
     if head is None:
-        shown = head_text.strip()[:80]
+        # one line on stderr whatever the head holds: control characters as escapes
+        shown = head_text.strip()[:80].encode("unicode_escape").decode("ascii")
         return (f"{_LEDGER_NAME}: {_HEAD_NAME} is unreadable (expected '<line count> "
                 f"<sha256>', found '{shown}')")
     named, digest = head
