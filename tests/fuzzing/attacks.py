@@ -176,6 +176,10 @@ def _mask_size(h: int, w: int) -> Callable[[Path, Path], None]:
     return _state(lambda state: set_structured(state, shape))
 
 
+def _head_with_newline(project: Path, outside: Path) -> None:
+    (project / ".accord" / "ledger-head").write_bytes(b"4 20482\nde35\x00ea")
+
+
 def _billion_laughs(project: Path, outside: Path) -> None:
     lines = ['lol0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
     for i in range(1, 9):
@@ -484,7 +488,7 @@ ATTACKS: tuple[Attack, ...] = (
     Attack(
         "ledger-head holding a newline and a NUL",
         "certified:sentiment_reviews",
-        lambda p, o: (p / ".accord" / "ledger-head").write_bytes(b"4 20482\nde35\x00ea"),
+        _head_with_newline,
         {STATUS: frozenset({1})},
     ),
     Attack(
