@@ -143,18 +143,19 @@ def _only(objects: Sequence[SceneObject], family: tuple[type, ...]) -> list[Scen
 
 def _cuboid_similarities(pairs: Sequence[ObjectsPair]) -> list[np.ndarray]:
     """Every pair's 3D IoU matrix from one vectorized call (boxes converted once each)."""
-    arrays: dict[int, np.ndarray] = {}
-
-    def rows(objects: Sequence[SceneObject]) -> np.ndarray:
-        key = id(objects)
-        if key not in arrays:
-            arrays[key] = boxes_array(objects)  # type: ignore[arg-type]
-        return arrays[key]
-
+    if all(isinstance(o, Cuboid) for a, b in pairs for o in (*a, *b)):
+        # Every distinct object set packed in one boxes_array call (its arithmetic is per
+        # row, so the same bits as one call per set) and sliced back.
+        sets: dict[int, Sequence[SceneObject]] = {}
+        for a, b in pairs:
+            sets.setdefault(id(a), a)
+            sets.setdefault(id(b), b)
+        packed = boxes_array([o for objects in sets.values() for o in objects])  # type: ignore[misc]
+        ends = np.cumsum([len(objects) for objects in sets.values()]).tolist()
+        arrays = {key: packed[end - len(objects):end]
+                  for (key, objects), end in zip(sets.items(), ends, strict=True)}
+        return cuboid_iou_matrices([(arrays[id(a)], arrays[id(b)]) for a, b in pairs])
     cuboid_pairs = [(_only(a, (Cuboid,)), _only(b, (Cuboid,))) for a, b in pairs]
-    if all(len(x) == len(a) and len(y) == len(b)
-           for (x, y), (a, b) in zip(cuboid_pairs, pairs, strict=True)):
-        return cuboid_iou_matrices([(rows(a), rows(b)) for a, b in pairs])
     blocks = cuboid_iou_matrices([(boxes_array(x), boxes_array(y))  # type: ignore[arg-type]
                                   for x, y in cuboid_pairs])
     return [_mixed(a, b, (Cuboid,), block) for (a, b), block in zip(pairs, blocks, strict=True)]
