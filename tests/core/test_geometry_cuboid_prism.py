@@ -194,3 +194,24 @@ def test_level_pairs_in_the_sensor_frame(kind: str, monkeypatch: pytest.MonkeyPa
     monkeypatch.undo()
     assert_matches_oracle(a, b)
     assert_matches_oracle(b, a)
+
+
+def test_level_pairs_identical_and_degenerate() -> None:
+    """Yaw-only boxes in the sensor frame: a box and itself (also turned half a turn, the
+    same point set) have IoU 1; a flat one has IoU 0 with anything but its own copy."""
+    rng = np.random.default_rng(SEED)
+    yaw = rng.uniform(-np.pi, np.pi, 300)
+    a = np.column_stack([rng.uniform(-5, 5, (300, 3)), rng.uniform(0.3, 5, (300, 3)),
+                         np.zeros((300, 2)), np.sin(yaw / 2), np.cos(yaw / 2)])
+    half_turn = a.copy()
+    half_turn[:, 8:10] = np.column_stack([np.sin(yaw / 2 + np.pi / 2), np.cos(yaw / 2 + np.pi / 2)])
+    flat = a.copy()
+    flat[:, 3 + rng.integers(0, 3, 300)] = 0.0
+    for x, y in ((a, a.copy()), (a, half_turn), (flat, a), (flat, flat.copy())):
+        assert cuboid_prism.level_pairs(x, y).all()
+    np.testing.assert_allclose(cuboid_iou_pairs(a, a.copy()), 1.0, rtol=0, atol=ORACLE)
+    np.testing.assert_allclose(cuboid_iou_pairs(a, half_turn), 1.0, rtol=0, atol=ORACLE)
+    assert (cuboid_iou_pairs(flat, a) == 0.0).all()
+    assert (cuboid_iou_pairs(flat, flat.copy()) == 1.0).all()
+    assert_matches_oracle(a[:60], half_turn[:60])
+    assert_matches_oracle(flat[:60], a[:60])
