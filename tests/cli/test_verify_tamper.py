@@ -20,7 +20,14 @@ from typing import Any
 
 import pypdf
 import pytest
-from pypdf.generic import ArrayObject, DictionaryObject, FloatObject, NameObject, TextStringObject
+from pypdf.generic import (
+    ArrayObject,
+    ByteStringObject,
+    DictionaryObject,
+    FloatObject,
+    NameObject,
+    TextStringObject,
+)
 
 from app.cli.main import main
 from app.core.certificate.build import ATTACHMENT_NAME, content_hash
@@ -528,3 +535,31 @@ def test_text_only_accepts_another_qt_and_still_reads_the_text(
     assert "the drawing was not compared" in out
     code, out = _verify(t.edit_text(other, 0, "90%", "99%"), tmp_path, capsys, "--text-only")
     assert code == 1 and "prints “99%)”" in out
+
+
+def test_a_byte_string_name_in_the_name_tree(
+    written: tuple[Path, bytes], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by fuzzing: a name-tree key that is a byte string beside text ones (listing the
+    names crashed on sorting them); a malformed tree is one line on stderr, pypdf's own
+    log lines kept off it."""
+    _, pdf = written
+
+    def second_name(writer: pypdf.PdfWriter) -> None:
+        names = writer.root_object["/Names"]["/EmbeddedFiles"]["/Names"]
+        names.extend([ByteStringObject(b"\xff\x01"), names[1]])
+
+    code, out = _verify(t.with_writer(pdf, second_name), tmp_path, capsys)
+    assert code == 1 and "2 attachments named 'accord-certificate.json'" in out
+
+    def malformed(writer: pypdf.PdfWriter) -> None:
+        names = writer.root_object["/Names"]["/EmbeddedFiles"]["/Names"]
+        names.insert(0, names[1])  # a value where a key belongs, a byte string before it
+        names.insert(0, ByteStringObject(b"\xff\x01"))
+
+    path = tmp_path / "malformed.pdf"
+    path.write_bytes(t.with_writer(pdf, malformed))
+    code = main(["verify", str(path)])
+    captured = capsys.readouterr()
+    assert code in (1, 2), captured.out
+    assert captured.err.count("\n") == (1 if code == 2 else 0), captured.err

@@ -64,9 +64,10 @@ class ReadPdf:
 
 
 def _quiet() -> logging.Logger:
-    """pypdf logs what it repairs; verify reports it as a sentence instead."""
+    """pypdf logs what it repairs or skips, errors too; verify reports what matters as a
+    sentence and keeps stderr to one line."""
     logger = logging.getLogger("pypdf")
-    logger.setLevel(logging.ERROR)
+    logger.setLevel(logging.CRITICAL + 1)
     return logger
 
 
@@ -235,7 +236,7 @@ def attachment(read: ReadPdf, name: str) -> bytes:
     except READ_ERRORS as exc:
         raise InputError(f"the attachment '{name}' cannot be read ({exc})") from exc
     if not listed:
-        names = ", ".join(sorted(found)) or "none"
+        names = ", ".join(sorted(str(n) for n in found)) or "none"
         raise InputError(
             f"no attachment named '{name}' (attachments found: {names}); "
             "expected a certificate written by 'accord certificate'"
