@@ -1,8 +1,9 @@
 """The one exception type for bad input.
 
 Every reader raises :class:`InputError` carrying where the problem is (file, line, key)
-and what was expected. The CLI prints ``str(error)`` as one line and exits with status
-2; the GUI shows the same text in a dialog. Keeping one type keeps one error path.
+and what was expected. The CLI prints ``str(error)`` as one line (control characters an
+input put in a message are escaped) and exits with status 2; the GUI shows the same text
+in a dialog. Keeping one type keeps one error path.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ class InputError(Exception):
         super().__init__(self._compose())
 
     def _compose(self) -> str:
+        return _one_line(self._where_and_what())
+
+    def _where_and_what(self) -> str:
         where = ""
         if self.file is not None:
             where = self.file
@@ -36,6 +40,16 @@ class InputError(Exception):
         if self.key is not None:
             where = f"{where}: key '{self.key}'" if where else f"key '{self.key}'"
         return f"{where}: {self.problem}" if where else self.problem
+
+
+def _one_line(text: str) -> str:
+    """The message on one line, whatever the input put in it (a label, a key or a
+    database's own words holding a newline): line breaks and other control characters
+    are shown as escapes, so the CLI's one stderr line stays one line."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                   for c in text)
 
 
 class RejectedAnswerError(InputError):

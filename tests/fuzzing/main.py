@@ -5,8 +5,9 @@
 Every example is a real project mutated by a hypothesis plan
 (:mod:`tests.fuzzing.mutations`) and run through ``accord agreement P --json`` and
 ``accord label status P``. In-process by default (fast); ``--subprocess`` runs every
-command as its own ``python -m app`` process, judged by what a user would see (exit code
-and stderr), and measures each one's peak memory (``wait4``'s ``ru_maxrss``). Prints
+command as its own process (:mod:`tests.fuzzing.peak`, the CLI's ``main``), judged by
+what a user would see (exit code and stderr), and measures each one's peak memory
+(``VmHWM``). Prints
 the count of examples and commands run, the failures found (each plan in full, to replay
 with :func:`tests.fuzzing.mutations.apply_plan`), the slowest run and the peak memory.
 Exit status 1 when anything failed.
@@ -68,13 +69,20 @@ def run_subprocess(project: Path) -> tuple[list[Outcome], list[str], int]:
     for command in COMMANDS:
         argv = [part.format(p=project) for part in command]
         start = time.perf_counter()
-        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-            child = subprocess.Popen([sys.executable, "-m", "app", *argv], stdout=out,
-                                     stderr=err, cwd=REPO, env=env)  # fmt: skip
-            code, usage = _wait(child)
+        with (
+            tempfile.TemporaryFile() as out,
+            tempfile.TemporaryFile() as err,
+            tempfile.TemporaryDirectory() as scratch,
+        ):
+            peak_file = Path(scratch) / "peak"
+            child = subprocess.Popen([sys.executable, "-m", "tests.fuzzing.peak", *argv],
+                                     stdout=out, stderr=err, cwd=REPO,
+                                     env={**env, "ACCORD_PEAK_FILE": str(peak_file)})  # fmt: skip
+            code = _wait(child)
             out.seek(0)
             err.seek(0)
             stdout, stderr = (f.read().decode("utf-8", "replace") for f in (out, err))
+            usage = int(peak_file.read_text()) if peak_file.is_file() else 0
         peak = max(peak, usage)
         escaped = stderr if "Traceback (most recent call last)" in stderr else None
         if code is None:
@@ -89,18 +97,14 @@ def run_subprocess(project: Path) -> tuple[list[Outcome], list[str], int]:
     return outcomes, problems, peak
 
 
-def _wait(child: subprocess.Popen[bytes]) -> tuple[int | None, int]:
-    deadline = time.monotonic() + LIMIT_SECONDS
-    while time.monotonic() < deadline:
-        pid, status, usage = os.wait4(child.pid, os.WNOHANG)
-        if pid:
-            child.returncode = os.waitstatus_to_exitcode(status)
-            return child.returncode, usage.ru_maxrss
-        time.sleep(0.01)
-    child.kill()
-    _, _, usage = os.wait4(child.pid, 0)
-    child.returncode = -9
-    return None, usage.ru_maxrss
+def _wait(child: subprocess.Popen[bytes]) -> int | None:
+    """The child's exit code, or ``None`` when it ran past the limit (then killed)."""
+    try:
+        return child.wait(timeout=LIMIT_SECONDS)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
+        return None
 
 
 def _check(project: Path, isolated: bool) -> tuple[list[Outcome], list[str], int]:

@@ -214,13 +214,15 @@ def _connect(copy: Path, shown: Path) -> sqlite3.Connection:
         raise _unreadable(shown, error) from None
     if check is None or check[0] != "ok":
         db.close()
-        raise InputError(f"the database is damaged ({check[0] if check else 'no answer'}); "
-                         "expected an intact SQLite database", file=shown)
+        found = " ".join(str(check[0]).split())[:300] if check else "no answer"  # one line
+        raise InputError(f"the database is damaged ({found}); expected an intact SQLite "
+                         "database", file=shown)
     return db
 
 
 def _unreadable(shown: Path, error: sqlite3.DatabaseError) -> InputError:
-    return InputError(f"not a readable SQLite database ({error}); expected Potato 2.12's "
+    said = " ".join(str(error).split())[:300]  # one line on stderr, whatever SQLite says
+    return InputError(f"not a readable SQLite database ({said}); expected Potato 2.12's "
                       "engine database", file=shown)
 
 
