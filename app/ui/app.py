@@ -11,9 +11,11 @@ import sys
 from collections.abc import Sequence
 
 from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from app import __version__
+from app.paths import resources_dir
 from app.ui.settings import APPLICATION, ORGANIZATION
 
 
@@ -21,6 +23,9 @@ def prepare_qt() -> None:
     """Attributes that must be set before any ``QApplication`` (idempotent)."""
     if QCoreApplication.instance() is None:
         QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
+        # Qt would cache compiled shaders in ~/.cache/qtshadercache; Accord writes nowhere
+        # but the projects' own Accord files and its settings folder.
+        QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_DisableShaderDiskCache)
 
 
 GIL_SWITCH_INTERVAL_S = 0.001
@@ -43,4 +48,10 @@ def create_application(argv: Sequence[str] | None = None) -> QApplication:
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
     app.setApplicationVersion(__version__)
+    # The window's icon, and the name the desktop matches to resources/accord.desktop (so a
+    # dock or task bar shows Accord's icon, not a generic one).
+    app.setDesktopFileName("accord")
+    icon = resources_dir() / "icons" / "accord.png"
+    if icon.is_file():
+        app.setWindowIcon(QIcon(str(icon)))
     return app

@@ -39,6 +39,7 @@ def test_a_built_wheel_exports_the_demo_studies(tmp_path: Path) -> None:
     (wheel,) = wheels.glob("accord-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "app/resources/demo/sentiment_reviews/config.yaml" in names
+    assert "app/resources/icons/accord.png" in names  # the window's icon
     assert not any("screenshots" in name for name in names)
     target = tmp_path / "site"
     subprocess.run(
