@@ -98,6 +98,37 @@ EXAMPLES = 120
         ),
     )
 )
+@example(
+    Plan(
+        project="support_triage",
+        steps=(
+            Step(
+                kind="value",
+                target="labeling",
+                index=192,
+                where=0.8520061203293482,
+                payload=205088,
+                descend=True,
+            ),
+            Step(
+                kind="value",
+                target="any",
+                index=192,
+                where=0.5348809447674499,
+                payload=245,
+                descend=True,
+            ),
+            Step(
+                kind="value",
+                target="any",
+                index=230,
+                where=0.8520061203293482,
+                payload=245,
+                descend=True,
+            ),
+        ),
+    )
+)  # a 5,000-digit step index (traces.py: keys at most 100 long)
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))  # fmt: skip
 @given(plans())

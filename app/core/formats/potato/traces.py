@@ -32,13 +32,24 @@ def _steps(raw: Any, place: Place, expected: str) -> list[dict[str, Any]]:
     return steps
 
 
+MAX_KEY_LENGTH = 100
+"""The longest step key (an index or a name): a key is a unit of agreement, sorted as a
+number where it is one, and a 5,000-digit one met Python's digit limit there."""
+
+
 def _key(step: Mapping[str, Any], names: tuple[str, ...], place: Place, i: int) -> str:
     for name in names:
         value = step.get(name)
         if isinstance(value, int) and not isinstance(value, bool):
-            return str(value)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
+            key = str(value)
+        elif isinstance(value, str) and value.strip():
+            key = value.strip()
+        else:
+            continue
+        if len(key) > MAX_KEY_LENGTH:
+            raise place.error(f"step {name} is {len(key):,} characters long; expected at most "
+                              f"{MAX_KEY_LENGTH}", i)
+        return key
     raise place.error(f"step has no {' or '.join(names)}", i)
 
 
