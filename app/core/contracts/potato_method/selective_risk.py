@@ -78,6 +78,10 @@ def evaluate_selective_risk(contract: MethodContract, view: MethodView, look: in
         result.ran = False
         return result
     classes: Sequence[str] = list(view.labels) if per_class else ["*"]
+    if not classes:  # per class with a schema of no labels (issue 16: a ZeroDivisionError)
+        result.notes.append("The schema has no labels to test per class.")
+        result.ran = False
+        return result
     look_alpha = look_level(max(1, int(look)), contract.confidence)
     plan_level = look_alpha / (len(view.tiers) * len(classes))
     planned = dev_pass(view, classes, per_class, target, plan_level,
