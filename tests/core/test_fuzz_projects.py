@@ -129,6 +129,29 @@ EXAMPLES = 120
         ),
     )
 )  # a 5,000-digit step index (traces.py: keys at most 100 long)
+@example(
+    Plan(
+        project="cascade_fixture",
+        steps=(
+            Step(
+                kind="value",
+                target="state",
+                index=491,
+                where=0.14061886681832592,
+                payload=3281,
+                descend=True,
+            ),
+            Step(
+                kind="value",
+                target="state",
+                index=0,
+                where=0.14061886681832592,
+                payload=0,
+                descend=True,
+            ),
+        ),
+    )
+)  # a radio scheme's labels: null (config.py: refused)
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))  # fmt: skip
 @given(plans())

@@ -38,6 +38,8 @@ from app.core.model import Scheme, kind_for
 
 NON_ITEM_PHASES = frozenset({"consent", "prestudy", "instructions", "training", "poststudy",
                              "done", "login"})
+CHOICE_TYPES = frozenset({"radio", "select", "multiselect"})
+"""Schemes whose answers are options: without ``labels`` there is nothing to choose."""
 MEDIA_DISPLAY_TYPES = frozenset({"image", "audio", "video", "point_cloud", "pointcloud"})
 MAX_SCALE_POINTS = 1001
 """The most points a likert or slider scale may have (a slider 0..100 by 0.1, or 0..1000
@@ -191,6 +193,9 @@ def _scheme(d: dict[str, Any], path: Path, key: str) -> Scheme:
     if not isinstance(name, str) or not name:
         raise InputError("missing; expected the scheme's name", file=path, key=f"{key}.name")
     labels = _labels(d.get("labels"), path, f"{key}.labels")
+    if annotation_type in CHOICE_TYPES and not labels:  # Potato cannot show it either
+        raise InputError(f"a {annotation_type} scheme with no labels; expected its list of "
+                         "options", file=path, key=f"{key}.labels")
     kind = kind_for(annotation_type, d)
     scale: tuple[str, ...] = ()
     if annotation_type == "likert":
