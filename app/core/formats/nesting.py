@@ -41,7 +41,10 @@ _KEEP = b'"[]{}'
 _DELETE = bytes(b for b in range(256) if b not in _KEEP)
 _DIGITS = bytes(48 if 48 <= b <= 57 else 32 for b in range(256))
 _LONG = b"0" * (MAX_INT_DIGITS + 1)
-_OPEN = np.frombuffer(b"[{", dtype=np.uint8)
+_STEP = np.zeros(256, dtype=np.int8)
+_STEP[list(b"[{")] = 1
+_STEP[list(b"]}")] = -1
+"""Each byte's change of depth: +1 for an opening bracket, -1 for a closing one."""
 _OPENERS_AS_BRACES = bytes(123 if b == 91 else b for b in range(256))
 _DELETE_BUT_OPENERS = bytes(b for b in range(256) if b not in b"[{\n")
 _STRING = re.compile(rb'"[^"]*"')
@@ -62,11 +65,12 @@ def json_depth(data: bytes | str) -> int:
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     if b"\\" in raw:
         raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
-    kept = _STRING.sub(b"", raw.translate(None, _DELETE))
-    codes = np.frombuffer(kept, dtype=np.uint8)
-    if codes.size == 0:
+    kept = raw.translate(None, _DELETE).replace(b'""', b"")  # strings without brackets
+    if b'"' in kept:
+        kept = _STRING.sub(b"", kept)
+    if not kept:
         return 0
-    steps = np.where(np.isin(codes, _OPEN), np.int32(1), np.int32(-1))
+    steps = _STEP[np.frombuffer(kept, dtype=np.uint8)]
     return int(np.cumsum(steps, dtype=np.int32).max(initial=0))
 
 
