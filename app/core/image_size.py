@@ -9,15 +9,18 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
+from app.core.errors import InputError
+from app.core.formats.boundary import ANYWHERE, open_checked
+
 _HEADER = 64 * 1024
 
 
 def image_size(path: Path) -> tuple[int, int] | None:
     """``(width, height)`` of the image at ``path``; ``None`` when unknown or unreadable."""
     try:
-        with path.open("rb") as f:
+        with open_checked(path, root=ANYWHERE) as f:  # a FIFO or device is refused, unread
             head = f.read(_HEADER)
-    except OSError:
+    except (OSError, InputError):
         return None
     if head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR":
         w, h = struct.unpack(">II", head[16:24])

@@ -239,3 +239,27 @@ def test_the_certificate_names_the_study_not_the_folder(tmp_path: Path) -> None:
     assert study_name(tmp_path) == "Review sentiment, wave 2"
     config.write_text("task_dir: .\n")
     assert study_name(tmp_path) == tmp_path.name
+
+
+def test_an_input_linked_out_of_the_project_is_refused_not_hashed(tmp_path: Path) -> None:
+    """The certificate hashes only what the readers would read: Potato's WAL file (which
+    SQLite, not Accord, opens) linked to a file outside the project is an input error
+    naming it, and a FIFO beside it is refused without blocking."""
+    import os
+
+    from app.core.certificate.inputs import hash_inputs, ledger_summary
+
+    demos = tmp_path / "demos"
+    assert main(["demo", "--export", str(demos)]) == 0
+    project = demos / "sentiment_reviews"
+    outside = tmp_path / "secret.txt"
+    outside.write_text("not the project's", encoding="utf-8")
+    (project / "engine.sqlite-wal").symlink_to(outside)
+    with pytest.raises(InputError) as caught:
+        run(hash_inputs(project))
+    assert "engine.sqlite-wal" in str(caught.value) and "outside the project" in str(caught.value)
+    (project / "engine.sqlite-wal").unlink()
+    os.mkfifo(project / "labeling" / "ledger.jsonl")
+    with pytest.raises(InputError) as fifo:
+        ledger_summary(project)
+    assert "ledger.jsonl" in str(fifo.value)

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from app.core.contracts.config.engine_config import ENGINE_FILE
 from app.core.contracts.ledger.format import GENESIS, HEAD_FILE, ledger_file, line_hash
+from app.core.formats.boundary import UNBOUNDED, open_checked, present, read_bytes
 from app.core.formats.labeling.reader import (
     ANNOTATORS_FILE,
     PREDICTIONS_FILE,
@@ -59,11 +60,13 @@ class InputFile:
     path: Path
 
 
-def hash_file(path: Path) -> tuple[str, int]:
-    """(hex SHA-256, size in bytes), read in 1 MiB chunks."""
+def hash_file(path: Path, root: Path | None = None) -> tuple[str, int]:
+    """(hex SHA-256, size in bytes), read in 1 MiB chunks through the reader boundary: a
+    file hashed for the certificate is one the readers would read (inside ``root``, a
+    regular file), so a link out of the project is refused, never hashed."""
     digest = hashlib.sha256()
     size = 0
-    with path.open("rb") as handle:
+    with open_checked(path, root=root, limit=UNBOUNDED) as handle:
         while chunk := handle.read(CHUNK):
             digest.update(chunk)
             size += len(chunk)
@@ -120,7 +123,7 @@ def hash_inputs(project: Path) -> Job[list[dict[str, object]]]:
     out: list[dict[str, object]] = []
     for i, f in enumerate(files):
         yield Progress(i, len(files), f"hashing {f.path.name}")
-        digest, size = hash_file(f.path)
+        digest, size = hash_file(f.path, root)
         out.append({"path": relative_name(f.path, root), "role": f.role, "sha256": digest,
                     "bytes": size})
     yield Progress(len(files), len(files), "inputs hashed")
@@ -136,10 +139,10 @@ def ledger_summary(project: Path) -> dict[str, object]:
     """
     root = project_root(project)
     ledger = root / ledger_file(root)
-    raw = ledger.read_bytes() if ledger.is_file() else b""
+    raw = read_bytes(ledger, root=root) if present(ledger) else b""  # a FIFO is refused
     lines = [line for line in raw.split(b"\n") if line.strip()]
     head_path = root / HEAD_FILE
-    head_text = head_path.read_text(encoding="ascii", errors="replace").strip() \
-        if head_path.is_file() else None
+    head_text = read_bytes(head_path, root=root).decode("ascii", errors="replace").strip() \
+        if present(head_path) else None
     return {"head": line_hash(lines[-1]) if lines else GENESIS, "lines": len(lines),
             "head_file": head_text}

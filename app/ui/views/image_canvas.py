@@ -41,13 +41,28 @@ ANNOTATOR_ROLE = 0
 DEFAULT_SIZE = (640, 480)
 
 
+MAX_SIDE = 100_000
+"""A data file's declared width or height beyond this (or not a positive number) is not
+believed: the canvas uses its default size (a huge scene would be allocated)."""
+
+
+def _dimension(value: object, default: int) -> int:
+    """A data file's declared width or height in pixels, or ``default`` when it is not a
+    number from 1 to :data:`MAX_SIDE` ("abc", -3, NaN, 1e308 were tracebacks or hangs)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        return default
+    return int(number) if 1 <= number <= MAX_SIDE else default
+
+
 def item_image(item: Item | None) -> tuple[QImage | None, tuple[int, int]]:
     """The item's picture (``None`` when missing) and its size in pixels."""
     record = item.record if item is not None else {}
-    size = (
-        int(record.get("width") or DEFAULT_SIZE[0]),
-        int(record.get("height") or DEFAULT_SIZE[1]),
-    )
+    size = (_dimension(record.get("width"), DEFAULT_SIZE[0]),
+            _dimension(record.get("height"), DEFAULT_SIZE[1]))
     if item is None:
         return None, size
     path: Path | None = item.media.get("image") or next(iter(item.media.values()), None)
