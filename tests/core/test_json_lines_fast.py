@@ -50,3 +50,25 @@ def test_bad_files_give_the_per_line_message(tmp_path: Path, text: str) -> None:
         list(iter_json_lines(path))
     assert str(fast.value) == str(slow.value)
     assert fast.value.line is not None
+
+
+def test_the_fast_path_parses_in_chunks_the_same_objects(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks of CHUNK_LINES lines (so no single json.loads holds the interpreter lock for
+    a whole file) give what the line reader gives, across chunk edges and with blank lines;
+    an error in a later chunk still falls back and is named at its line."""
+    import app.core.formats.json_lines as json_lines
+
+    monkeypatch.setattr(json_lines, "CHUNK_LINES", 7)
+    rows = [json.dumps({"id": k, "text": f"{{not a bracket}} {k}"}) for k in range(40)]
+    rows.insert(15, "")  # a blank line moves the numbering
+    path = tmp_path / "rows.jsonl"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    chunked = json_lines.read_json_lines(path)
+    assert chunked == list(json_lines.iter_json_lines(path))
+    assert [n for n, _ in chunked][14:17] == [15, 17, 18]
+    rows[33] = '{"id": 33, "text": }'
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        json_lines.read_json_lines(path)
+    assert caught.value.line == 34  # rows[33] is line 34, in the fifth chunk of 7

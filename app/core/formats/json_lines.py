@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,6 +59,29 @@ def read_json_lines(path: Path, *, root: Path | None = None
     return fast if fast is not None else list(iter_json_lines(path, root=root))
 
 
+CHUNK_LINES = 10_000
+"""Lines per ``json.loads`` call on the fast path: one call holds the interpreter lock from
+start to end, so a whole 30 MB file in one call stalled the window's thread for 300-600 ms
+(6 s on a million predictions); 10,000 short lines parse in a few milliseconds."""
+
+
+def loads_lines(lines: Sequence[str]) -> list[Any] | None:
+    """``json.loads`` of each line, as ``[line, line, …]`` arrays of :data:`CHUNK_LINES`
+    lines (the reasoning of :func:`read_json_lines`' fast path holds for each chunk); None
+    when a chunk does not parse into exactly one value per line."""
+    out: list[Any] = []
+    for start in range(0, len(lines), CHUNK_LINES):
+        chunk = lines[start : start + CHUNK_LINES]
+        try:
+            parsed = json.loads("[" + ",\n".join(chunk) + "]")
+        except (json.JSONDecodeError, RecursionError):
+            return None
+        if len(parsed) != len(chunk):
+            return None
+        out.extend(parsed)
+    return out
+
+
 def _fast(data: bytes) -> list[tuple[int, dict[str, Any]]] | None:
     if b"[" in data or nesting.some_line_may_nest_deeper(data) \
             or nesting.has_long_integer(data):
@@ -71,11 +94,8 @@ def _fast(data: bytes) -> list[tuple[int, dict[str, Any]]] | None:
     while lines and not lines[-1].strip():
         lines.pop()
     if lines and all(line[:1] == "{" for line in lines):  # the common file: no blank line
-        try:
-            parsed = json.loads("[" + ",\n".join(lines) + "]")
-        except (json.JSONDecodeError, RecursionError):
-            return None
-        if len(parsed) != len(lines) or not all(type(r) is dict for r in parsed):
+        parsed = loads_lines(lines)
+        if parsed is None or not all(type(r) is dict for r in parsed):
             return None
         return list(zip(range(1, len(lines) + 1), parsed, strict=True))
     numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
@@ -83,11 +103,8 @@ def _fast(data: bytes) -> list[tuple[int, dict[str, Any]]] | None:
         return []
     if not all(line.lstrip().startswith("{") for _, line in numbered):
         return None
-    try:
-        parsed = json.loads("[" + ",\n".join(line for _, line in numbered) + "]")
-    except (json.JSONDecodeError, RecursionError):
-        return None
-    if len(parsed) != len(numbered):
+    parsed = loads_lines([line for _, line in numbered])
+    if parsed is None:
         return None
     out: list[tuple[int, dict[str, Any]]] = []
     for (number, _), record in zip(numbered, parsed, strict=True):

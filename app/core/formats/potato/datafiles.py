@@ -25,6 +25,7 @@ from app.core.errors import InputError
 from app.core.formats import nesting
 from app.core.formats.boundary import checked_file, open_checked, read_bytes
 from app.core.formats.files import read_json
+from app.core.formats.json_lines import loads_lines
 
 Record = dict[str, Any]
 
@@ -83,13 +84,10 @@ def _jsonl_fast(data: bytes) -> list[Record] | None:
         lines.pop()
     if not lines or not all(line[:1] == "{" for line in lines):
         return None
-    try:
-        parsed = json.loads("[" + ",\n".join(lines) + "]")
-    except (json.JSONDecodeError, RecursionError):
+    parsed = loads_lines(lines)  # in chunks, so the window's thread is never held long
+    if parsed is None or not all(type(r) is dict for r in parsed):
         return None
-    if len(parsed) != len(lines) or not all(type(r) is dict for r in parsed):
-        return None
-    return parsed  # type: ignore[no-any-return]
+    return parsed
 
 
 def _jsonl_lines(path: Path, root: Path | None = None) -> Iterator[tuple[int | None, Record]]:
