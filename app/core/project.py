@@ -23,7 +23,7 @@ from app.core.agreement.sets.structured import SetOptions
 from app.core.contracts.config.engine_config import load_engine_config
 from app.core.contracts.kinds.coverage_curve import TierCurve, error_coverage_curves
 from app.core.contracts.label_report import LabelReport, label_report
-from app.core.formats.potato.project import read_potato
+from app.core.formats.potato.project import gc_paused, read_potato
 from app.core.model import Study
 from app.core.progress import Job, Progress, scaled
 
@@ -82,13 +82,17 @@ def open_project(path: Path, *, options: SetOptions | None = None,
     labels: LabelReport | None = None
     absent: str | None = None
     yield Progress(0.85, 1.0, "contracts")
-    if load_engine_config(path, study) is None:
-        absent = NO_ENGINE
-    else:
-        labels = label_report(path, study=study, certify=certify, only=contract,
-                              retest=retest, schedule=schedule, preview=preview)
-    scores = all_item_scores(report)
-    curves = coverage_curves(labels)
+    # The collector is paused for the contracts' reading and the curves (see gc_paused):
+    # on a million-item study each full collection walks tens of millions of objects in
+    # one call that holds the interpreter lock, which the GUI thread would wait for.
+    with gc_paused():
+        if load_engine_config(path, study) is None:
+            absent = NO_ENGINE
+        else:
+            labels = label_report(path, study=study, certify=certify, only=contract,
+                                  retest=retest, schedule=schedule, preview=preview)
+        scores = all_item_scores(report)
+        curves = coverage_curves(labels)
     yield Progress(1.0, 1.0, "done")
     return ProjectData(path=path, study=study, report=report, labels=labels,
                        labels_absent=absent, item_scores=scores, coverage_curves=curves)
