@@ -62,6 +62,7 @@ def test_badges_and_numbers(qtbot, sentiment: ProjectData) -> None:  # type: ign
     view = ContractsView()
     qtbot.addWidget(view)
     view.show_context(ViewContext(project=sentiment))
+    view.complete()
     labels = sentiment.labels
     assert labels is not None
     assert list(view.cards) == list(labels.contracts)
@@ -84,6 +85,7 @@ def test_certify_asks_first_and_says_what_a_look_costs(qtbot, sentiment: Project
     view = ContractsView()
     qtbot.addWidget(view)
     view.show_context(ViewContext(project=sentiment))
+    view.complete()
     no = Answers(False)
     view.confirm = no
     with qtbot.assertNotEmitted(view.certify_requested):
@@ -108,6 +110,7 @@ def test_after_a_look_the_next_costs_a_quarter(qtbot, certified: ProjectData) ->
     view = ContractsView()
     qtbot.addWidget(view)
     view.show_context(ViewContext(project=certified))
+    view.complete()
     labels = certified.labels
     assert labels is not None
     status = labels.contracts["accuracy"]
@@ -164,6 +167,7 @@ def test_the_curve_is_computed_in_the_open_job_not_on_the_gui_thread(
     view = ContractsView()
     qtbot.addWidget(view)
     view.show_context(ViewContext(project=certified))
+    view.complete()
     assert view.cards["accuracy"].plot is not None
 
 
@@ -173,11 +177,13 @@ def test_presentation_mode_hides_names(qtbot) -> None:  # type: ignore[no-untype
     qtbot.addWidget(view)
     names = project.study.annotators
     view.show_context(ViewContext(project=project))
+    view.complete()
     shown = all_text(view)
     people = project.labels.contracts["replaces-a-person"].result["per_annotator"]
     assert people and all(f"vs {name}" in shown for name in people)
     view.show_context(ViewContext(project=project, anonymous=True,
                                   aliases=anonymous_aliases(names)))
+    view.complete()
     hidden = all_text(view)
     assert not any(name in hidden for name in people)
     assert "vs C" in hidden  # after the study's annotators noor (A) and omar (B)
@@ -189,10 +195,12 @@ def test_no_engine_says_why(qtbot) -> None:  # type: ignore[no-untyped-def]
     view = ContractsView()
     qtbot.addWidget(view)
     view.show_context(ViewContext(project=project))
+    view.complete()
     assert project.labels is None and project.labels_absent
     assert project.labels_absent in view.empty_message
     assert not view.certify_all.isEnabled() and not view.cards
     view.show_context(ViewContext())
+    view.complete()
     assert "No project" in view.empty_message
 
 
@@ -219,6 +227,7 @@ def test_a_potato_project_shows_potato_s_record_beside_accord_s(qtbot) -> None: 
     view = ContractsView()
     qtbot.addWidget(view)
     view.show_context(ViewContext(project=project))
+    view.complete()
     badges = {ident: card.potato_badge for ident, card in view.cards.items()}
     assert all(b is not None for b in badges.values())
     # State and looks as Potato stored them, then the audit's verdict.
@@ -227,4 +236,26 @@ def test_a_potato_project_shows_potato_s_record_beside_accord_s(qtbot) -> None: 
     assert badges["sentiment_vs_people"].state() == "violated"  # type: ignore[union-attr]
     demo = run(open_project(DEMOS / "sentiment_reviews"))
     view.show_context(ViewContext(project=demo))
+    view.complete()
     assert all(card.potato_badge is None for card in view.cards.values())
+
+
+def test_cards_are_built_a_step_per_event_loop_turn(qtbot: QtBot,
+                                                    sentiment: ProjectData) -> None:
+    """The panel never builds every card and plot in one go on the GUI thread: the
+    first card comes at once, the rest (and each plot) on later turns; a newer context
+    drops what was left of the older one."""
+    labels = sentiment.labels
+    assert labels is not None and len(labels.contracts) >= 2
+    view = ContractsView()
+    qtbot.addWidget(view)
+    view.show_context(ViewContext(project=sentiment))
+    first = next(iter(labels.contracts))
+    assert list(view.cards) == [first] and view.cards[first].plot is None
+    qtbot.waitUntil(lambda: not view._pending, timeout=5000)
+    assert list(view.cards) == list(labels.contracts)
+    assert view.cards["accuracy"].plot is not None
+    view.show_context(ViewContext(project=sentiment))
+    view.show_context(ViewContext())  # before the first context's steps ran
+    qtbot.wait(50)
+    assert not view.cards and view.cards_layout.count() == 0

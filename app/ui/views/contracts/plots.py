@@ -16,7 +16,8 @@ draw. Plots are white with dark axes, like every other plot in Accord, and do no
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -104,21 +105,39 @@ def ppi_plot(result: Mapping[str, Any], labels: Sequence[str] = ()) -> pg.PlotWi
     return widget
 
 
-def coverage_plot(curves: Sequence[TierCurve], rule: Mapping[str, Any], error: float | None
+def coverage_plot(curves: Sequence[TierCurve], rule: Mapping[str, Any], error: float | None,
+                  *, defer: Callable[[Callable[[], None]], None] | None = None
                   ) -> pg.PlotWidget | None:
+    """The plot; with ``defer`` its curves are drawn in a later step (``defer`` receives
+    the drawing): the empty plot and its curves are each 30-40 ms of the GUI thread,
+    so the contracts panel builds them on two event-loop turns."""
     if not curves:
         return None
     widget = _plot("Dev error vs coverage, threshold falling (dev labels only)",
                    "coverage (share of the items accepted)", "dev error")
-    item = widget.getPlotItem()
+    draw = partial(_draw_coverage, widget.getPlotItem(), curves, rule, error)
+    if defer is None:
+        draw()
+    else:
+        defer(draw)
+    return widget
+
+
+def _draw_coverage(item: pg.PlotItem, curves: Sequence[TierCurve], rule: Mapping[str, Any],
+                   error: float | None) -> None:
+    # The ranges first: set after the items, each item added would recompute the
+    # automatic range (about 15 ms in all).
+    finite_tops = [float(np.nanmax(c.dev_error)) for c in curves
+                   if np.isfinite(c.dev_error).any()]
+    top = max([0.0, *finite_tops, *([error] if error is not None else [])])
+    item.setXRange(0.0, 1.0, padding=0.02)
+    item.setYRange(-0.02 * max(top, 0.01), max(top * 1.15, 0.01), padding=0)
     item.addLegend(offset=(10, 10), labelTextColor="#222", brush=(255, 255, 255, 210))
-    top = 0.0
     for index, curve in enumerate(curves):
         color = label_color(index)
         finite = np.isfinite(curve.dev_error)
         if not finite.any():
             continue
-        top = max(top, float(np.nanmax(curve.dev_error)))
         item.addItem(pg.PlotDataItem(curve.coverage[finite], curve.dev_error[finite],
                                      pen=pg.mkPen(color, width=2), symbol="o",
                                      symbolSize=7, symbolBrush=color, symbolPen=None,
@@ -135,10 +154,6 @@ def coverage_plot(curves: Sequence[TierCurve], rule: Mapping[str, Any], error: f
         item.addItem(pg.InfiniteLine(error, angle=0, pen=pg.mkPen(
             TARGET_COLOR, width=1.5, style=Qt.PenStyle.DashLine),
             label=f"target {error:g}", labelOpts={"color": TARGET_COLOR, "position": 0.9}))
-        top = max(top, error)
-    item.setXRange(0.0, 1.0, padding=0.02)
-    item.setYRange(-0.02 * max(top, 0.01), max(top * 1.15, 0.01), padding=0)
-    return widget
 
 
 def distributional_plot(result: Mapping[str, Any], max_distance: float | None

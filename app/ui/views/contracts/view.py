@@ -31,8 +31,9 @@ Choices where the spec is silent:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import partial
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -71,6 +72,9 @@ def ask(parent: QWidget, title: str, text: str) -> bool:
     return answer == QMessageBox.StandardButton.Yes
 
 
+Defer = Callable[[Callable[[], None]], None]
+"""Takes a drawing step to run on a later event-loop turn."""
+
 Curves = Mapping[str, list[TierCurve]]
 """Contract id → its error-versus-coverage curves, computed in the open job
 (:attr:`~app.core.project.ProjectData.coverage_curves`): the GUI thread only draws."""
@@ -82,14 +86,15 @@ def _ppi_plot(status: ContractStatus, labels: LabelReport, curves: Curves) -> QW
     return plots.ppi_plot(status.result, names)
 
 
-def _coverage_plot(status: ContractStatus, labels: LabelReport, curves: Curves
-                   ) -> QWidget | None:
+def _coverage_plot(status: ContractStatus, labels: LabelReport, curves: Curves,
+                   defer: Defer | None = None) -> QWidget | None:
     mine = curves.get(status.spec.id)
     if not mine:
         return None
     rule = status.result.get("rule") or {}
     error = status.spec.params.get("error")
-    return plots.coverage_plot(mine, rule, None if error is None else float(error))
+    return plots.coverage_plot(mine, rule, None if error is None else float(error),
+                               defer=defer)
 
 
 def _distributional_plot(status: ContractStatus, labels: LabelReport, curves: Curves
@@ -110,9 +115,14 @@ _PLOTS: dict[str, Callable[[ContractStatus, LabelReport, Curves], QWidget | None
 """The kinds that have a plot, and how to draw it (the others have none)."""
 
 
-def contract_plot(status: ContractStatus, labels: LabelReport, curves: Curves
-                  ) -> QWidget | None:
-    draw = _PLOTS.get(str(status.spec.kind))
+def contract_plot(status: ContractStatus, labels: LabelReport, curves: Curves,
+                  defer: Defer | None = None) -> QWidget | None:
+    """The contract's plot, or ``None``; ``defer``: where the selective_risk plot hands
+    the drawing of its curves for a later step."""
+    kind = str(status.spec.kind)
+    if kind == "selective_risk":
+        return _coverage_plot(status, labels, curves, defer)
+    draw = _PLOTS.get(kind)
     return None if draw is None else draw(status, labels, curves)
 
 
@@ -179,16 +189,23 @@ class ContractCard(QFrame):
         text.addWidget(self.notes)
         text.addStretch(1)
 
-        body = QHBoxLayout()
-        body.addLayout(text, 1)
-        project = context.project
-        self.plot = contract_plot(status, labels,
-                                  project.coverage_curves if project is not None else {})
-        if self.plot is not None:
-            body.addWidget(self.plot, 1)
+        self._body = QHBoxLayout()
+        self._body.addLayout(text, 1)
+        self.plot: QWidget | None = None
+        self._plot_inputs = (status, labels, context.project.coverage_curves
+                             if context.project is not None else {})
         layout = QVBoxLayout(self)
         layout.addLayout(head)
-        layout.addLayout(body)
+        layout.addLayout(self._body)
+
+    def add_plot(self, defer: Defer | None = None) -> None:
+        """Draw the card's plot (once): a step of its own, the costliest one (a
+        pyqtgraph plot with its curves is 60-80 ms on the GUI thread, so with ``defer``
+        the curves are handed on as one more step)."""
+        if self.plot is None:
+            self.plot = contract_plot(*self._plot_inputs, defer=defer)
+            if self.plot is not None:
+                self._body.addWidget(self.plot, 1)
 
 
 class ContractsView(View):
@@ -226,10 +243,14 @@ class ContractsView(View):
         layout.addWidget(self.ledger)
         layout.addWidget(scroll, 1)
         self.cards: dict[str, ContractCard] = {}
+        self._pending: list[Callable[[], object]] = []
+        self._generation = 0
         self.show_context(self._context)
 
     def show_context(self, context: ViewContext) -> None:
         self._context = context
+        self._generation += 1
+        self._pending = []
         self.scale_font(context)
         self._clear_cards()
         project = context.project
@@ -250,7 +271,8 @@ class ContractsView(View):
         n = len(labels.contracts)
         self.heading.setText(f"<b>{n} contract{'s' if n != 1 else ''}</b> on "
                              f"{len(labels.data)} schema{'s' if len(labels.data) != 1 else ''}")
-        self.accepted.setText(accepted_line(labels.accepted()))
+        accepted = project.accepted if project.accepted is not None else labels.accepted()
+        self.accepted.setText(accepted_line(accepted))
         ledger_ok = bool(labels.ledger.get("ok", True))
         if not ledger_ok:
             self.ledger.setText("<span style='color:#C0392B'><b>The ledger is damaged:</b> "
@@ -260,12 +282,40 @@ class ContractsView(View):
         self.certify_all.setEnabled(ledger_ok and n > 0)
         if context.anonymous:
             context = context.with_(aliases=people_aliases(labels, context.aliases))
+        steps: list[Callable[[], object]] = []
         for ident, status in labels.contracts.items():
-            card = ContractCard(status, labels, context, ledger_ok)
-            card.certify.clicked.connect(lambda _=False, c=ident: self._certify(c))
-            self.cards_layout.addWidget(card)
-            self.cards[ident] = card
-        self.cards_layout.addStretch(1)
+            steps.append(partial(self._add_card, ident, status, labels, context, ledger_ok))
+            steps.append(partial(self._add_plot, ident))
+        steps.append(partial(self.cards_layout.addStretch, 1))
+        self._pending = steps
+        self._run_pending(self._generation)
+
+    def _add_card(self, ident: str, status: ContractStatus, labels: LabelReport,
+                  context: ViewContext, ledger_ok: bool) -> None:
+        card = ContractCard(status, labels, context, ledger_ok)
+        card.certify.clicked.connect(lambda _=False, c=ident: self._certify(c))
+        self.cards_layout.addWidget(card)
+        self.cards[ident] = card
+
+    def _add_plot(self, ident: str) -> None:
+        self.cards[ident].add_plot(defer=lambda draw: self._pending.insert(0, draw))
+
+    def _run_pending(self, generation: int) -> None:
+        """One step of the cards' building per event-loop turn, so the window paints in
+        between: building six cards with their plots at once held the GUI thread
+        170-240 ms (``tests/benchmarks/bench_gui_stall.py``). A newer
+        :meth:`show_context` drops what is left of the older one."""
+        if generation != self._generation or not self._pending:
+            return
+        self._pending.pop(0)()
+        if self._pending:
+            QTimer.singleShot(0, self, partial(self._run_pending, generation))
+
+    def complete(self) -> None:
+        """Build what is still pending now (tests, and anything that reads
+        :attr:`cards` before the event loop ran)."""
+        while self._pending:
+            self._pending.pop(0)()
 
     def _clear_cards(self) -> None:
         while self.cards_layout.count():
