@@ -42,7 +42,7 @@ from typing import Any
 
 from app.core.contracts.labels.families import Family, loss_family
 from app.core.errors import InputError
-from app.core.formats.boundary import present
+from app.core.formats.boundary import present, read_bytes
 from app.core.formats.json_lines import Fields, iter_json_lines, read_json_lines
 from app.core.formats.labeling.answers import to_answer
 from app.core.formats.labeling.data import (
@@ -53,7 +53,12 @@ from app.core.formats.labeling.data import (
     RequestKind,
     Split,
 )
-from app.core.formats.labeling.table import PredictionTable, read_common_predictions
+from app.core.formats.labeling.decoded import decode_common
+from app.core.formats.labeling.table import (
+    PredictionTable,
+    common_table,
+    read_common_predictions,
+)
 from app.core.formats.potato.config import find_config
 from app.core.model import Scheme, Study
 
@@ -137,17 +142,31 @@ def read_predictions(path: Path, study: Study, tiers: Iterable[str], *,
                      root: Path | None = None) -> PredictionTable:
     """``predictions.jsonl``: one line per item, schema and cascade tier.
 
-    The whole file is parsed at once (:func:`~app.core.formats.json_lines.read_json_lines`)
-    and a file of common lines is checked column by column
+    A file of common lines is decoded straight into columns
+    (:func:`~app.core.formats.labeling.decoded.decode_common`), else parsed at once
+    (:func:`~app.core.formats.json_lines.read_json_lines`); a file of common lines is
+    checked column by column
     (:func:`~app.core.formats.labeling.table.read_common_predictions`); any other file
     goes through the full per-line checks, which give the same predictions or the message
     naming the line and field.
     """
     tier_names = tuple(tiers)
-    records = read_json_lines(path, root=root)
+    data = read_bytes(path, root=root)
+
+    def valid(schema: str, label: Any) -> bool:
+        return _valid_label(study, schema, label)
+
+    options = [label for scheme in study.schemes.values() for label in scheme.labels]
+    columns = decode_common(data, study.schemes, tier_names, options)
+    if columns is not None:
+        table = common_table(columns.item, columns.schema, columns.tier, columns.label,
+                             columns.confidence, range(1, len(columns.item) + 1),
+                             study.schemes, study.items, frozenset(tier_names), valid)
+        if table is not None:
+            return table
+    records = read_json_lines(path, root=root, data=data)
     table = read_common_predictions(records, study.schemes, study.items,
-                                    frozenset(tier_names),
-                                    lambda schema, label: _valid_label(study, schema, label))
+                                    frozenset(tier_names), valid)
     if table is not None:
         return table
     seen: dict[tuple[str, str, str], int] = {}

@@ -29,7 +29,7 @@ import numpy as np
 
 from app.core.formats.labeling.data import Prediction
 
-__all__ = ["PredictionTable", "read_common_predictions"]
+__all__ = ["PredictionTable", "common_table", "read_common_predictions"]
 
 _PLAIN = (str, int, float)
 _KEYS = ("item", "schema", "tier", "label", "confidence")
@@ -46,7 +46,7 @@ class PredictionTable(Sequence[Prediction]):
 
     def __init__(self, item: list[str], schema: list[str], tier: list[str], label: list[Any],
                  confidence: list[float], probs: list[Mapping[str, float] | None] | None,
-                 line: list[int | None]) -> None:
+                 line: Sequence[int | None]) -> None:
         self.item, self.schema, self.tier, self.label = item, schema, tier, label
         self.confidence, self.line = confidence, line
         self.probs = probs
@@ -125,10 +125,25 @@ def read_common_predictions(records: list[tuple[int, dict[str, Any]]],
     if not (set(map(type, item)) == {str} and set(map(type, schema)) == {str}
             and set(map(type, tier)) == {str}):
         return None
+    if not set(map(type, confidence)) <= {float, int}:
+        return None
+    if not set(map(type, label)) <= set(_PLAIN):
+        return None
+    return common_table(item, schema, tier, label, confidence,
+                        [line for line, _ in records], schemes, items, tiers, valid_label)
+
+
+def common_table(item: list[str], schema: list[str], tier: list[str], label: list[Any],
+                 confidence: list[Any], line: Sequence[int | None],
+                 schemes: Mapping[str, object], items: Mapping[str, object],
+                 tiers: frozenset[str], valid_label: Callable[[str, Any], bool]
+                 ) -> PredictionTable | None:
+    """The table of columns already of the common types (string ids, a plain label, a
+    number for the confidence), or ``None`` when some value is not common: an unknown
+    item, scheme or tier, a confidence outside [0, 1], a label not valid for its scheme,
+    or an item, schema and tier on two lines."""
     if not (set(item) <= items.keys() and set(schema) <= schemes.keys()
             and set(tier) <= tiers):
-        return None
-    if not set(map(type, confidence)) <= {float, int}:
         return None
     try:
         values = np.array(confidence, dtype=np.float64)
@@ -136,16 +151,12 @@ def read_common_predictions(records: list[tuple[int, dict[str, Any]]],
         return None
     if not bool(((values >= 0) & (values <= 1)).all()):  # NaN fails too
         return None
-    if not set(map(type, label)) <= set(_PLAIN):
-        return None
     for s, _kind, value in set(zip(schema, map(type, label), label, strict=True)):
         if not valid_label(s, value):
             return None
     if _repeated(item, schema, tier):
         return None  # the per-line reader names both lines
-    return PredictionTable(item, schema, tier, label,
-                           values.tolist(), None,
-                           [line for line, _ in records])
+    return PredictionTable(item, schema, tier, label, values.tolist(), None, line)
 
 
 def _repeated(item: list[str], schema: list[str], tier: list[str]) -> bool:
