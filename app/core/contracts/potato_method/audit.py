@@ -28,7 +28,11 @@ from functools import partial
 from typing import Any
 
 from app.core.contracts.config.engine_config import EngineConfig
-from app.core.contracts.potato_method.from_store import method_contract, method_view
+from app.core.contracts.potato_method.from_store import (
+    BuiltView,
+    method_contract,
+    method_view,
+)
 from app.core.contracts.potato_method.view import MethodResult, MethodView
 from app.core.formats.potato.engine_records import ContractRecord
 from app.core.formats.potato.engine_store import EngineStore
@@ -72,6 +76,7 @@ def audit_contracts(store: EngineStore, config: EngineConfig, study: Study
                     ) -> dict[str, Audit]:
     """One :class:`Audit` per configured contract."""
     out: dict[str, Audit] = {}
+    views: dict[tuple[str, int], BuiltView | None] = {}  # one certify call: one view
     for spec in config.contracts:
         record = store.records.contracts.get(spec.id)
         if record is None:
@@ -82,8 +87,12 @@ def audit_contracts(store: EngineStore, config: EngineConfig, study: Study
             out[spec.id] = Audit(None, [f"Accord's Potato method for {spec.kind} is not "
                                         "written yet"])
             continue
-        built = method_view(store, config, study.schemes[spec.schema],
-                            before=certify_run_start(store, config, record))
+        before = certify_run_start(store, config, record)
+        if (spec.schema, before) not in views:  # as Potato, which builds it once a call
+            views[spec.schema, before] = method_view(store, config,
+                                                     study.schemes[spec.schema],
+                                                     before=before)
+        built = views[spec.schema, before]
         if built is None:
             out[spec.id] = Audit(None, [f"schema '{spec.schema}' has no family in Accord's "
                                         "Potato method yet (single-label schemes only)"])

@@ -36,7 +36,6 @@ Choices where Potato is silent on what an outside reader should do:
 
 from __future__ import annotations
 
-import json
 import shutil
 import sqlite3
 import tempfile
@@ -57,7 +56,8 @@ from app.core.formats.labeling.data import (
     RequestKind,
     Split,
 )
-from app.core.formats.nesting import within_bounds
+from app.core.formats.potato.engine_json import json_column as _json_column
+from app.core.formats.potato.engine_json import stored_json as _json
 from app.core.formats.potato.engine_records import EngineRecords, read_records
 from app.core.model import Scheme
 
@@ -262,11 +262,13 @@ def _answers(db: sqlite3.Connection, tiers: tuple[str, ...]) -> list[RawAnswer]:
             current[(item, schema, source)] = row  # ordered by id: the last one stays
     out: list[RawAnswer] = []
     order = {t: i for i, t in enumerate(tiers)}
+    value, distribution = _json_column(), _json_column()
     for (item, schema, source), row in sorted(current.items(),
                                               key=lambda kv: (kv[0][1], kv[0][0],
                                                               order[kv[0][2]])):
-        out.append(RawAnswer(str(item), str(schema), str(source), _json(row[4]),
-                             float(row[6] or 0.0), str(row[5]), _probs(_json(row[7]))))
+        out.append(RawAnswer(str(item), str(schema), str(source), value(row[4]),
+                             float(row[6] or 0.0), str(row[5]),
+                             _probs(distribution(row[7]))))
     return out
 
 
@@ -294,6 +296,7 @@ def _probs(raw: Any) -> dict[str, float] | None:
 def _requests(db: sqlite3.Connection) -> tuple[tuple[Request, ...], Counter[str]]:
     out: list[Request] = []
     others: Counter[str] = Counter()
+    parse = _json_column()
     for (ident, item, schema, purpose, pi, split, status, label, user, assigned,
          done_at) in db.execute(
             "SELECT id, item_id, schema_name, purpose, inclusion_prob, split, status,"
@@ -308,7 +311,7 @@ def _requests(db: sqlite3.Connection) -> tuple[tuple[Request, ...], Counter[str]
             continue
         if status == "cancelled":
             continue
-        value = _json(label) if status == "done" else None
+        value = parse(label) if status == "done" else None
         history = (LabelVersion(value, int(ident), done_at),) if status == "done" \
             and value is not None else ()
         annotator = user or assigned
@@ -324,8 +327,9 @@ def _items(db: sqlite3.Connection, shown: Path
            ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, str]]]:
     item_pi: dict[str, dict[str, float]] = {}
     fields: dict[str, dict[str, str]] = {}
+    parse = _json_column()
     for item, meta_json in db.execute("SELECT item_id, meta_json FROM engine_item"):
-        meta = _json(meta_json)
+        meta = parse(meta_json)
         if not isinstance(meta, dict):
             continue
         pi = meta.get("pi")
@@ -336,15 +340,6 @@ def _items(db: sqlite3.Connection, shown: Path
         if isinstance(values, dict):
             fields[str(item)] = {str(k): str(v) for k, v in values.items()}
     return item_pi, fields
-
-
-def _json(text: Any) -> Any:
-    if text is None:
-        return None
-    try:
-        return json.loads(text) if within_bounds(text) else text
-    except (TypeError, ValueError, RecursionError):
-        return text
 
 
 def for_study(store: EngineStore, items: Collection[str], schemes: Collection[str]
@@ -383,12 +378,18 @@ def _check_labels(database: Path, schemes: Mapping[str, Scheme],
                 for p in predictions]
     labelled += [(r.schema, v.label, f"the label of request '{r.request}' on item '{r.item}'")
                  for r in requests for v in r.label_history]
+    valid: set[tuple[str, type, Any]] = set()  # a name or an integer read once
     for schema, label, what in labelled:
         scheme = schemes[schema]
         if not scheme.scale and not scheme.labels:
             continue  # a free-form scheme: its labels are read where they are compared
+        key = (schema, type(label), label) if type(label) in (str, int) else None
+        if key is not None and key in valid:
+            continue
         try:
             to_answer(scheme, label)
         except InputError as exc:
             raise InputError(f"{what}: {exc.problem}", file=database, key=schema) from None
+        if key is not None:
+            valid.add(key)
 
