@@ -56,6 +56,8 @@ from app.core.formats.labeling.data import (
     RequestKind,
     Split,
 )
+from app.core.formats.potato.engine_answers import RawAnswer
+from app.core.formats.potato.engine_answers import read_answers as _answers
 from app.core.formats.potato.engine_json import json_column as _json_column
 from app.core.formats.potato.engine_json import stored_json as _json
 from app.core.formats.potato.engine_records import EngineRecords, read_records
@@ -79,19 +81,6 @@ Potato version."""
 CALIBRATION_PURPOSES = frozenset({"calibration", "certification"})
 VERIFICATION_PURPOSES = frozenset({"verify"})
 _COPY_TRIES = 3
-
-
-@dataclass(frozen=True, slots=True)
-class RawAnswer:
-    """One tier's current prediction as Potato stores it, whatever its status."""
-
-    item: str
-    schema: str
-    tier: str
-    value: Any
-    confidence: float
-    status: str
-    distribution: dict[str, float] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,33 +234,6 @@ def _check_tables(db: sqlite3.Connection, shown: Path) -> None:
         raise _unreadable(shown, error) from None
 
 
-def _answers(db: sqlite3.Connection, tiers: tuple[str, ...]) -> list[RawAnswer]:
-    wanted = set(tiers)
-    rows = db.execute(
-        "SELECT p.item_id, p.schema_name, v.source_id, v.version_id, p.value_json, p.status,"
-        " p.raw_conf, p.conf_json, p.id FROM prediction p"
-        " JOIN source_version v ON v.version_id = p.source_version_id"
-        " ORDER BY v.source_id, p.schema_name, v.created_at, v.version_id, p.id").fetchall()
-    latest: dict[tuple[str, str], str] = {}  # (source, schema) -> the last version seen
-    for _item, schema, source, version, *_ in rows:
-        latest[(source, schema)] = version
-    current: dict[tuple[str, str, str], tuple[Any, ...]] = {}
-    for row in rows:
-        item, schema, source, version = row[0], row[1], row[2], row[3]
-        if source in wanted and latest[(source, schema)] == version:
-            current[(item, schema, source)] = row  # ordered by id: the last one stays
-    out: list[RawAnswer] = []
-    order = {t: i for i, t in enumerate(tiers)}
-    value, distribution = _json_column(), _json_column()
-    for (item, schema, source), row in sorted(current.items(),
-                                              key=lambda kv: (kv[0][1], kv[0][0],
-                                                              order[kv[0][2]])):
-        out.append(RawAnswer(str(item), str(schema), str(source), value(row[4]),
-                             float(row[6] or 0.0), str(row[5]),
-                             _probs(distribution(row[7]))))
-    return out
-
-
 def _done(db: sqlite3.Connection) -> tuple[DoneRequest, ...]:
     purposes = ", ".join(f"'{p}'" for p in sorted(CALIBRATION_PURPOSES))
     return tuple(
@@ -282,15 +244,6 @@ def _done(db: sqlite3.Connection) -> tuple[DoneRequest, ...]:
             "SELECT id, item_id, schema_name, split, inclusion_prob, label_json, user_id"
             f" FROM human_request WHERE status = 'done' AND purpose IN ({purposes})"
             " ORDER BY priority DESC, id"))
-
-
-def _probs(raw: Any) -> dict[str, float] | None:
-    if not isinstance(raw, dict) or not raw:
-        return None
-    try:
-        return {str(k): float(v) for k, v in raw.items()}
-    except (TypeError, ValueError):
-        return None
 
 
 def _requests(db: sqlite3.Connection) -> tuple[tuple[Request, ...], Counter[str]]:
@@ -325,21 +278,33 @@ def _requests(db: sqlite3.Connection) -> tuple[tuple[Request, ...], Counter[str]
 
 def _items(db: sqlite3.Connection, shown: Path
            ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, str]]]:
+    """Each item's ``pi`` and ``fields``; a ``meta_json`` text shared by many items (the
+    same language and inclusion probability) is read once, each item getting its copy."""
     item_pi: dict[str, dict[str, float]] = {}
     fields: dict[str, dict[str, str]] = {}
-    parse = _json_column()
+    read: dict[str, tuple[dict[str, float] | None, dict[str, str] | None]] = {}
     for item, meta_json in db.execute("SELECT item_id, meta_json FROM engine_item"):
-        meta = parse(meta_json)
-        if not isinstance(meta, dict):
-            continue
-        pi = meta.get("pi")
-        if isinstance(pi, dict):
-            item_pi[str(item)] = {str(k): float(v) for k, v in pi.items()
-                                  if isinstance(v, int | float) and not isinstance(v, bool)}
-        values = meta.get("fields")
-        if isinstance(values, dict):
-            fields[str(item)] = {str(k): str(v) for k, v in values.items()}
+        if type(meta_json) is str and meta_json in read:
+            pi, values = read[meta_json]
+        else:
+            pi, values = _meta(_json(meta_json))
+            if type(meta_json) is str:
+                read[meta_json] = (pi, values)
+        if pi is not None:
+            item_pi[str(item)] = dict(pi)
+        if values is not None:
+            fields[str(item)] = dict(values)
     return item_pi, fields
+
+
+def _meta(meta: Any) -> tuple[dict[str, float] | None, dict[str, str] | None]:
+    if not isinstance(meta, dict):
+        return None, None
+    pi, values = meta.get("pi"), meta.get("fields")
+    return ({str(k): float(v) for k, v in pi.items()
+             if isinstance(v, int | float) and not isinstance(v, bool)}
+            if isinstance(pi, dict) else None,
+            {str(k): str(v) for k, v in values.items()} if isinstance(values, dict) else None)
 
 
 def for_study(store: EngineStore, items: Collection[str], schemes: Collection[str]

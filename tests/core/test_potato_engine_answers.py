@@ -1,0 +1,95 @@
+"""engine.sqlite's current predictions (``engine_answers.read_answers``) against the
+whole-table reader it replaced (the oracle, kept here): random databases with several
+versions per source, created in any order, repeated rows of one item, abstentions, sources
+outside the cascade and several schemas; the real Potato projects too."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.core.formats.potato.engine_answers import RawAnswer, probs, read_answers
+from app.core.formats.potato.engine_json import stored_json
+
+migrations = pytest.importorskip("potato.labeling_engine.store.migrations")
+PROJECTS = Path(__file__).resolve().parents[1] / "data" / "potato_engine"
+
+
+def _reference(db: sqlite3.Connection, tiers: tuple[str, ...]) -> list[RawAnswer]:
+    """``engine_store._answers`` before it read column-wise."""
+    wanted = set(tiers)
+    rows = db.execute(
+        "SELECT p.item_id, p.schema_name, v.source_id, v.version_id, p.value_json, p.status,"
+        " p.raw_conf, p.conf_json, p.id FROM prediction p"
+        " JOIN source_version v ON v.version_id = p.source_version_id"
+        " ORDER BY v.source_id, p.schema_name, v.created_at, v.version_id, p.id").fetchall()
+    latest: dict[tuple[str, str], str] = {}
+    for _item, schema, source, version, *_ in rows:
+        latest[(source, schema)] = version
+    current: dict[tuple[str, str, str], tuple[Any, ...]] = {}
+    for row in rows:
+        item, schema, source, version = row[0], row[1], row[2], row[3]
+        if source in wanted and latest[(source, schema)] == version:
+            current[(item, schema, source)] = row
+    order = {t: i for i, t in enumerate(tiers)}
+    return [RawAnswer(str(item), str(schema), str(source), stored_json(row[4]),
+                      float(row[6] or 0.0), str(row[5]), probs(stored_json(row[7])))
+            for (item, schema, source), row in sorted(
+                current.items(), key=lambda kv: (kv[0][1], kv[0][0], order[kv[0][2]]))]
+
+
+def _random_database(path: Path, seed: int) -> sqlite3.Connection:
+    rng = random.Random(seed)
+    db = sqlite3.connect(path)
+    for migration in migrations.MIGRATIONS:
+        db.executescript(migration.sql)
+    sources = ["cheap", "strong", "judge", "unused"]
+    versions = [(f"v{k}", rng.choice(sources), rng.choice([1.0, 2.0, 3.0]))
+                for k in range(rng.randint(1, 8))]
+    db.executemany("INSERT INTO source_version (version_id, source_id, kind, created_at)"
+                   " VALUES (?, ?, 'fixture', ?)", versions)
+    rows = []
+    for _ in range(rng.randint(0, 400)):
+        status = rng.choice(["ok", "ok", "ok", "abstain", "error"])
+        value = rng.choice(['"pos"', '"neg"', "3", "[1, 2]", '{"a": 1}', "NaN", None])
+        conf = rng.choice([None, '{"pos": 0.7, "neg": 0.3}', "[1]", '{"pos": "x"}'])
+        rows.append((rng.choice(["i1", "i10", "i2", "é", "Z", "a b"]),
+                     rng.choice(["s", "t", "ß"]), rng.choice(versions)[0], value, status,
+                     rng.choice([None, 0.0, 0.5, 1.0, -0.0]), conf))
+    db.executemany("INSERT INTO prediction (item_id, schema_name, source_version_id, "
+                   "value_json, status, raw_conf, conf_json, created_at) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, 0)", rows)
+    db.commit()
+    return db
+
+
+def _same(mine: list[RawAnswer], oracle: list[RawAnswer]) -> None:
+    assert [repr(a) for a in mine] == [repr(b) for b in oracle]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_random_databases_give_the_old_answers(tmp_path: Path, seed: int) -> None:
+    db = _random_database(tmp_path / "engine.sqlite", seed)
+    for tiers in (("cheap", "strong", "judge"), ("judge", "cheap"), ("strong",), ()):
+        _same(read_answers(db, tiers), _reference(db, tiers))
+
+
+@pytest.mark.parametrize("project", sorted(p.name for p in PROJECTS.iterdir()
+                                           if (p / "engine.sqlite").is_file()))
+def test_potato_projects_give_the_old_answers(tmp_path: Path, project: str) -> None:
+    for name in ("engine.sqlite", "engine.sqlite-wal"):  # a copy: no side file in tests/data
+        if (PROJECTS / project / name).is_file():
+            shutil.copyfile(PROJECTS / project / name, tmp_path / name)
+    db = sqlite3.connect(tmp_path / "engine.sqlite")
+    try:
+        sources = tuple(r[0] for r in db.execute("SELECT DISTINCT source_id FROM source_version"))
+        mine = read_answers(db, sources)
+        assert mine
+        _same(mine, _reference(db, sources))
+    finally:
+        db.close()
