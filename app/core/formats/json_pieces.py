@@ -44,10 +44,26 @@ class _TooDeepError(Exception):
     """A piece nests deeper than :data:`~app.core.formats.nesting.MAX_DEPTH` in all."""
 
 
-def read_json_in_pieces(path: Path, *, root: Path | None = None) -> Any:
-    """``read_json(path)``, parsed piecewise (see the module docstring)."""
+def read_json_in_pieces(path: Path, *, root: Path | None = None, whole: bool = False) -> Any:
+    """``read_json(path)``, parsed piecewise (see the module docstring).
+
+    ``whole``: for a process with no window to keep responsive (the command line), the
+    file is parsed by one orjson call when that gives the same value (a valid file with
+    no integer past 64 bits: :func:`~app.core.formats.nesting.standard_loads`), its
+    depth then counted exactly over the whole text (the walker's bound: a valid text
+    nested deeper than :data:`~app.core.formats.nesting.MAX_DEPTH` is the same error).
+    Anything orjson refuses takes the piecewise path below, errors included. Three
+    times faster on a lidar study's ``user_state.json`` (14 MB: 0.33 s → 0.11 s), but one
+    call holds the interpreter lock throughout, so the GUI never asks for it.
+    """
     data = read_bytes(path, root=root)
     nesting.check_integers(data, file=path)
+    if whole:
+        value = nesting.orjson_value(data)
+        if value is not nesting.REFUSED:
+            if nesting.deeper_than(data):
+                raise nesting.too_deep(file=path)
+            return value
     try:
         text = data.decode(json.detect_encoding(data), "surrogatepass")
     except UnicodeDecodeError as exc:

@@ -15,6 +15,10 @@ but raised ``OverflowError`` wherever it became a float. Every such file is now 
   its aliases are followed, so a "billion laughs" file is refused before any reader walks
   it.
 
+Speed: :func:`loads` parses with orjson where its value is certainly ``json.loads``'s
+(:func:`standard_loads`) and with ``json.loads`` otherwise, so values and error messages
+are the standard library's.
+
 Costs: the depth of a JSON text is counted only when it holds more than
 :data:`MAX_DEPTH` brackets at all (a C count), then exactly with one ``bytes.translate``
 and a numpy pass (about 1 ms per MB); integers are checked by a C substring search of a
@@ -29,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 import yaml
 
 from app.core.errors import InputError
@@ -41,6 +46,8 @@ _KEEP = b'"[]{}'
 _DELETE = bytes(b for b in range(256) if b not in _KEEP)
 _DIGITS = bytes(48 if 48 <= b <= 57 else 32 for b in range(256))
 _LONG = b"0" * (MAX_INT_DIGITS + 1)
+_WIDE = b"0" * 19
+"""A run of 19 digits: the shortest integer orjson may read past its 64-bit range."""
 _STEP = np.zeros(256, dtype=np.int8)
 _STEP[list(b"[{")] = 1
 _STEP[list(b"]}")] = -1
@@ -147,12 +154,55 @@ def _bounded_parse(
         return None  # the caller's own parse names the syntax error
 
 
+def standard_loads(data: bytes | str) -> Any:
+    """``json.loads(data)``: the same value, the same errors, parsed by orjson where
+    that is certainly the same (three times faster on a lidar study's answers).
+
+    orjson is stricter than ``json.loads`` (no ``NaN`` or ``Infinity``, no lone
+    surrogates, no byte-order mark, no UTF-16), so whatever it refuses is parsed again by
+    ``json.loads``, which reads it or names the error as always. The one input orjson
+    reads differently is an integer past 64 bits (it gives a float): a text holding a run
+    of 19 digits anywhere (in a string or a fraction too) goes to ``json.loads`` at once.
+    Floats are read to the same bits (checked on 300,000 random ones, subnormals and
+    25-digit mantissas included; ``tests/core/test_nesting_orjson.py``), duplicate keys
+    keep the first key's place and the last value in both.
+    """
+    value = orjson_value(data)
+    return json.loads(data) if value is REFUSED else value
+
+
+REFUSED = object()
+"""What :func:`orjson_value` returns when orjson's value might not be ``json.loads``'s."""
+
+
+def orjson_value(data: bytes | str) -> Any:
+    """orjson's value of ``data`` where it is certainly ``json.loads``'s, else
+    :data:`REFUSED` (orjson refused the text, or it holds a run of 19 digits)."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if len(raw) >= len(_WIDE) and _WIDE in raw.translate(_DIGITS):
+        return REFUSED
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return REFUSED
+
+
 def loads(
     data: bytes | str, *, file: Path | str | None, line: int | None = None, key: str | None = None
 ) -> Any:
     """``json.loads`` after :func:`check_json`; a syntax error is ``json.JSONDecodeError``
     as usual (the caller words it), a depth the parser cannot follow an InputError."""
-    check_json(data, file=file, line=line, key=key)
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if deeper_than(raw):  # check_json, with one encoding and one digit translation
+        raise too_deep(file=file, line=line, key=key)
+    digits = raw.translate(_DIGITS)
+    if len(raw) > MAX_INT_DIGITS and _LONG in digits:
+        _bounded_parse(data, file, line, key)
+    if len(raw) < len(_WIDE) or _WIDE not in digits:
+        try:
+            return orjson.loads(raw)  # standard_loads, sharing the digit translation
+        except orjson.JSONDecodeError:
+            pass
     try:
         return json.loads(data)
     except RecursionError:

@@ -43,7 +43,7 @@ from app.core.formats.potato.answers import parse_answer
 from app.core.formats.potato.config import PotatoConfig, read_config
 from app.core.formats.potato.datafiles import iter_records
 from app.core.formats.potato.place import Place, sys_intern
-from app.core.model import Answer, Item, Kind, Scheme, Study, TraceStep
+from app.core.model import Item, Kind, Scheme, Study, TraceStep
 from app.core.objects import ObjectSet, SceneObject, Span
 from app.core.progress import Job, Progress, run
 
@@ -60,7 +60,8 @@ def load_study(project: Path | str) -> Study:
     return run(read_potato(Path(project)))
 
 
-def read_potato(project: Path) -> Job[Study]:
+def read_potato(project: Path, *, whole_files: bool = False) -> Job[Study]:
+    """``whole_files``: each ``user_state.json`` in one call, for the command line."""
     config = read_config(project)
     steps = 1 + len(config.data_files)
     yield Progress(0, steps, "reading config")
@@ -83,7 +84,7 @@ def read_potato(project: Path) -> Job[Study]:
     with gc_paused():
         for j, folder in enumerate(folders):
             yield Progress(steps + j, total, f"reading annotator {folder.name}")
-            name = _read_annotator(folder, study, ignored)
+            name = _read_annotator(folder, study, ignored, whole_files)
             if name in names:
                 raise InputError(f"annotator '{name}' also appears in {names[name]}; expected "
                                  "one folder per annotator", file=folder)
@@ -247,10 +248,11 @@ def _annotator_folders(config: PotatoConfig) -> list[Path]:
     return folders
 
 
-def _read_annotator(folder: Path, study: Study, ignored: Counter[str]) -> str:
+def _read_annotator(folder: Path, study: Study, ignored: Counter[str], whole: bool = False
+                    ) -> str:
     state_file = folder / STATE_FILE
     if present(state_file):  # a link out, a FIFO or a device is refused, never skipped
-        state = read_json_in_pieces(state_file, root=study.root)
+        state = read_json_in_pieces(state_file, root=study.root, whole=whole)
         if not isinstance(state, dict):
             raise InputError("expected a JSON object (Potato's user state)", file=state_file)
         user = state.get("user_id")
@@ -338,10 +340,6 @@ def _store(study: Study, annotator: str, item_id: str, grouped: dict[str, list[t
         answers[scheme_name].setdefault(item_id, {})[annotator] = parsed.answer
 
 
-def _put(study: Study, scheme: str, item: str, annotator: str, answer: Answer) -> None:
-    study.answers[scheme].setdefault(item, {})[annotator] = answer
-
-
 def _store_spans(study: Study, annotator: str, item_id: str, raw: Any, file: Path,
                  ignored: Counter[str]) -> None:
     if item_id not in study.items:
@@ -365,7 +363,8 @@ def _store_spans(study: Study, annotator: str, item_id: str, raw: Any, file: Pat
         if scheme_name not in study.schemes:
             ignored["schemes"] += 1
             continue
-        _put(study, scheme_name, sys_intern(item_id), annotator, ObjectSet(tuple(spans)))
+        study.answers[scheme_name].setdefault(sys_intern(item_id), {})[annotator] = \
+            ObjectSet(tuple(spans))
 
 
 def _legacy_lines(path: Path, root: Path
