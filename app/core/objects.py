@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeAlias
 
 import numpy as np
@@ -299,6 +299,11 @@ class ObjectSet:
     """One annotator's set of objects on one item (possibly empty: an empty answer)."""
 
     objects: tuple[SceneObject, ...] = ()
+    boxes: np.ndarray | None = field(default=None, compare=False, repr=False)
+    """When every object is a :class:`Cuboid`: their rows exactly as
+    :func:`~app.core.geometry.cuboid_boxes.boxes_array` packs them, kept by the reader
+    that built them from numpy (a lidar study's agreement packs 240,000 cuboids, a
+    third of a second); ``None`` otherwise. Not part of equality: it is the objects."""
 
     def __len__(self) -> int:
         return len(self.objects)
@@ -322,6 +327,19 @@ def normalized_quaternion(q: Sequence[float]) -> tuple[float, float, float, floa
     if not math.isfinite(norm) or norm < 1e-12:
         raise ValueError(f"rotation quaternion {list(q)} has no direction (zero or not finite)")
     return (qx / norm, qy / norm, qz / norm, qw / norm)
+
+
+def unit_quaternion_rows(rows: np.ndarray) -> np.ndarray:
+    """Scale the quaternions of box rows ``[.., qx, qy, qz, qw]`` (the last four columns)
+    to unit length in place, with :func:`normalized_quaternion`'s arithmetic term for
+    term (so the same bits); returns which rows have none (zero or not finite), left
+    for the caller to name."""
+    q = rows[:, -4:]
+    norm = np.sqrt(q[:, 0] * q[:, 0] + q[:, 1] * q[:, 1] + q[:, 2] * q[:, 2] + q[:, 3] * q[:, 3])
+    bad: np.ndarray = ~np.isfinite(norm) | (norm < 1e-12)
+    if not bad.any():
+        q /= norm[:, None]
+    return bad
 
 
 def quaternion_to_matrix(q: Sequence[float]) -> np.ndarray:

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from app.core.geometry.fixed_order import times
-from app.core.objects import Cuboid, normalized_quaternion
+from app.core.objects import Cuboid, normalized_quaternion, unit_quaternion_rows
 
 BOX_COLUMNS = 10
 """Columns of a box row: centre (3), size (3), unit quaternion (4)."""
@@ -55,14 +55,11 @@ def boxes_array(cuboids: Sequence[Cuboid]) -> np.ndarray:
     """
     rows = np.array([(*c.center, *c.size, *c.rotation) for c in cuboids],
                     dtype=np.float64).reshape(len(cuboids), BOX_COLUMNS)
-    q = rows[:, 6:10]
     # The arithmetic of normalized_quaternion, term for term, so the rows are bit for bit
     # what it gives, at numpy's speed: a lidar study packs hundreds of thousands.
-    norm = np.sqrt(q[:, 0] * q[:, 0] + q[:, 1] * q[:, 1] + q[:, 2] * q[:, 2] + q[:, 3] * q[:, 3])
-    bad = ~np.isfinite(norm) | (norm < 1e-12)
+    bad = unit_quaternion_rows(rows)
     if bad.any():
         normalized_quaternion(cuboids[int(np.argmax(bad))].rotation)  # raises, naming it
-    q /= norm[:, None]
     return rows
 
 

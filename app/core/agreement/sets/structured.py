@@ -99,8 +99,21 @@ IMAGE_POINT_TYPES = (Landmark, KeypointSet, OpenPath)
 SPATIAL_POINT_TYPES = (Point3D, Polyline3D, Segment3D)
 
 
-def _cuboids(answer: ObjectSet) -> tuple[SceneObject, ...]:
-    return answer.of_type(Cuboid, *SPATIAL_POINT_TYPES)
+class _Cuboids:
+    """Selects a spatial answer's objects, and remembers the packed boxes of answers that
+    hold only cuboids (:attr:`ObjectSet.boxes`) for :meth:`similarities`."""
+
+    def __init__(self) -> None:
+        self.packed: dict[int, tuple[Sequence[SceneObject], np.ndarray]] = {}
+
+    def __call__(self, answer: ObjectSet) -> tuple[SceneObject, ...]:
+        if answer.boxes is not None:  # every object a cuboid: of_type would copy them all
+            self.packed[id(answer.objects)] = (answer.objects, answer.boxes)
+            return answer.objects
+        return answer.of_type(Cuboid, *SPATIAL_POINT_TYPES)
+
+    def similarities(self, pairs: Sequence[ObjectsPair]) -> list[np.ndarray]:
+        return _cuboid_similarities(pairs, self.packed)
 
 
 def _segments(answer: ObjectSet) -> tuple[SceneObject, ...]:
@@ -141,19 +154,31 @@ def _only(objects: Sequence[SceneObject], family: tuple[type, ...]) -> list[Scen
     return [o for o in objects if isinstance(o, family)]
 
 
-def _cuboid_similarities(pairs: Sequence[ObjectsPair]) -> list[np.ndarray]:
-    """Every pair's 3D IoU matrix from one vectorized call (boxes converted once each)."""
-    if all(isinstance(o, Cuboid) for a, b in pairs for o in (*a, *b)):
-        # Every distinct object set packed in one boxes_array call (its arithmetic is per
-        # row, so the same bits as one call per set) and sliced back.
-        sets: dict[int, Sequence[SceneObject]] = {}
-        for a, b in pairs:
-            sets.setdefault(id(a), a)
-            sets.setdefault(id(b), b)
-        packed = boxes_array([o for objects in sets.values() for o in objects])  # type: ignore[misc]
-        ends = np.cumsum([len(objects) for objects in sets.values()]).tolist()
-        arrays = {key: packed[end - len(objects):end]
-                  for (key, objects), end in zip(sets.items(), ends, strict=True)}
+def _cuboid_similarities(pairs: Sequence[ObjectsPair],
+                         packed: Mapping[int, tuple[Sequence[SceneObject], np.ndarray]]
+                         | None = None) -> list[np.ndarray]:
+    """Every pair's 3D IoU matrix from one vectorized call (boxes converted once each).
+
+    ``packed``: object sets (by id, with the set itself) whose rows the reader kept."""
+    known = packed or {}
+    sets: dict[int, Sequence[SceneObject]] = {}
+    for a, b in pairs:
+        sets.setdefault(id(a), a)
+        sets.setdefault(id(b), b)
+    arrays: dict[int, np.ndarray] = {}
+    for key, objects in sets.items():
+        kept = known.get(key)
+        if kept is not None and kept[0] is objects:
+            arrays[key] = kept[1]
+    rest = {key: objects for key, objects in sets.items() if key not in arrays}
+    if all(isinstance(o, Cuboid) for objects in rest.values() for o in objects):
+        # Every other distinct object set packed in one boxes_array call (its arithmetic
+        # is per row, so the same bits as one call per set, or as the reader's rows) and
+        # sliced back.
+        rows = boxes_array([o for objects in rest.values() for o in objects])  # type: ignore[misc]
+        ends = np.cumsum([len(objects) for objects in rest.values()]).tolist()
+        arrays.update({key: rows[end - len(objects):end]
+                       for (key, objects), end in zip(rest.items(), ends, strict=True)})
         return cuboid_iou_matrices([(arrays[id(a)], arrays[id(b)]) for a, b in pairs])
     cuboid_pairs = [(_only(a, (Cuboid,)), _only(b, (Cuboid,))) for a, b in pairs]
     blocks = cuboid_iou_matrices([(boxes_array(x), boxes_array(y))  # type: ignore[arg-type]
@@ -181,7 +206,8 @@ def region_set_similarity(a: Sequence[SceneObject], b: Sequence[SceneObject]) ->
 
 def selector_and_similarity(kind: Kind) -> tuple[Selector, BatchSimilarity]:
     if kind is Kind.CUBOIDS:
-        return _cuboids, _cuboid_similarities
+        cuboids = _Cuboids()
+        return cuboids, cuboids.similarities
     if kind is Kind.SEGMENTS:
         return _segments, per_pair(_segment_similarity)
     if kind is Kind.TIERS:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,7 @@ from app.core.objects import (
     Segment,
     Segment3D,
     normalized_quaternion,
+    unit_quaternion_rows,
 )
 
 
@@ -72,6 +74,7 @@ def _number(value: Any, place: Place, obj: int, what: str) -> float:
 
 
 _PLAIN_NUMBERS = (int, float)
+_PLAIN_TYPES = frozenset(_PLAIN_NUMBERS)
 
 
 def _vector(value: Any, n: int, place: Place, obj: int, what: str) -> tuple[float, ...]:
@@ -224,40 +227,61 @@ peak for the whole ``accord agreement`` run). A larger mask is an unusable objec
 gigabytes of memory."""
 
 
+_NO_TURN = (0.0, 0.0, 0.0, 1.0)
+_SEQUENCES = (list, tuple)
+
+
 def _fast_cuboids(shapes: list[Any]) -> ObjectSet | None:
     """All-cuboid answers in one numpy pass (a lidar study holds hundreds of thousands).
 
-    Returns ``None`` unless every object is a well-formed cuboid with finite numbers, a
-    non-negative size and a usable quaternion: anything else takes the checked path,
-    which names the object and what is wrong with it. (One leniency: numpy reads a JSON
-    ``true`` inside a coordinate list as 1.0; checking every number's type would cost
-    more than the whole fast path, and Potato never writes one.)
+    Returns ``None`` unless every object is a well-formed cuboid whose numbers are plain
+    JSON numbers (no booleans, no strings), finite and in bounds, with a non-negative
+    size and a usable quaternion: anything else takes the checked path, which names the
+    object and what is wrong with it. The values are the checked path's: ``float`` of
+    each number, the quaternion scaled by its length. The answer keeps its boxes packed
+    (:attr:`ObjectSet.boxes`) for the agreement.
     """
+    rows: list[list[Any]] = []
     try:
-        if not all(type(s) is dict and s.get("type") == "cuboid_3d" for s in shapes):
-            return None
-        coords = [s["coordinates"] for s in shapes]
-        centers = np.array([c["center"] for c in coords], dtype=np.float64)
-        sizes = np.array([c["size"] for c in coords], dtype=np.float64)
-        turns = np.array([c.get("rotation", (0.0, 0.0, 0.0, 1.0)) for c in coords],
-                         dtype=np.float64)
-    except (KeyError, TypeError, ValueError, AttributeError, OverflowError):
+        for shape in shapes:
+            if type(shape) is not dict or shape.get("type") != "cuboid_3d":
+                return None
+            coords = shape["coordinates"]
+            center, size = coords["center"], coords["size"]
+            turn = coords.get("rotation", _NO_TURN)
+            if not (type(center) in _SEQUENCES and type(size) in _SEQUENCES
+                    and type(turn) in _SEQUENCES and len(center) == 3 and len(size) == 3
+                    and len(turn) == 4):
+                return None
+            rows.append([*center, *size, *turn])
+    except (KeyError, TypeError, AttributeError):
         return None
-    n = len(shapes)
-    if centers.shape != (n, 3) or sizes.shape != (n, 3) or turns.shape != (n, 4):
+    if not set(map(type, chain.from_iterable(rows))) <= _PLAIN_TYPES:
         return None
-    bounded = ((np.abs(centers) <= MAX_MAGNITUDE).all() and (np.abs(sizes) <= MAX_MAGNITUDE).all()
-               and (np.abs(turns) <= MAX_MAGNITUDE).all())  # NaN fails too
-    if not bounded:
+    return cuboids_from_rows([_label(shape) for shape in shapes], rows)
+
+
+def cuboids_from_rows(labels: list[str], rows: list[list[Any]]) -> ObjectSet | None:
+    """Cuboids from rows of ten plain numbers (centre, size, quaternion), or ``None``
+    where one is unusable (out of bounds, a negative size, a quaternion with no
+    direction: the checked path names it). The values are the checked path's:
+    ``float`` of each number, the quaternion scaled by its length."""
+    try:
+        array = np.array(rows, dtype=np.float64).reshape(len(rows), 10)
+    except OverflowError:  # an integer past the largest float
         return None
+    if not (np.abs(array) <= MAX_MAGNITUDE).all():  # NaN fails too
+        return None
+    turns = array[:, 6:10]
     norms = np.sqrt((turns * turns).sum(axis=1))
-    if not ((sizes >= 0).all() and (norms >= 1e-12).all()):
+    if not ((array[:, 3:6] >= 0).all() and (norms >= 1e-12).all()):
         return None
-    units = turns / norms[:, None]
-    return ObjectSet(tuple(
-        Cuboid(_label(shape), (c[0], c[1], c[2]), (z[0], z[1], z[2]), (q[0], q[1], q[2], q[3]))
-        for shape, c, z, q in zip(shapes, centers.tolist(), sizes.tolist(), units.tolist(),
-                                  strict=True)))
+    array[:, 6:10] = turns / norms[:, None]
+    cuboids = tuple(
+        Cuboid(label, (r[0], r[1], r[2]), (r[3], r[4], r[5]), (r[6], r[7], r[8], r[9]))
+        for label, r in zip(labels, array.tolist(), strict=True))
+    unit_quaternion_rows(array)  # what boxes_array makes of these cuboids, bit for bit
+    return ObjectSet(cuboids, boxes=array)
 
 
 def parse_spatial(raw: Any, scheme: Scheme, place: Place) -> ObjectSet:

@@ -1,0 +1,85 @@
+"""The reader's packed cuboid rows (``ObjectSet.boxes``) are what ``boxes_array`` makes of
+its cuboids, bit for bit, and the agreement that uses them is the agreement without them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.core.agreement.sets.agreement import set_agreement
+from app.core.agreement.sets.structured import selector_and_similarity
+from app.core.errors import RejectedAnswerError
+from app.core.formats.potato.objects import parse_spatial
+from app.core.formats.potato.place import Place
+from app.core.geometry.cuboid_boxes import boxes_array
+from app.core.model import Kind, Scheme
+from app.core.objects import Cuboid, ObjectSet
+from app.core.progress import run
+
+SCHEME = Scheme(name="objects", annotation_type="spatial_annotation", kind=Kind.CUBOIDS)
+PLACE = Place(Path("user_state.json"), "sweep-0", "objects", "ana")
+
+
+def _shapes(rng: np.random.Generator, n: int) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    for k in range(n):
+        turn = rng.normal(size=4) * rng.uniform(0.1, 3.0)  # not unit length
+        out.append({"type": "cuboid_3d", "label": "car" if k % 3 else "truck",
+                    "coordinates": {"center": [int(k), *rng.uniform(-60, 60, 2).tolist()],
+                                    "size": [*rng.uniform(0.5, 5, 2).tolist(), 2],
+                                    "rotation": turn.tolist()}})
+    return out
+
+
+def test_packed_rows_are_boxes_array_of_the_cuboids() -> None:
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 40):
+        answer = parse_spatial(_shapes(rng, n), SCHEME, PLACE)
+        assert isinstance(answer, ObjectSet) and answer.boxes is not None
+        np.testing.assert_array_equal(answer.boxes, boxes_array(answer.objects))  # type: ignore[arg-type]
+        assert answer == ObjectSet(answer.objects)  # the rows are not part of equality
+
+
+def test_a_boolean_coordinate_is_named_not_read_as_one() -> None:
+    shapes = _shapes(np.random.default_rng(1), 3)
+    shapes[1]["coordinates"]["center"][0] = True  # type: ignore[index]
+    with pytest.raises(RejectedAnswerError, match="object 1: center must be a number"):
+        parse_spatial(shapes, SCHEME, PLACE)
+
+
+def test_other_objects_keep_no_rows() -> None:
+    shapes = [*_shapes(np.random.default_rng(2), 2),
+              {"type": "point_3d", "label": "pole", "coordinates": [1.0, 2.0, 3.0]}]
+    answer = parse_spatial(shapes, SCHEME, PLACE)
+    assert isinstance(answer, ObjectSet) and answer.boxes is None
+    assert isinstance(answer.objects[0], Cuboid)
+
+
+def test_agreement_with_the_rows_is_the_agreement_without_them() -> None:
+    rng = np.random.default_rng(3)
+    truth = _shapes(rng, 30)
+    answers: dict[str, dict[str, ObjectSet]] = {}
+    for item in range(12):
+        by: dict[str, ObjectSet] = {}
+        for name, noise in (("ana", 0.1), ("ben", 0.3), ("cai", 0.6)):
+            shapes = []
+            for shape in truth[: 30 - item]:
+                coords = shape["coordinates"]
+                centre = (np.array(coords["center"]) + rng.normal(0, noise, 3)).tolist()  # type: ignore[index]
+                shapes.append({**shape, "coordinates": {**coords, "center": centre}})  # type: ignore[dict-item]
+            by[name] = parse_spatial(shapes, SCHEME, PLACE)
+        answers[f"sweep-{item}"] = by
+    plain = {item: {name: ObjectSet(a.objects) for name, a in by.items()}
+             for item, by in answers.items()}
+
+    def outcomes(given: dict[str, dict[str, ObjectSet]]) -> list[tuple[object, ...]]:
+        select, similarity = selector_and_similarity(Kind.CUBOIDS)
+        result = run(set_agreement(given, select, similarity, 0.25))  # type: ignore[arg-type]
+        return [(o.item, o.a, o.b, o.score, o.f1, o.rows.tolist(), o.cols.tolist(),
+                 o.matched_iou.tobytes(), o.label_match.tolist()) for o in result.outcomes]
+
+    with_rows = outcomes(answers)
+    assert any(score < 1.0 for _, _, _, score, *_ in with_rows)
+    assert with_rows == outcomes(plain)
