@@ -26,7 +26,8 @@ from itertools import combinations
 
 import numpy as np
 
-from app.core.agreement.sets.matching import THRESHOLD_SLACK, match
+from app.core.agreement.sets.matching import THRESHOLD_SLACK, TIE_BREAK, match
+from app.core.agreement.sets.small_matching import split_matching
 from app.core.model import Answer
 from app.core.objects import ObjectSet, SceneObject
 from app.core.progress import Job, Progress
@@ -210,7 +211,8 @@ def score_pairs(pending: Sequence[tuple[str, str, str]], pairs: Sequence[Objects
     """
     codes = LabelCodes()
     outcomes: list[PairOutcome | None] = [None] * len(pairs)
-    batch = [k for k, (a, b) in enumerate(pairs) if len(a) and len(b)]
+    batch = [k for k, (a, b) in enumerate(pairs)
+             if len(a) and len(b) and matrices[k].dtype == np.float64]
     if batch:
         _score_simple(batch, pending, pairs, matrices, threshold, codes, outcomes)
     for k, outcome in enumerate(outcomes):
@@ -224,7 +226,9 @@ def _score_simple(batch: list[int], pending: Sequence[tuple[str, str, str]],
                   pairs: Sequence[ObjectsPair], matrices: Sequence[np.ndarray],
                   threshold: float, codes: LabelCodes, outcomes: list[PairOutcome | None]
                   ) -> None:
-    """Fill ``outcomes[k]`` for the pairs of ``batch`` whose matching needs no choice."""
+    """Fill ``outcomes[k]`` for the pairs of ``batch`` whose matching needs no choice, or
+    whose choices :func:`~app.core.agreement.sets.small_matching.split_matching` makes
+    (as ``match`` would, on the same preference matrix); the rest are left ``None``."""
     n_a = np.array([len(pairs[k][0]) for k in batch], dtype=np.int64)
     n_b = np.array([len(pairs[k][1]) for k in batch], dtype=np.int64)
     flat = np.concatenate([np.asarray(matrices[k], dtype=np.float64).ravel() for k in batch])
@@ -246,17 +250,35 @@ def _score_simple(batch: list[int], pending: Sequence[tuple[str, str, str]],
     credits = np.where(same, ious, ious / 2.0)
     rows, cols = rows.astype(np.int64), cols.astype(np.int64)
     bounds = np.searchsorted(pair, np.arange(len(batch) + 1)).tolist()
+    firsts = (np.cumsum(cells) - cells).tolist()
     for p, k in enumerate(batch):
-        if p in needs_choice:
-            continue
         start, end = bounds[p], bounds[p + 1]
-        matched, na, nb = end - start, int(n_a[p]), int(n_b[p])
-        credit = float(credits[start:end].sum()) if matched else 0.0
+        na, nb = int(n_a[p]), int(n_b[p])
         item, x, y = pending[k]
+        if p in needs_choice:  # match's small components, from the cells split here
+            part = crowded[start:end].tolist()
+            cells_p = list(zip(rows[start:end].tolist(), cols[start:end].tolist(), strict=True))
+            same_grid = codes.of(pairs[k][0])[:, None] == codes.of(pairs[k][1])[None, :]
+            preference = weights[firsts[p]:firsts[p] + na * nb].reshape(na, nb) * (
+                1.0 + TIE_BREAK * np.asarray(same_grid, dtype=np.float64))
+            chosen = split_matching(preference, [c for c, busy in zip(cells_p, part,
+                                                                        strict=True) if not busy],
+                                    [c for c, busy in zip(cells_p, part, strict=True) if busy])
+            if chosen is None:
+                continue  # near ties or a large component: score_pair asks the solver
+            r, c = chosen
+            matched_iou = flat[firsts[p] + r * nb + c]
+            label_match = same_grid[r, c]
+            matched = r.size
+            credit = float(np.where(label_match, matched_iou, matched_iou / 2.0).sum())
+        else:
+            r, c, matched_iou, label_match = (rows[start:end], cols[start:end],
+                                              ious[start:end], same[start:end])
+            matched = end - start
+            credit = float(credits[start:end].sum()) if matched else 0.0
         outcomes[k] = PairOutcome(
             item, x, y, na, nb, credit / (matched + (na - matched) + (nb - matched)),
-            2.0 * matched / (na + nb), rows[start:end], cols[start:end], ious[start:end],
-            same[start:end])
+            2.0 * matched / (na + nb), r, c, matched_iou, label_match)
 
 
 # --------------------------------------------------------------------------- summaries

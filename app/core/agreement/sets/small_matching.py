@@ -38,6 +38,16 @@ def small_matching(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     alone = positive & (positive.sum(axis=1) == 1)[:, None] & (positive.sum(axis=0) == 1)
     single_rows, single_cols = np.nonzero(alone)
     rows, cols = np.nonzero(positive & ~alone)
+    return split_matching(weights, list(zip(single_rows.tolist(), single_cols.tolist(),
+                                            strict=True)),
+                          list(zip(rows.tolist(), cols.tolist(), strict=True)))
+
+
+def split_matching(weights: np.ndarray, alone: list[tuple[int, int]],
+                   edges: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`small_matching` of ``weights`` whose positive cells the caller has already
+    split, row-major, into those ``alone`` in their row and column and the others
+    (``edges``): a batch of pairs finds both for all its matrices at once."""
     n_a = weights.shape[0]
     parent = list(range(n_a + weights.shape[1]))
 
@@ -47,14 +57,13 @@ def small_matching(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
             k = parent[k]
         return k
 
-    edges = list(zip(rows.tolist(), cols.tolist(), strict=True))
     for r, c in edges:
         parent[root(r)] = root(n_a + c)
     components: dict[int, list[tuple[int, int]]] = {}
     for r, c in edges:
         components.setdefault(root(r), []).append((r, c))
     margin = MARGIN * (1.0 + float(weights.sum()))
-    chosen = list(zip(single_rows.tolist(), single_cols.tolist(), strict=True))
+    chosen = list(alone)
     for component in components.values():
         best = _best_of(component, weights, margin)
         if best is None:

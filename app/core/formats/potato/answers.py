@@ -33,11 +33,11 @@ from app.core.formats.potato.config import number_label
 from app.core.formats.potato.objects import (
     parse_grounding,
     parse_image,
-    parse_spatial,
     parse_tiered,
     parse_timed,
 )
 from app.core.formats.potato.place import Place, sys_intern
+from app.core.formats.potato.spatial import parse_spatial
 from app.core.formats.potato.traces import (
     parse_failure_attribution,
     parse_process_reward,

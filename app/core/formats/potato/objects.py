@@ -1,9 +1,10 @@
 """Potato's structured answers with geometry → model objects (``formats.md``).
 
-Images (boxes, polygons, ellipses, row-major RLE masks, normalized coordinates), 3D
-objects (cuboids with quaternions, points, polylines, point segments; metres), audio and
-video segments (seconds), tiers (milliseconds, converted to seconds here) and temporal
-grounding events. A bad object raises through :meth:`Place.error` with its index.
+Images (boxes, polygons, ellipses, row-major RLE masks, normalized coordinates), audio
+and video segments (seconds), tiers (milliseconds, converted to seconds here) and temporal
+grounding events; 3D objects (metres) in :mod:`~app.core.formats.potato.spatial`, with
+the shared number checks of this module. A bad object raises through
+:meth:`Place.error` with its index.
 
 Every number of a geometry must be finite and at most :data:`MAX_MAGNITUDE` in size
 (a million kilometres in metres; 30,000 years in seconds): a cuboid of size 1e308 has
@@ -15,30 +16,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from itertools import chain
 from typing import Any
-
-import numpy as np
 
 from app.core.formats.potato.place import Place, sys_intern
 from app.core.model import Scheme
 from app.core.objects import (
     BoxRegion,
-    Cuboid,
     EllipseRegion,
     KeypointSet,
     Landmark,
     Mask,
     ObjectSet,
     OpenPath,
-    Point3D,
     PolygonRegion,
-    Polyline3D,
     SceneObject,
     Segment,
-    Segment3D,
-    normalized_quaternion,
-    unit_quaternion_rows,
 )
 
 
@@ -74,7 +66,6 @@ def _number(value: Any, place: Place, obj: int, what: str) -> float:
 
 
 _PLAIN_NUMBERS = (int, float)
-_PLAIN_TYPES = frozenset(_PLAIN_NUMBERS)
 
 
 def _vector(value: Any, n: int, place: Place, obj: int, what: str) -> tuple[float, ...]:
@@ -225,107 +216,6 @@ allocation: the mask agreement decodes every annotator's mask of an item at once
 held about 13 bytes per pixel per annotator (measured: three 4096 × 4096 masks, 747 MB
 peak for the whole ``accord agreement`` run). A larger mask is an unusable object, not
 gigabytes of memory."""
-
-
-_NO_TURN = (0.0, 0.0, 0.0, 1.0)
-_SEQUENCES = (list, tuple)
-
-
-def _fast_cuboids(shapes: list[Any]) -> ObjectSet | None:
-    """All-cuboid answers in one numpy pass (a lidar study holds hundreds of thousands).
-
-    Returns ``None`` unless every object is a well-formed cuboid whose numbers are plain
-    JSON numbers (no booleans, no strings), finite and in bounds, with a non-negative
-    size and a usable quaternion: anything else takes the checked path, which names the
-    object and what is wrong with it. The values are the checked path's: ``float`` of
-    each number, the quaternion scaled by its length. The answer keeps its boxes packed
-    (:attr:`ObjectSet.boxes`) for the agreement.
-    """
-    rows: list[list[Any]] = []
-    try:
-        for shape in shapes:
-            if type(shape) is not dict or shape.get("type") != "cuboid_3d":
-                return None
-            coords = shape["coordinates"]
-            center, size = coords["center"], coords["size"]
-            turn = coords.get("rotation", _NO_TURN)
-            if not (type(center) in _SEQUENCES and type(size) in _SEQUENCES
-                    and type(turn) in _SEQUENCES and len(center) == 3 and len(size) == 3
-                    and len(turn) == 4):
-                return None
-            rows.append([*center, *size, *turn])
-    except (KeyError, TypeError, AttributeError):
-        return None
-    if not set(map(type, chain.from_iterable(rows))) <= _PLAIN_TYPES:
-        return None
-    return cuboids_from_rows([_label(shape) for shape in shapes], rows)
-
-
-def cuboids_from_rows(labels: list[str], rows: list[list[Any]]) -> ObjectSet | None:
-    """Cuboids from rows of ten plain numbers (centre, size, quaternion), or ``None``
-    where one is unusable (out of bounds, a negative size, a quaternion with no
-    direction: the checked path names it). The values are the checked path's:
-    ``float`` of each number, the quaternion scaled by its length."""
-    try:
-        array = np.array(rows, dtype=np.float64).reshape(len(rows), 10)
-    except OverflowError:  # an integer past the largest float
-        return None
-    if not (np.abs(array) <= MAX_MAGNITUDE).all():  # NaN fails too
-        return None
-    turns = array[:, 6:10]
-    norms = np.sqrt((turns * turns).sum(axis=1))
-    if not ((array[:, 3:6] >= 0).all() and (norms >= 1e-12).all()):
-        return None
-    array[:, 6:10] = turns / norms[:, None]
-    cuboids = tuple(
-        Cuboid(label, (r[0], r[1], r[2]), (r[3], r[4], r[5]), (r[6], r[7], r[8], r[9]))
-        for label, r in zip(labels, array.tolist(), strict=True))
-    unit_quaternion_rows(array)  # what boxes_array makes of these cuboids, bit for bit
-    return ObjectSet(cuboids, boxes=array)
-
-
-def parse_spatial(raw: Any, scheme: Scheme, place: Place) -> ObjectSet:
-    shapes = list_of(raw, ("annotations", "objects", "shapes"), place,
-                      "a list of 3D objects")
-    if shapes:
-        fast = _fast_cuboids(shapes)
-        if fast is not None:
-            return fast
-    out: list[SceneObject] = []
-    for i, shape in enumerate(shapes):
-        if not isinstance(shape, dict):
-            raise place.error("expected a 3D object", i)
-        kind = shape.get("type")
-        coords = shape.get("coordinates")
-        if kind == "cuboid_3d":
-            if not isinstance(coords, dict):
-                raise place.error("cuboid coordinates must be {center, size, rotation}", i)
-            cx, cy, cz = _vector(coords.get("center"), 3, place, i, "center")
-            l, w, h = _vector(coords.get("size"), 3, place, i, "size")  # noqa: E741
-            if min(l, w, h) < 0:
-                raise place.error(f"size must not be negative, found {[l, w, h]}", i)
-            rotation = coords.get("rotation", [0.0, 0.0, 0.0, 1.0])
-            q = _vector(rotation, 4, place, i, "rotation quaternion [qx, qy, qz, qw]")
-            try:
-                unit = normalized_quaternion(q)
-            except ValueError as exc:
-                raise place.error(str(exc), i) from None
-            out.append(Cuboid(_label(shape), (cx, cy, cz), (l, w, h), unit))
-        elif kind == "point_3d":
-            x, y, z = _vector(coords, 3, place, i, "point")
-            out.append(Point3D(_label(shape), (x, y, z)))
-        elif kind == "polyline_3d":
-            if not isinstance(coords, list):
-                raise place.error("polyline coordinates must be a list of [x, y, z]", i)
-            pts = tuple(_vector(p, 3, place, i, "polyline point") for p in coords)
-            out.append(Polyline3D(_label(shape), tuple((a, b, c) for a, b, c in pts)))
-        elif kind == "segment_3d":
-            indices = shape.get("indices", coords)
-            if not isinstance(indices, list) or not all(
-                    isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in indices):
-                raise place.error("segment_3d indices must be non-negative integers", i)
-            out.append(Segment3D(_label(shape), tuple(indices)))
-    return ObjectSet(tuple(out))
 
 
 def _segment(entry: Any, place: Place, i: int, scale: float, tier: str | None) -> Segment:
