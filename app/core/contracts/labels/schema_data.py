@@ -22,6 +22,7 @@ from app.core.formats.labeling.data import LabelingData, Split
 from app.core.formats.labeling.reader import to_answer
 from app.core.formats.labeling.table import PredictionTable
 from app.core.model import Answer, Scheme, Study
+from app.core.slices import dict_in_slices, list_in_slices
 
 
 def schema_data(study: Study, labeling: LabelingData, config: EngineConfig, schema: str
@@ -68,11 +69,13 @@ def _machine_labels(scheme: Scheme, table: PredictionTable, tiers: tuple[str, ..
         if len(answers) == len(distinct):
             answers_column = map(answers.__getitem__,
                                  zip(map(type, table.label), table.label, strict=True))
-            machines = list(map(partial(tuple.__new__, MachineLabel),
-                                zip(answers_column, table.confidence, repeat(None))))
+            # Built in C a slice at a time (app.core.slices): one call over a million
+            # rows held the interpreter lock for a second, freezing the GUI.
+            machines = list_in_slices(map(partial(tuple.__new__, MachineLabel),
+                                          zip(answers_column, table.confidence, repeat(None))))
             for tier in tiers:  # each tier's items in file order, selected in C
-                predictions[tier] = dict(compress(zip(table.item, machines, strict=True),
-                                                  map(tier.__eq__, table.tier)))
+                predictions[tier] = dict_in_slices(compress(
+                    zip(table.item, machines, strict=True), map(tier.__eq__, table.tier)))
             return predictions
     for item, tier, raw, confidence, probs in table.rows(scheme.name):
         if tier in predictions:  # a tier whose source does not label this schema: none
