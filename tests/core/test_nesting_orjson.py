@@ -134,3 +134,14 @@ def test_bounded_loads_is_check_json_then_json_loads(text: str) -> None:
 
     for data in (text, text.encode("utf-8", "surrogatepass")):
         assert read(bounded, data) == read(_bounded_reference, data)
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=values, pad=st.integers(min_value=0, max_value=70_000))
+def test_long_texts_are_bounded_as_short_ones(value: object, pad: int) -> None:
+    """deeper_than counts a long text's brackets in its stripped form: the same answer."""
+    for depth in (0, 50, 99, 100, 101, 150):
+        text = "[" * depth + json.dumps(value) + " " * pad + "]" * depth
+        expected = nesting.json_depth(text) > nesting.MAX_DEPTH
+        assert nesting.deeper_than(text) is expected
+        assert nesting.deeper_than(text.encode("utf-8", "surrogatepass")) is expected

@@ -1,5 +1,6 @@
-"""The reader's packed cuboid rows (``ObjectSet.boxes``) are what ``boxes_array`` makes of
-its cuboids, bit for bit, and the agreement that uses them is the agreement without them."""
+"""The reader's cuboid rows (``ObjectSet.boxes``) are its cuboids' numbers, what
+``boxes_array`` makes of them once packed, bit for bit, and the agreement that uses them
+is the agreement without them."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from app.core.formats.potato.place import Place
 from app.core.formats.potato.spatial import parse_spatial
 from app.core.geometry.cuboid_boxes import boxes_array
 from app.core.model import Kind, Scheme
-from app.core.objects import Cuboid, ObjectSet
+from app.core.objects import Cuboid, ObjectSet, unit_quaternion_rows
 from app.core.progress import run
 
 SCHEME = Scheme(name="objects", annotation_type="spatial_annotation", kind=Kind.CUBOIDS)
@@ -38,7 +39,11 @@ def test_packed_rows_are_boxes_array_of_the_cuboids() -> None:
     for n in (1, 2, 40):
         answer = parse_spatial(_shapes(rng, n), SCHEME, PLACE)
         assert isinstance(answer, ObjectSet) and answer.boxes is not None
-        np.testing.assert_array_equal(answer.boxes, boxes_array(answer.objects))  # type: ignore[arg-type]
+        numbers = np.array([(*c.center, *c.size, *c.rotation) for c in answer.objects])  # type: ignore[union-attr]
+        np.testing.assert_array_equal(answer.boxes, numbers)
+        packed = answer.boxes.copy()
+        unit_quaternion_rows(packed)
+        np.testing.assert_array_equal(packed, boxes_array(answer.objects))  # type: ignore[arg-type]
         assert answer == ObjectSet(answer.objects)  # the rows are not part of equality
 
 

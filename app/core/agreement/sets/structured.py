@@ -24,7 +24,7 @@ regions add the chance-corrected questions of :mod:`app.core.agreement.regions.c
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -67,6 +67,7 @@ from app.core.objects import (
     SceneObject,
     Segment,
     Segment3D,
+    unit_quaternion_rows,
 )
 from app.core.progress import Job
 
@@ -165,11 +166,12 @@ def _cuboid_similarities(pairs: Sequence[ObjectsPair],
     for a, b in pairs:
         sets.setdefault(id(a), a)
         sets.setdefault(id(b), b)
-    arrays: dict[int, np.ndarray] = {}
+    kept_rows: dict[int, np.ndarray] = {}
     for key, objects in sets.items():
         kept = known.get(key)
         if kept is not None and kept[0] is objects:
-            arrays[key] = kept[1]
+            kept_rows[key] = kept[1]
+    arrays = _sliced(kept_rows, unit_quaternion_rows)  # boxes_array's rows, all at once
     rest = {key: objects for key, objects in sets.items() if key not in arrays}
     if all(isinstance(o, Cuboid) for objects in rest.values() for o in objects):
         # Every other distinct object set packed in one boxes_array call (its arithmetic
@@ -184,6 +186,19 @@ def _cuboid_similarities(pairs: Sequence[ObjectsPair],
     blocks = cuboid_iou_matrices([(boxes_array(x), boxes_array(y))  # type: ignore[arg-type]
                                   for x, y in cuboid_pairs])
     return [_mixed(a, b, (Cuboid,), block) for (a, b), block in zip(pairs, blocks, strict=True)]
+
+
+def _sliced(blocks: dict[int, np.ndarray], pack: Callable[[np.ndarray], object]
+            ) -> dict[int, np.ndarray]:
+    """``pack`` run in place over all ``blocks`` stacked (one call; its arithmetic is per
+    row), and the stack sliced back by key."""
+    if not blocks:
+        return {}
+    stacked = np.concatenate(list(blocks.values()))
+    pack(stacked)
+    ends = np.cumsum([len(rows) for rows in blocks.values()]).tolist()
+    return {key: stacked[end - len(rows):end]
+            for (key, rows), end in zip(blocks.items(), ends, strict=True)}
 
 
 def _segment_similarity(a: Sequence[SceneObject], b: Sequence[SceneObject]) -> np.ndarray:
