@@ -4,6 +4,7 @@ is the agreement without them."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ from app.core.agreement.sets.agreement import set_agreement
 from app.core.agreement.sets.structured import selector_and_similarity
 from app.core.errors import RejectedAnswerError
 from app.core.formats.potato.place import Place
-from app.core.formats.potato.spatial import parse_spatial
+from app.core.formats.potato.spatial import cuboids_from_text, parse_spatial
 from app.core.geometry.cuboid_boxes import boxes_array
 from app.core.model import Kind, Scheme
 from app.core.objects import Cuboid, ObjectSet, unit_quaternion_rows
@@ -88,3 +89,60 @@ def test_agreement_with_the_rows_is_the_agreement_without_them() -> None:
     with_rows = outcomes(answers)
     assert any(score < 1.0 for _, _, _, score, *_ in with_rows)
     assert with_rows == outcomes(plain)
+
+
+def _text_cases() -> list[str]:
+    rng = np.random.default_rng(11)
+    plain = _shapes(rng, 5)
+    cases = [json.dumps(plain), json.dumps(plain, separators=(",", ":")),
+             json.dumps(plain, indent=2), json.dumps(plain[:1])]
+    edits: list[tuple[str, object]] = [
+        ("label", None), ("label", 7), ("label", 2.5), ("label", True), ("label", {"a": [1]}),
+        ("label", "caf\u00e9 \U0001f697"), ("rotation", None), ("rotation", [0, 0, 0, 0]),
+        ("center", [True, 1, 2]), ("center", ["1", 1, 2]), ("center", [1, 2]),
+        ("size", [-1.0, 1, 1]), ("size", [1e13, 1, 1]), ("center", [12345678901234567890, 0, 0]),
+        ("center", [0.1234567890123456789012, 0, 0]), ("extra", [[[[1]]]]),
+        ("extra", "x" * 5), ("type", "point_3d"),
+    ]
+    for key, value in edits:
+        shapes = json.loads(json.dumps(plain))
+        if key in ("center", "size", "rotation"):
+            shapes[2]["coordinates"][key] = value
+        else:
+            shapes[2][key] = value
+        cases.append(json.dumps(shapes))
+    text = json.dumps(plain)
+    cases += [
+        text.replace('"center"', '"center": [9, 9, 9], "center"', 1),  # duplicates: last wins
+        text.replace('"label"', '"label": "x", "label"', 1),
+        text[:-1] + ', {"type": "cuboid_3d", "coordinates": {"center": [1, 2, 3], '
+        '"size": [1, 1, 1]}, "deep": ' + "[" * 120 + "]" * 120 + "}]",
+        text[:-1] + ', {"type": "cuboid_3d", "coordinates": {"center": [1, 2, 3], '
+        '"size": [1, 1, 1]}, "n": ' + "9" * 320 + "}]",
+        text.replace("0.", "NaN, 0.", 1), '{"objects": ' + text + "}", "[]", "[1, 2]",
+        text.replace('"car"', '"\\ud800"', 1), text.replace('"car"', '"\\u0063ar"', 1),
+    ]
+    return cases
+
+
+@pytest.mark.parametrize("text", _text_cases())
+def test_cuboids_from_text_are_the_json_paths(text: str) -> None:
+    fast = cuboids_from_text(text)
+    try:
+        expected = parse_spatial(json.loads(text), SCHEME, PLACE)
+    except (RejectedAnswerError, ValueError):
+        assert fast is None  # the JSON path names what is wrong
+        return
+    if fast is None:
+        return
+    assert fast == expected
+    assert [repr(o) for o in fast.objects] == [repr(o) for o in expected.objects]
+    assert expected.boxes is not None and fast.boxes is not None
+    assert fast.boxes.tobytes() == expected.boxes.tobytes()
+
+
+def test_the_text_path_reads_the_lidar_answers() -> None:
+    assert cuboids_from_text(_text_cases()[0]) is not None
+    assert cuboids_from_text(_text_cases()[1]) is not None
+    # labels of every JSON type, duplicate keys, escapes and extra keys stay on the text path
+    assert sum(cuboids_from_text(text) is not None for text in _text_cases()) >= 16

@@ -193,6 +193,11 @@ def standard_loads(data: bytes | str) -> Any:
     return json.loads(data) if value is REFUSED else value
 
 
+def has_wide_number(raw: bytes) -> bool:
+    """Whether ``raw`` holds a run of 19 digits (an integer past 64 bits may be there)."""
+    return len(raw) >= len(_WIDE) and _WIDE in raw.translate(_DIGITS)
+
+
 REFUSED = object()
 """What :func:`orjson_value` returns when orjson's value might not be ``json.loads``'s."""
 

@@ -37,7 +37,7 @@ from app.core.formats.potato.objects import (
     parse_timed,
 )
 from app.core.formats.potato.place import Place, sys_intern
-from app.core.formats.potato.spatial import parse_spatial
+from app.core.formats.potato.spatial import cuboids_from_text, parse_spatial
 from app.core.formats.potato.traces import (
     parse_failure_attribution,
     parse_process_reward,
@@ -94,6 +94,10 @@ def parse_answer(scheme: Scheme, entries: Entries, changes: Changes, place: Plac
     if isinstance(raw, str):
         if not raw.strip():
             return Parsed(None)
+        if parser is parse_spatial:  # a lidar sweep's plain cuboids, straight from the text
+            cuboids = cuboids_from_text(raw)
+            if cuboids is not None:
+                return Parsed(cuboids)
         try:
             raw = parse_json_text(raw, file=place.file, key=place.key,
                                   expected=f"a {scheme.annotation_type} answer")

@@ -9,11 +9,13 @@ checked path object by object, which names the object and the problem (``formats
 from __future__ import annotations
 
 from itertools import chain
-from operator import itemgetter, methodcaller
-from typing import Any
+from operator import attrgetter, itemgetter, methodcaller
+from typing import Any, Literal
 
+import msgspec
 import numpy as np
 
+from app.core.formats import nesting
 from app.core.formats.potato.objects import (
     _PLAIN_NUMBERS,
     MAX_MAGNITUDE,
@@ -84,6 +86,59 @@ def _fast_cuboids(shapes: list[Any]) -> ObjectSet | None:
         labels = list(map(sys_intern, labels))
     else:
         labels = [_label(shape) for shape in shapes]
+    return cuboids_from_rows(labels, array)
+
+
+class _Coordinates(msgspec.Struct):
+    center: tuple[float, float, float]
+    size: tuple[float, float, float]
+    rotation: tuple[float, float, float, float] = _NO_TURN
+
+
+class _Shape(msgspec.Struct):
+    type: Literal["cuboid_3d"]
+    coordinates: _Coordinates
+    label: Any = ""
+
+
+_DECODE_CUBOIDS = msgspec.json.Decoder(list[_Shape]).decode
+_COORDINATES_OF, _LABEL_OF = attrgetter("coordinates"), attrgetter("label")
+_COLUMNS = ((attrgetter("center"), 0, 3), (attrgetter("size"), 3, 6),
+            (attrgetter("rotation"), 6, 10))
+
+
+def cuboids_from_text(text: str) -> ObjectSet | None:
+    """A stored answer's text read straight into cuboids when it is a list of plain
+    cuboids, else ``None`` (the caller parses the JSON and reads what it holds).
+
+    Why: parsed as JSON, each of a lidar study's 240,000 cuboids is two dicts, three
+    lists and ten floats, built only to be taken apart into numpy rows. msgspec decodes
+    the text into typed fields instead (``float`` fields take JSON's integers and
+    fractions, to the same bits as ``float`` of ``json.loads``'s value: tested; they
+    refuse booleans and strings, as :func:`_fast_cuboids` does), and keeps the last of
+    duplicate keys as ``json.loads`` does. Whatever could differ from the JSON path goes
+    to it: a text past nesting's bounds (depth, or a run of 19 digits: an integer msgspec
+    might read otherwise), anything msgspec refuses (it accepts no text ``json.loads``
+    refuses), another object type, an empty list; the numbers then pass
+    :func:`cuboids_from_rows` like the JSON path's."""
+    raw = text.encode("utf-8", "surrogatepass")
+    if nesting.deeper_than(raw) or nesting.has_wide_number(raw):
+        return None
+    try:
+        shapes = _DECODE_CUBOIDS(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    if not shapes:
+        return None
+    coords = list(map(_COORDINATES_OF, shapes))
+    array = np.empty((len(shapes), 10))
+    for get, start, stop in _COLUMNS:
+        array[:, start:stop] = list(map(get, coords))
+    labels = list(map(_LABEL_OF, shapes))
+    if set(map(type, labels)) == {str}:
+        labels = list(map(sys_intern, labels))
+    else:
+        labels = [sys_intern(str(label) if label is not None else "") for label in labels]
     return cuboids_from_rows(labels, array)
 
 
