@@ -108,6 +108,32 @@ def machine_term(answer: TierAnswer | None, label: str | None, numeric: bool) ->
     return 1.0 if str(answer.value) == label else 0.0
 
 
+class MachineAnswers:
+    """A population's answers of one tier, with each plain answer's class name computed
+    once for every label's :func:`machine_terms` (a million items, three labels)."""
+
+    def __init__(self, answers: list[TierAnswer | None]) -> None:
+        self.answers = answers
+        self.plain = not any(a is not None and a.distribution for a in answers)
+        """No answer has a distribution: each term is the value being the class."""
+        self._names: Vector | None = None
+
+    def names(self) -> Vector:
+        if self._names is None:
+            self._names = np.array([str(a.value) if a is not None and a.answered else None
+                                    for a in self.answers], dtype=object)
+        return self._names
+
+
+def machine_terms(answers: MachineAnswers, label: str | None, numeric: bool) -> Vector:
+    """:func:`machine_term` of each answer, as floats; for a class with no distribution
+    anywhere, one numpy comparison of the class names (the same 1.0 and 0.0)."""
+    if numeric or not answers.plain or label is None:
+        return np.array([machine_term(a, label, numeric) for a in answers.answers])
+    same: Vector = (answers.names() == label).astype(float)
+    return same
+
+
 def _score_range(view: MethodView) -> float:
     """The range of the numeric scale (its labels), 1 when they are not all numbers or
     span nothing: the residual floor is scaled by it."""
@@ -128,6 +154,7 @@ def _estimate_group(labelled: Sequence[CalibrationItem], population: Sequence[Po
     population_pis = [p.pi for p in population]
     strata_known = all(x is not None for x in population_pis)
     big_n = len(population)
+    population_answers = MachineAnswers([_answer(p, tier) for p in population])
     out: dict[str, Any] = {}
     for label in targets:
         if numeric:
@@ -139,8 +166,7 @@ def _estimate_group(labelled: Sequence[CalibrationItem], population: Sequence[Po
             y = np.array([1.0 if str(c.truth) == label else 0.0 for c in labelled])
         f_lab: Vector = np.array([machine_term(_answer(c, tier), label, numeric)
                                   for c in labelled])
-        f_pop: Vector = np.array([machine_term(_answer(p, tier), label, numeric)
-                                  for p in population])
+        f_pop = machine_terms(population_answers, label, numeric)
         estimate: Estimate
         if equal_pi:
             estimate = tuned_ppi(y, f_lab, f_pop, level, value_range)
@@ -199,9 +225,18 @@ def evaluate_ppi(contract: MethodContract, view: MethodView, look: int = 1) -> M
     value_range = _score_range(view) if numeric else 1.0
     estimates: dict[str, Any] = {}
     widths: list[float] = []
+    group_lab: dict[str | None, list[CalibrationItem]] = {g: [] for g in groups}
+    group_pop: dict[str | None, list[PopulationItem]] = {g: [] for g in groups}
+    group_lab[None], group_pop[None] = labelled, list(view.population)
+    if by:  # each item's group looked up once (the same lists as filtering per group)
+        for c in labelled:
+            if (g := group_of(c.item)) is not None and g in group_lab:
+                group_lab[g].append(c)
+        for p in view.population:
+            if (g := group_of(p.item)) is not None and g in group_pop:
+                group_pop[g].append(p)
     for g in groups:
-        lab = [c for c in labelled if g is None or group_of(c.item) == g]
-        pop = [p for p in view.population if g is None or group_of(p.item) == g]
+        lab, pop = group_lab[g], group_pop[g]
         key = "all" if g is None else g
         if len(lab) < MIN_LABELS or not pop:
             estimates[key] = {"n": len(lab), "N": len(pop),
