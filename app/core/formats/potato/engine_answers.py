@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from operator import itemgetter
 from typing import Any
 
 from app.core.formats.potato.engine_json import json_column
@@ -34,10 +33,11 @@ def read_answers(db: sqlite3.Connection, tiers: tuple[str, ...]) -> list[RawAnsw
     version id, the row of the highest id per item.
 
     One query finds the versions (a ``GROUP BY`` in SQLite), then one query per wanted
-    (source, schema) reads only that version's rows, and each item's last row is kept
-    by a dict built in C: the rows of three million predictions are never keyed by
-    tuples or sorted in Python (``tests/core/test_potato_engine_answers.py`` compares
-    with the whole-table reader it replaced)."""
+    (source, schema) streams only that version's rows into a dict by item (the last row
+    stays), each item id and status one string object for every tier: the rows of three
+    million predictions are never held as tuples, keyed by tuples or sorted in Python
+    (``tests/core/test_potato_engine_answers.py`` compares with the whole-table reader
+    it replaced)."""
     wanted = set(tiers)
     latest: dict[tuple[Any, Any], Any] = {}  # (source, schema) -> the last version
     for source, schema, version in db.execute(
@@ -46,33 +46,40 @@ def read_answers(db: sqlite3.Connection, tiers: tuple[str, ...]) -> list[RawAnsw
             " GROUP BY v.source_id, p.schema_name, v.created_at, v.version_id"
             " ORDER BY v.source_id, p.schema_name, v.created_at, v.version_id"):
         latest[(source, schema)] = version
-    by_schema: dict[Any, dict[Any, dict[Any, tuple[Any, ...]]]] = {}  # schema, source, item
+    by_schema: dict[Any, dict[Any, dict[Any, RawAnswer]]] = {}  # schema, source, item
+    value, distribution = json_column(), json_column()
+    shared: dict[str, str] = {}  # one string object per item id and status, all tiers
     for (source, schema), version in latest.items():
         if source not in wanted:
             continue
-        rows = db.execute(
-            "SELECT p.item_id, p.value_json, p.status, p.raw_conf, p.conf_json"
-            " FROM prediction p JOIN source_version v ON v.version_id = p.source_version_id"
-            " WHERE v.source_id = ? AND p.schema_name = ? AND v.version_id = ?"
-            " ORDER BY p.id", (source, schema, version)).fetchall()
-        if rows:  # ordered by id: the last row of an item stays
-            by_schema.setdefault(schema, {})[source] = dict(zip(map(itemgetter(0), rows),
-                                                               rows, strict=True))
+        names = (str(schema), str(source))
+        answers: dict[Any, RawAnswer] = {}
+        for item, value_json, status, conf, conf_json in db.execute(
+                "SELECT p.item_id, p.value_json, p.status, p.raw_conf, p.conf_json"
+                " FROM prediction p JOIN source_version v"
+                " ON v.version_id = p.source_version_id"
+                " WHERE v.source_id = ? AND p.schema_name = ? AND v.version_id = ?"
+                " ORDER BY p.id", (source, schema, version)):
+            if type(item) is str:
+                item = shared.setdefault(item, item)
+            if type(status) is str:
+                status = shared.setdefault(status, status)
+            answers[item] = RawAnswer(str(item), names[0], names[1], value(value_json),
+                                      float(conf or 0.0), str(status),
+                                      probs(distribution(conf_json)))  # the last row stays
+        if answers:
+            by_schema.setdefault(schema, {})[source] = answers
     out: list[RawAnswer] = []
-    value, distribution = json_column(), json_column()
     for schema in sorted(by_schema):
-        sources = [(t, by_schema[schema][t]) for t in tiers if t in by_schema[schema]]
+        sources = [by_schema[schema][t] for t in tiers if t in by_schema[schema]]
         items: dict[Any, None] = {}
-        for _, rows_of in sources:
-            items.update(dict.fromkeys(rows_of))
-        name = str(schema)
+        for answers in sources:
+            items.update(dict.fromkeys(answers))
         for item in sorted(items):
-            for source, rows_of in sources:
-                row = rows_of.get(item)
-                if row is not None:
-                    out.append(RawAnswer(str(item), name, str(source), value(row[1]),
-                                         float(row[3] or 0.0), str(row[2]),
-                                         probs(distribution(row[4]))))
+            for answers in sources:
+                answer = answers.get(item)
+                if answer is not None:
+                    out.append(answer)
     return out
 
 
