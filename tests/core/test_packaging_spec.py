@@ -8,8 +8,9 @@ when the project grows past what the packaging knows:
   the smoke looks for in the bundle; a distribution that is also an app dependency (pypdf)
   is the app's;
 - the spec takes every app module (views, importers and contract kinds are imported by
-  name), QtMultimedia (the tiers view's audio) and the demo studies, and excludes the Qt
-  modules issue 18 names (web engine, 3D, designer) and the test tools;
+  name) and the demo studies, and excludes the Qt modules issue 18 names (web engine, 3D,
+  designer, and QtMultimedia: its list AUDIO, a choice its header explains) and the test
+  tools;
 - the smoke renders every view of ``VIEW_NAMES`` and imports every format whose importer
   leans on a third-party parser, from a fixture that exists.
 """
@@ -87,9 +88,9 @@ def test_every_module_of_the_test_extra_is_named_test_only() -> None:
 
 def test_the_spec_takes_the_app_whole_and_leaves_out_unused_qt() -> None:
     assert 'collect_submodules("app")' in SPEC
-    assert '"PySide6.QtMultimedia"' in SPEC
     assert '"resources" / "demo"' in SPEC
-    assert "test_only.txt" in SPEC and "excludes=TEST_ONLY + UNUSED" in SPEC
+    assert "test_only.txt" in SPEC and "excludes=TEST_ONLY + UNUSED + AUDIO" in SPEC
+    assert "PySide6.QtMultimedia" in _spec_list("AUDIO")
     unused = set(_spec_list("UNUSED"))
     for module in (
         "QtWebEngineCore",
@@ -195,3 +196,51 @@ def test_the_strip_check_refuses_what_the_loader_refuses() -> None:
 
     real = next(Path(numpy.__file__).parent.glob("_core/_multiarray_umath*.so"))
     assert aligned(real.read_bytes())
+
+
+def _trim() -> Any:
+    """packaging/trim.py, loaded by its path as the spec loads it (pure Python, no Qt)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("accord_trim", PACKAGING / "trim.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_trim_steps_keep_what_the_loader_and_icu_read() -> None:
+    """The ICU repacking writes exactly what icupkg wrote (the full item list packs back to
+    the wheel's own bytes); cutting the static symbols of a library strip cannot handle
+    keeps its segments aligned and its dynamic dependencies; and DT_NEEDED is read right."""
+    import shutil
+    import subprocess
+
+    import numpy
+
+    trim = _trim()
+    openblas = next((Path(numpy.__file__).parent.parent / "numpy.libs").glob("*openblas*"))
+    original = openblas.read_bytes()
+    cut = trim.cut_symbol_tables(original)
+    assert cut is not None and len(cut) < len(original)
+    assert _spec_function("loads_aligned")(cut)
+    assert trim.elf_needed(cut) == trim.elf_needed(original)
+    assert "libgfortran" in " ".join(trim.elf_needed(original))
+    if shutil.which("nm") is None:
+        return
+    from importlib.util import find_spec
+
+    qt = find_spec("PySide6")  # its folder only: tests/core never imports Qt
+    assert qt is not None and qt.submodule_search_locations is not None
+    qt_lib = Path(next(iter(qt.submodule_search_locations))) / "Qt" / "lib"
+    icu = next(qt_lib.glob("libicudata.so.*"))
+    listing = subprocess.run(["nm", "-D", "-S", "--defined-only", str(icu)],
+                             capture_output=True, text=True, check=True).stdout
+    (address, size), = [(int(f[0], 16), int(f[1], 16)) for f in map(str.split, listing.splitlines())
+                        if len(f) == 4 and f[3].endswith("_dat")]
+    data = icu.read_bytes()
+    start = trim._file_offset(data, address)
+    blob = data[start:start + size]
+    header, items = trim.icu_items(blob)
+    assert trim.icu_pack(blob[:header], items) == blob
+    assert any(name.endswith("coll/sv.res") for name, _ in items)

@@ -6,7 +6,9 @@ since PySide6-Essentials is enough for everything else), and a machine may
 lack a system library it links to (libpulse, on a bare Debian) or have no audio output
 (offscreen CI, a server). :func:`media_backend` returns a backend
 or the sentence saying why there is none; the tiers view then shows that sentence
-beside a disabled Play button.
+beside a disabled Play button. The frozen one-folder build leaves Qt Multimedia out
+(with its FFmpeg and Qt Quick libraries it was 40 MB of a bundle meant to stay under
+250 MB; packaging/accord.spec), so there the sentence says so instead of naming pip.
 
 The position is polled every :data:`POLL_MS` while playing: ``positionChanged`` alone
 comes too seldom on some backends for a cursor that moves smoothly.
@@ -36,6 +38,10 @@ POLL_MS = 30
 NO_MODULE = (
     "No playback: Qt Multimedia is not installed (Accord's audio extra: pip install "
     "PySide6-Addons, or run scripts/setup). The ruler and cursor still work."
+)
+NO_MODULE_FROZEN = (
+    "No playback: audio playback is not part of this build of Accord (Accord installed "
+    "with pip and its audio extra plays audio). The ruler and cursor still work."
 )
 NO_LIBRARY = (
     "No playback: Qt Multimedia is installed but could not be loaded ({reason}). The "
@@ -106,7 +112,7 @@ def media_backend(parent: QObject | None = None, *, require_device: bool = True
     try:
         multimedia = importlib.import_module("PySide6.QtMultimedia")
     except ModuleNotFoundError:
-        return NO_MODULE
+        return NO_MODULE_FROZEN if getattr(sys, "frozen", False) else NO_MODULE
     except ImportError as exc:  # installed, but a system library it needs is missing
         return NO_LIBRARY.format(reason=exc)
     if require_device and not _audio_outputs(multimedia):
