@@ -3,6 +3,7 @@
 Run on purpose::
 
     .venv/bin/python tests/benchmarks/bench_gui_stall.py [--sweeps N] [--default-budget]
+        [--labeling ITEMS] [--project FOLDER]
 
 (offscreen by default; ``QT_QPA_PLATFORM=xcb xvfb-run -a ...`` to include the 3D view,
 which needs OpenGL.)
@@ -193,6 +194,9 @@ def main() -> int:
     parser.add_argument("--labeling", type=int, metavar="ITEMS", default=0,
                         help="open a labelling study of ITEMS items (bench_label_status's "
                         "generator: 3 cascade tiers, all six contract kinds) instead")
+    parser.add_argument("--project", type=Path, metavar="FOLDER",
+                        help="open this already generated study (with --labeling: the "
+                        "labelling one) instead of generating it again")
     parser.add_argument("--launch-child", nargs=2, metavar=("PROJECT", "SETTINGS"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -211,12 +215,12 @@ def main() -> int:
         main_window.open_project = functools.partial(open_project, options=options)
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
-        project = tmp / ("labeling" if labeling else "lidar")
-        if labeling:
+        project = args.project or tmp / ("labeling" if labeling else "lidar")
+        if args.project is None and labeling:
             from bench_label_status import generate as generate_labeling
 
             generate_labeling(project, args.labeling)
-        else:
+        elif args.project is None:
             generate(project, args.sweeps)
         launch = measure_launch(project, tmp)
         app = create_application()
