@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from itertools import islice
-from typing import TypeVar
+from typing import Any, TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -43,28 +43,26 @@ def list_in_slices(values: Iterable[T], size: int = SLICE) -> list[T]:
             return out
 
 
-def dict_in_slices(pairs: Iterable[tuple[K, V]], size: int = SLICE) -> dict[K, V]:
-    """``dict(pairs)``, built a slice at a time (a later pair of a key wins, as in
-    ``dict``)."""
+def _update_in_slices(out: Any, values: Iterable[Any], size: int) -> Any:
+    """``out.update`` with ``values``, a slice at a time; returns ``out``."""
     if size < 1:
         raise ValueError("size must be at least 1")
-    out: dict[K, V] = {}
-    iterator = iter(pairs)
-    while True:
-        chunk = list(islice(iterator, size))
-        out.update(chunk)
-        if len(chunk) < size:
-            return out
-
-
-def set_in_slices(values: Iterable[T], size: int = SLICE) -> set[T]:
-    """``set(values)``, built a slice at a time."""
-    if size < 1:
-        raise ValueError("size must be at least 1")
-    out: set[T] = set()
     iterator = iter(values)
     while True:
         chunk = list(islice(iterator, size))
         out.update(chunk)
         if len(chunk) < size:
             return out
+
+
+def dict_in_slices(pairs: Iterable[tuple[K, V]], size: int = SLICE) -> dict[K, V]:
+    """``dict(pairs)``, built a slice at a time (a later pair of a key wins, as in
+    ``dict``)."""
+    result: dict[K, V] = _update_in_slices({}, pairs, size)
+    return result
+
+
+def set_in_slices(values: Iterable[T], size: int = SLICE) -> set[T]:
+    """``set(values)``, built a slice at a time."""
+    result: set[T] = _update_in_slices(set(), values, size)
+    return result
