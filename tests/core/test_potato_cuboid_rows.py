@@ -13,6 +13,7 @@ import pytest
 from app.core.agreement.sets.agreement import set_agreement
 from app.core.agreement.sets.structured import selector_and_similarity
 from app.core.errors import RejectedAnswerError
+from app.core.formats.nesting import MAX_DEPTH, json_depth
 from app.core.formats.potato.place import Place
 from app.core.formats.potato.spatial import cuboids_from_text, parse_spatial
 from app.core.geometry.cuboid_boxes import boxes_array
@@ -146,3 +147,37 @@ def test_the_text_path_reads_the_lidar_answers() -> None:
     assert cuboids_from_text(_text_cases()[1]) is not None
     # labels of every JSON type, duplicate keys, escapes and extra keys stay on the text path
     assert sum(cuboids_from_text(text) is not None for text in _text_cases()) >= 16
+
+
+def _deep_text(shapes: list[dict[str, object]], levels: int) -> str:
+    """``shapes`` with an extra key nesting ``levels`` lists inside the middle shape (at
+    depth 2, so the text nests ``2 + levels`` deep)."""
+    text = json.dumps(shapes[len(shapes) // 2]["coordinates"])
+    deep = '"deep": ' + "[" * levels + "]" * levels + ", "
+    whole = json.dumps(shapes)
+    return whole.replace('"coordinates": ' + text, deep + '"coordinates": ' + text, 1)
+
+
+@pytest.mark.parametrize("n", [3, 40, 150])
+@pytest.mark.parametrize("rotations", [True, False])
+def test_the_text_path_refuses_what_nests_deeper_than_the_json_path_reads(
+        n: int, rotations: bool) -> None:
+    """The depth is bounded from the bracket count before it is counted: a text nesting
+    100 deep is read, 101 deep is left to the JSON path (which refuses it), with few or
+    many cuboids, the rotations written or left out."""
+    shapes = _shapes(np.random.default_rng(5), n)
+    for shape in shapes:  # numbers as a lidar tool writes them (a 19-digit run goes to JSON)
+        coords: dict[str, list[float]] = shape["coordinates"]  # type: ignore[assignment]
+        for key in list(coords):
+            coords[key] = [round(v, 6) for v in coords[key]]
+        if not rotations:
+            del coords["rotation"]
+    assert json_depth(json.dumps(shapes)) == 4
+    plain = cuboids_from_text(json.dumps(shapes))
+    assert plain == parse_spatial(shapes, SCHEME, PLACE)
+    at_limit, past_limit = _deep_text(shapes, MAX_DEPTH - 2), _deep_text(shapes, MAX_DEPTH - 1)
+    assert (json_depth(at_limit), json_depth(past_limit)) == (MAX_DEPTH, MAX_DEPTH + 1)
+    assert cuboids_from_text(at_limit) == plain
+    assert cuboids_from_text(past_limit) is None
+    deeper = _deep_text(shapes, 5_000)  # past what msgspec follows
+    assert cuboids_from_text(deeper) is None

@@ -8,8 +8,8 @@ checked path object by object, which names the object and the problem (``formats
 
 from __future__ import annotations
 
-from itertools import chain
-from operator import attrgetter, itemgetter, methodcaller
+from itertools import chain, repeat
+from operator import attrgetter, is_, itemgetter, methodcaller
 from typing import Any, Literal
 
 import msgspec
@@ -103,8 +103,17 @@ class _Shape(msgspec.Struct):
 
 _DECODE_CUBOIDS = msgspec.json.Decoder(list[_Shape]).decode
 _COORDINATES_OF, _LABEL_OF = attrgetter("coordinates"), attrgetter("label")
-_COLUMNS = ((attrgetter("center"), 0, 3), (attrgetter("size"), 3, 6),
-            (attrgetter("rotation"), 6, 10))
+_CENTER_OF, _SIZE_OF = attrgetter("center"), attrgetter("size")
+_ROTATION_OF = attrgetter("rotation")
+_OPEN_SQUARE, _OPEN_CURLY = b"[", b"{"
+_SKELETON_DEPTH = 4
+"""How deep a decoded answer's own brackets go: the list, a shape, its coordinates, and
+the centre's, size's and rotation's lists (which hold numbers only)."""
+_DEFAULT_KEPT = _DECODE_CUBOIDS(
+    b'[{"type": "cuboid_3d", "coordinates": {"center": [0, 0, 0], "size": [0, 0, 0]}}]'
+)[0].coordinates.rotation is _NO_TURN
+"""Whether msgspec gives a missing rotation as the default object itself (so that a
+rotation that is not :data:`_NO_TURN` was written in the text)."""
 
 
 def cuboids_from_text(text: str) -> ObjectSet | None:
@@ -120,26 +129,51 @@ def cuboids_from_text(text: str) -> ObjectSet | None:
     to it: a text past nesting's bounds (depth, or a run of 19 digits: an integer msgspec
     might read otherwise), anything msgspec refuses (it accepts no text ``json.loads``
     refuses), another object type, an empty list; the numbers then pass
-    :func:`cuboids_from_rows` like the JSON path's."""
+    :func:`_checked_cuboids` like the JSON path's.
+
+    The depth is bounded before it is counted (:func:`_may_nest_deeper`): counting it
+    exactly was a tenth of reading a lidar study. msgspec meets a deep text first, and
+    refuses one deeper than it follows with ``RecursionError``."""
     raw = text.encode("utf-8", "surrogatepass")
-    if nesting.deeper_than(raw) or nesting.has_wide_number(raw):
+    if nesting.has_wide_number(raw):
         return None
     try:
         shapes = _DECODE_CUBOIDS(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
     if not shapes:
         return None
     coords = list(map(_COORDINATES_OF, shapes))
-    array = np.empty((len(shapes), 10))
-    for get, start, stop in _COLUMNS:
-        array[:, start:stop] = list(map(get, coords))
+    rotations = list(map(_ROTATION_OF, coords))
+    if _may_nest_deeper(raw, len(shapes), rotations) and nesting.deeper_than(raw):
+        return None
+    centers, sizes = list(map(_CENTER_OF, coords)), list(map(_SIZE_OF, coords))
+    n = len(shapes)
+    numbers = chain.from_iterable(chain.from_iterable(zip(centers, sizes, rotations, strict=True)))
+    array = np.fromiter(numbers, dtype=np.float64, count=10 * n).reshape(n, 10)
     labels = list(map(_LABEL_OF, shapes))
     if set(map(type, labels)) == {str}:
         labels = list(map(sys_intern, labels))
     else:
         labels = [sys_intern(str(label) if label is not None else "") for label in labels]
-    return cuboids_from_rows(labels, array)
+    return _checked_cuboids(labels, array, centers, sizes)
+
+
+def _may_nest_deeper(raw: bytes, n: int, rotations: list[tuple[float, ...]]) -> bool:
+    """Whether a text msgspec decoded into ``n`` cuboids might nest deeper than
+    :data:`~app.core.formats.nesting.MAX_DEPTH` (then it is counted exactly).
+
+    A bracket lies inside at most three of the answer's own brackets (the list, its
+    shape, the coordinates: the number lists enclose none) and inside others only, each
+    of which is one of the text's opening brackets beyond the answer's own ``1 + 4n``
+    (``+1`` for each rotation written). So no bracket lies deeper than
+    :data:`_SKELETON_DEPTH` plus that surplus (brackets inside strings only add to it)."""
+    surplus = raw.count(_OPEN_SQUARE) + raw.count(_OPEN_CURLY) - (1 + 4 * n)
+    if _SKELETON_DEPTH + surplus <= nesting.MAX_DEPTH:
+        return False
+    if _DEFAULT_KEPT:  # over 96 cuboids: the written rotations are the answer's own too
+        surplus -= n - sum(map(is_, rotations, repeat(_NO_TURN)))
+    return _SKELETON_DEPTH + surplus > nesting.MAX_DEPTH
 
 
 def cuboids_from_rows(labels: list[str], array: np.ndarray) -> ObjectSet | None:
@@ -147,6 +181,15 @@ def cuboids_from_rows(labels: list[str], array: np.ndarray) -> ObjectSet | None:
     unusable (out of bounds, a negative size, a quaternion with no direction: the
     checked path names it). The quaternions are scaled by their length, as the checked
     path does; ``array`` becomes :attr:`ObjectSet.boxes` (the cuboids' very numbers)."""
+    return _checked_cuboids(labels, array, None, None)
+
+
+def _checked_cuboids(labels: list[str], array: np.ndarray,
+                     centers: list[tuple[float, float, float]] | None,
+                     sizes: list[tuple[float, float, float]] | None) -> ObjectSet | None:
+    """:func:`cuboids_from_rows`, taking the centres and sizes as tuples where the caller
+    has them already: the very floats of ``array``'s rows (msgspec's tuples), so that only
+    the scaled quaternions are made into tuples again."""
     # Few numpy calls per answer (each costs a microsecond or two, 6,000 answers a study):
     # the bounds from the extremes (a NaN fails both), then the sizes and the lengths.
     if not (array.min() >= -MAX_MAGNITUDE and array.max() <= MAX_MAGNITUDE):
@@ -156,8 +199,11 @@ def cuboids_from_rows(labels: list[str], array: np.ndarray) -> ObjectSet | None:
     if not (array[:, 3:6].min() >= 0 and norms.min() >= 1e-12):
         return None
     array[:, 6:10] = turns / norms[:, None]
-    cuboids = make_cuboids(labels, map(tuple, array[:, 0:3].tolist()),
-                           map(tuple, array[:, 3:6].tolist()), map(tuple, array[:, 6:10].tolist()))
+    cuboids = make_cuboids(
+        labels,
+        centers if centers is not None else map(tuple, array[:, 0:3].tolist()),
+        sizes if sizes is not None else map(tuple, array[:, 3:6].tolist()),
+        map(tuple, array[:, 6:10].tolist()))
     return ObjectSet(cuboids, boxes=array)
 
 
