@@ -93,3 +93,20 @@ def test_potato_projects_give_the_old_answers(tmp_path: Path, project: str) -> N
         _same(mine, _reference(db, sources))
     finally:
         db.close()
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_prediction_table_lists_the_answered_predictions_in_order(tmp_path: Path,
+                                                                       seed: int) -> None:
+    """``engine_predictions.prediction_table`` against a ``Prediction`` per answered row of
+    the old reader (status ``ok`` and a value), in its order."""
+    from app.core.formats.labeling.data import Prediction
+    from app.core.formats.potato.engine_answers import read_columns
+    from app.core.formats.potato.engine_predictions import prediction_table
+
+    db = _random_database(tmp_path / "engine.sqlite", seed)
+    for tiers in (("cheap", "strong", "judge"), ("judge", "cheap"), ()):
+        expected = [Prediction(a.item, a.schema, a.tier, a.value, a.confidence, a.distribution)
+                    for a in _reference(db, tiers) if a.status == "ok" and a.value is not None]
+        table = prediction_table(read_columns(db, tiers))
+        assert [repr(p) for p in table] == [repr(p) for p in expected]

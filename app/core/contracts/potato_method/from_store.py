@@ -29,23 +29,30 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
+
+import numpy as np
 
 from app.core.contracts.config.contract_specs import DEFAULT_CONFIDENCE, ContractSpec
 from app.core.contracts.config.engine_config import EngineConfig
+from app.core.contracts.potato_method.population import PopulationTable
+from app.core.contracts.potato_method.routing import (
+    MIN_DEV_TO_ESCALATE,
+    route_rows,
+    threshold,
+)
 from app.core.contracts.potato_method.truth import infer_truth, truth_notes
 from app.core.contracts.potato_method.view import (
     CalibrationItem,
     MethodContract,
     MethodView,
-    PopulationItem,
     TierAnswer,
 )
+from app.core.formats.potato.engine_answers import TierColumns
 from app.core.formats.potato.engine_store import EngineStore
 from app.core.model import Kind, Scheme
 
-MIN_DEV_TO_ESCALATE = 30
-"""Dev labels a tier needs before the route may pass its items on (Potato's rule)."""
 _SLACK = 1e-12
 
 
@@ -77,12 +84,6 @@ def single_label_family(scheme: Scheme, tolerance: float) -> tuple[Any, Any] | N
     return None
 
 
-def _threshold(route: Mapping[str, Any], tier: str, key: str) -> float | None:
-    cells = route.get(tier) or {}
-    value = cells[key] if key in cells else cells.get("*")
-    return None if value is None else float(value)
-
-
 def route_stop(tiers: Sequence[str], answers: Sequence[TierAnswer | None],
                route: Mapping[str, Any], cells: Mapping[str, Any], per_class: bool
                ) -> tuple[int | None, bool]:
@@ -96,13 +97,13 @@ def route_stop(tiers: Sequence[str], answers: Sequence[TierAnswer | None],
             continue
         last = j
         key = str(answer.value) if per_class else "*"
-        threshold = _threshold(route, tier, key)
-        if threshold is None:
+        limit = threshold(route, tier, key)
+        if limit is None:
             n_dev = int((cells.get(f"{tier}:{key}") or {}).get("n_dev", 0) or 0)
             if n_dev < MIN_DEV_TO_ESCALATE:
                 return j, True
             continue
-        if answer.confidence >= threshold:
+        if answer.confidence >= limit:
             return j, True
     return last, True
 
@@ -127,13 +128,8 @@ def method_view(store: EngineStore, config: EngineConfig, scheme: Scheme,
     correct, labels = family
     notes: list[str] = []
     tiers = config.tiers_for(scheme.name)
-    answers: dict[str, list[TierAnswer | None]] = {}
-    index = {t: j for j, t in enumerate(tiers)}
-    for raw in store.rows.answers:
-        if raw.schema == scheme.name and raw.tier in index:
-            slots = answers.setdefault(raw.item, [None] * len(tiers))
-            slots[index[raw.tier]] = TierAnswer(raw.value, raw.confidence, raw.status,
-                                                raw.distribution)
+    stored = store.rows.answers.by_schema.get(scheme.name, {})
+    columns = [stored.get(t) for t in tiers]
     per_class = any(str(c.kind) == "selective_risk" and c.params.get("per_class")
                     for c in specs)
     if route is None:
@@ -142,20 +138,22 @@ def method_view(store: EngineStore, config: EngineConfig, scheme: Scheme,
         route_map, cells = route
         notes.append("the cascade's routed output follows Accord's latest selective_risk "
                      "look on this schema")
+    items = store.rows.items
+    rows = _rows_of(columns, items)
+    output, complete_all = route_rows(tiers, columns, rows, route_map, cells, per_class)
+    population = PopulationTable(items, columns, rows, output,
+                                 store.meta.pi_column(items, scheme.name, 0.0),
+                                 store.meta.field_column)
 
-    def output(item: str) -> tuple[TierAnswer | None, bool]:
-        slots = answers.get(item, [None] * len(tiers))
-        stop, complete = route_stop(tiers, slots, route_map, cells, per_class)
-        return (slots[stop] if stop is not None else None), complete
+    def slots(item: str) -> tuple[TierAnswer | None, ...]:
+        return tuple(population.answer(j, -1 if c is None else c.row_of.get(item, -1))
+                     for j, c in enumerate(columns))
 
-    population: list[PopulationItem] = []
-    complete_all = True
-    for item in store.rows.items:
-        out, complete = output(item)
-        complete_all = complete_all and complete
-        pi = store.item_pi.get(item, {}).get(scheme.name, 0.0)
-        population.append(PopulationItem(item, tuple(answers.get(item, [None] * len(tiers))),
-                                         None, pi, out))
+    def output_of(item: str) -> TierAnswer | None:
+        answers = slots(item)
+        stop, _ = route_stop(tiers, answers, route_map, cells, per_class)
+        return answers[stop] if stop is not None else None
+
     grouped: dict[str, list[Any]] = {}
     for request in store.rows.done:
         if request.schema == scheme.name:
@@ -168,10 +166,9 @@ def method_view(store: EngineStore, config: EngineConfig, scheme: Scheme,
     adjudicated = store.records.adjudicated.get(scheme.name, {})
     truths = infer_truth(people_by_item, config.humans.truth, adjudicated)
     for item, requests in grouped.items():
-        pi = store.item_pi.get(item, {}).get(scheme.name, requests[0].pi)
+        pi = store.meta.pi(item, scheme.name, requests[0].pi)
         calibration.append(CalibrationItem(
-            item, truths[item], requests[0].split, pi,
-            tuple(answers.get(item, [None] * len(tiers))), output(item)[0],
+            item, truths[item], requests[0].split, pi, slots(item), output_of(item),
             {str(r.user): r.label for r in requests if r.user is not None}))
     notes.extend(truth_notes(config.humans.truth, adjudicated, people_by_item))
     by = any(str(c.kind) == "ppi" and c.params.get("by") for c in specs)
@@ -182,10 +179,20 @@ def method_view(store: EngineStore, config: EngineConfig, scheme: Scheme,
                      "user_state.json, as the seed describes; Potato 2.12.1's command line "
                      "never reads them (only its server does)")
     view = MethodView(scheme.name, tuple(labels), tiers, tuple(calibration),
-                      tuple(population), correct, str, complete_all,
-                      {k: dict(v) for k, v in store.item_fields.items() if v} if by else {},
+                      population, correct, str, complete_all,
+                      store.meta.fields_view() if by else {},
                       {p: dict(a) for p, a in (person_groups or {}).items()})
     return BuiltView(view, notes)
+
+
+def _rows_of(columns: Sequence[TierColumns | None], items: Sequence[str]) -> np.ndarray:
+    """Each item's row in each tier's columns (``-1``: the tier has no answer for it)."""
+    rows = np.full((len(columns), len(items)), -1, np.int64)
+    for j, column in enumerate(columns):
+        if column is not None:
+            rows[j] = np.fromiter(map(column.row_of.get, items, repeat(-1)), np.int64,
+                                  len(items))
+    return rows
 
 
 def _stored_route(store: EngineStore, config: EngineConfig, schema: str, notes: list[str],

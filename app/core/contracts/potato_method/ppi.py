@@ -29,11 +29,12 @@ machine is. :func:`evaluate_ppi` gives the numbers and the verdict Potato's
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 import numpy as np
 
+from app.core.contracts.potato_method.population import PopulationTable
 from app.core.contracts.potato_method.ppi_estimators import (
     Estimate,
     Vector,
@@ -72,8 +73,12 @@ def machine_tier(contract: MethodContract, view: MethodView) -> int | None:
         return view.tiers.index(wanted)
     if view.output_complete:
         return None
+    table = view.population if isinstance(view.population, PopulationTable) else None
     for t in reversed(range(len(view.tiers))):
-        if all(t < len(p.tiers) and p.tiers[t] is not None for p in view.population):
+        if table is not None and t < len(table.tiers):
+            if bool(table.present(t).all()):
+                return t
+        elif all(t < len(p.tiers) and p.tiers[t] is not None for p in view.population):
             return t
     return 0
 
@@ -110,13 +115,36 @@ def machine_term(answer: TierAnswer | None, label: str | None, numeric: bool) ->
 
 class MachineAnswers:
     """A population's answers of one tier, with each plain answer's class name computed
-    once for every label's :func:`machine_terms` (a million items, three labels)."""
+    once for every label's :func:`machine_terms` (a million items, three labels).
 
-    def __init__(self, answers: list[TierAnswer | None]) -> None:
-        self.answers = answers
-        self.plain = not any(a is not None and a.distribution for a in answers)
+    Built from a :class:`PopulationTable`'s columns (:meth:`of_table`), the names and
+    ``plain`` come from the columns and the answers are made only if a term needs them
+    (a distribution, or the mean)."""
+
+    def __init__(self, answers: list[TierAnswer | None] | None,
+                 make: Callable[[], list[TierAnswer | None]] | None = None,
+                 names: Vector | None = None, plain: bool | None = None) -> None:
+        self._answers, self._make = answers, make
+        self.plain = plain if plain is not None else not any(
+            a is not None and a.distribution for a in self.answers)
         """No answer has a distribution: each term is the value being the class."""
-        self._names: Vector | None = None
+        self._names: Vector | None = names
+
+    @classmethod
+    def of_table(cls, table: PopulationTable, tier: int | None) -> MachineAnswers:
+        answered = table.answered(tier)
+        names: Vector = np.array(list(map(str, table.answer_column(tier, "values"))),
+                                 dtype=object)
+        names[~answered] = None
+        plain = not any(table.answer_column(tier, "distributions"))
+        return cls(None, lambda: [_answer(p, tier) for p in table], names, plain)
+
+    @property
+    def answers(self) -> list[TierAnswer | None]:
+        if self._answers is None:
+            assert self._make is not None
+            self._answers = self._make()
+        return self._answers
 
     def names(self) -> Vector:
         if self._names is None:
@@ -132,6 +160,10 @@ def machine_terms(answers: MachineAnswers, label: str | None, numeric: bool) -> 
         return np.array([machine_term(a, label, numeric) for a in answers.answers])
     same: Vector = (answers.names() == label).astype(float)
     return same
+
+
+def cast_list(items: Sequence[PopulationItem]) -> list[PopulationItem]:
+    return cast(list[PopulationItem], items)
 
 
 def _score_range(view: MethodView) -> float:
@@ -151,10 +183,12 @@ def _estimate_group(labelled: Sequence[CalibrationItem], population: Sequence[Po
     under the mean estimand."""
     pis: Vector = np.array([c.pi for c in labelled], dtype=float)
     equal_pi = float(pis.max() - pis.min()) < 1e-12
-    population_pis = [p.pi for p in population]
+    table = population if isinstance(population, PopulationTable) else None
+    population_pis = list(table.pi) if table is not None else [p.pi for p in population]
     strata_known = all(x is not None for x in population_pis)
     big_n = len(population)
-    population_answers = MachineAnswers([_answer(p, tier) for p in population])
+    population_answers = MachineAnswers.of_table(table, tier) if table is not None \
+        else MachineAnswers([_answer(p, tier) for p in population])
     out: dict[str, Any] = {}
     for label in targets:
         if numeric:
@@ -205,16 +239,20 @@ def evaluate_ppi(contract: MethodContract, view: MethodView, look: int = 1) -> M
     def group_of(item: str) -> str | None:
         return (view.item_fields.get(item) or {}).get(by) if by else None
 
+    table = view.population if isinstance(view.population, PopulationTable) else None
+    fields = table.field_column(by) if table is not None and by else None
     groups: list[str | None] = [None]
     if by:
-        found = sorted({g for g in (group_of(p.item) for p in view.population)
+        found = sorted({g for g in (fields if fields is not None else
+                                    (group_of(p.item) for p in view.population))
                         if g is not None})
         groups += found
         if not found:
             result.notes.append(f"by: no item has a {by!r} field, so only the overall "
                                 "estimate is reported.")
 
-    in_population = {p.item for p in view.population}
+    in_population = set(table.items) if table is not None \
+        else {p.item for p in view.population}
     usable = [c for c in view.calibration
               if c.pi is not None and c.pi > 0 and c.truth is not None]
     labelled = [c for c in usable if c.item in in_population]
@@ -226,15 +264,22 @@ def evaluate_ppi(contract: MethodContract, view: MethodView, look: int = 1) -> M
     estimates: dict[str, Any] = {}
     widths: list[float] = []
     group_lab: dict[str | None, list[CalibrationItem]] = {g: [] for g in groups}
-    group_pop: dict[str | None, list[PopulationItem]] = {g: [] for g in groups}
-    group_lab[None], group_pop[None] = labelled, list(view.population)
+    group_pop: dict[str | None, Sequence[PopulationItem]] = {g: [] for g in groups}
+    group_lab[None] = labelled
+    group_pop[None] = table if table is not None else list(view.population)
     if by:  # each item's group looked up once (the same lists as filtering per group)
         for c in labelled:
             if (g := group_of(c.item)) is not None and g in group_lab:
                 group_lab[g].append(c)
-        for p in view.population:
-            if (g := group_of(p.item)) is not None and g in group_pop:
-                group_pop[g].append(p)
+        if table is not None and fields is not None:  # the columns: one take per group
+            codes = np.array([g if g is not None else "" for g in fields], dtype=object)
+            known = np.array([g is not None for g in fields], dtype=bool)
+            for g in groups[1:]:
+                group_pop[g] = table.take(np.flatnonzero(known & (codes == g)))
+        else:
+            for p in view.population:
+                if (g := group_of(p.item)) is not None and g in group_pop:
+                    cast_list(group_pop[g]).append(p)
     for g in groups:
         lab, pop = group_lab[g], group_pop[g]
         key = "all" if g is None else g

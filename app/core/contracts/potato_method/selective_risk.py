@@ -34,6 +34,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from app.core.contracts.potato_method.coverage_columns import coverage_counts
+from app.core.contracts.potato_method.population import PopulationTable
 from app.core.contracts.potato_method.risk_stats import (
     exact_interval,
     fewest_certifying,
@@ -235,6 +237,10 @@ def coverage(view: MethodView, acceptance: Acceptance, route: Route,
     otherwise it goes to people (a failed tier passes nothing on). An item no tier
     takes goes to people. ``accepted_by_tier`` holds counts, as Potato writes them.
     """
+    if isinstance(view.population, PopulationTable):  # the columns, tier by tier
+        by_tier, to_people = coverage_counts(view.population, view.tiers, acceptance, route,
+                                             per_class, view.class_of)
+        return _coverage(len(view.population), by_tier, to_people)
     by_tier = dict.fromkeys(view.tiers, 0)
     to_people = 0
     for item in view.population:
@@ -256,7 +262,10 @@ def coverage(view: MethodView, acceptance: Acceptance, route: Route,
             break
         if not taken:
             to_people += 1
-    n = len(view.population)
+    return _coverage(len(view.population), by_tier, to_people)
+
+
+def _coverage(n: int, by_tier: dict[str, int], to_people: int) -> dict[str, Any]:
     accepted = sum(by_tier.values())
     return {"population": n, "accepted": accepted, "coverage": accepted / n if n else 0.0,
             "accepted_by_tier": by_tier, "to_humans": to_people}

@@ -10,7 +10,7 @@ answers, routed answer and inclusion probability). The kinds never read files.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,7 +76,8 @@ class MethodView:
     labels: tuple[str, ...]
     tiers: tuple[str, ...]
     calibration: tuple[CalibrationItem, ...] = ()
-    population: tuple[PopulationItem, ...] = ()
+    population: Sequence[PopulationItem] = ()
+    """A tuple, or a :class:`~.population.PopulationTable` (the same items as columns)."""
     correct: Callable[[Any, Any], bool] = _equal
     """correct(machine value, human value): equality for one-of-N schemes."""
     class_of: Callable[[Any], str] = str

@@ -1,17 +1,33 @@
-"""Each cascade tier's current prediction in ``engine.sqlite``, read column-wise.
+"""Each cascade tier's current prediction in ``engine.sqlite``, read into columns.
 
 Why a module: this is the one table that grows with the corpus times the cascade (three
-million rows for a million items and three tiers), so it is read with as little Python
-per row as possible; :mod:`~app.core.formats.potato.engine_store` reads the rest.
+million rows for a million items and three tiers). Its rows become one list per field per
+(schema, tier), :class:`TierColumns`, filled by whole-column calls made in C (``zip``,
+``map``, ``dict``): no Python object per prediction is made until someone asks for one
+(:meth:`StoredAnswers.raw_answers`, kept for the tests and for small readers). The
+consumers that scale (the prediction table of :mod:`engine_store`, Potato's view in
+:mod:`app.core.contracts.potato_method.from_store`) read the columns.
+
+A column whose values are not all plain stored texts (a number or bytes in
+``value_json``, a label that parses to a list or an object, which each row must own) is
+read row by row as before, with the same values.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from itertools import repeat
+from operator import is_not
 from typing import Any
 
-from app.core.formats.potato.engine_json import json_column
+import numpy as np
+
+from app.core.formats.potato.engine_json import json_column, stored_json
+
+_SHARED = (str, int, float, bool, type(None))
+"""Parsed values every row holding the same text may share (never mutable)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,17 +43,102 @@ class RawAnswer:
     distribution: dict[str, float] | None
 
 
+@dataclass(frozen=True, slots=True)
+class TierColumns:
+    """One tier's current predictions on one schema: a row per item (its last stored
+    row), in the order the items first appear, one list per field."""
+
+    schema: str
+    tier: str
+    items: list[str]
+    values: list[Any]
+    confidences: list[float]
+    statuses: list[str]
+    distributions: list[dict[str, float] | None] | None
+    """``None`` when no row has a distribution (the common database)."""
+    row_of: dict[str, int] = field(repr=False)
+    """item → its row."""
+    answered: np.ndarray = field(repr=False, compare=False)
+    """Per row: status ``ok`` and a value (what Potato's router calls an answer)."""
+    confidence_array: np.ndarray = field(repr=False, compare=False)
+    """:attr:`confidences` as float64."""
+
+    @classmethod
+    def build(cls, schema: str, tier: str, items: list[str], values: list[Any],
+              confidences: list[float], statuses: list[str],
+              distributions: list[dict[str, float] | None] | None) -> TierColumns:
+        n = len(items)
+        ok = np.fromiter(map("ok".__eq__, statuses), bool, n)
+        valued = np.fromiter(map(is_not, values, repeat(None)), bool, n)
+        return cls(schema, tier, items, values, confidences, statuses, distributions,
+                   dict(zip(items, range(n), strict=True)), ok & valued,
+                   np.asarray(confidences, float).reshape(n))
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def distribution_column(self) -> list[dict[str, float] | None]:
+        return self.distributions if self.distributions is not None \
+            else [None] * len(self.items)
+
+
+@dataclass(frozen=True)
+class StoredAnswers:
+    """Every wanted tier's columns: schema → tier (cascade order) → :class:`TierColumns`,
+    schemas in sorted order."""
+
+    by_schema: dict[str, dict[str, TierColumns]] = field(default_factory=dict)
+
+    def merged_order(self, schema: str) -> tuple[list[TierColumns], np.ndarray, np.ndarray]:
+        """The schema's tiers, and the rows of every tier in the order ``read_answers``
+        lists them (items sorted, each item's tiers in cascade order): per listed answer
+        its tier's position and its row in that tier."""
+        columns = list(self.by_schema.get(schema, {}).values())
+        union: dict[str, None] = {}
+        for tier in columns:
+            union.update(dict.fromkeys(tier.items))
+        keys = sorted(union)
+        rows = np.array([np.fromiter(map(tier.row_of.get, keys, repeat(-1)), np.int64,
+                                     len(keys)) for tier in columns],
+                        dtype=np.int64).reshape(len(columns), len(keys))
+        flat = rows.T.ravel()
+        positions = np.tile(np.arange(len(columns), dtype=np.int64), len(keys))
+        present = flat >= 0
+        return columns, positions[present], flat[present]
+
+    def raw_answers(self) -> list[RawAnswer]:
+        """Every current prediction as a :class:`RawAnswer`, ordered by schema, item and
+        tier (the reader's order before it read columns)."""
+        out: list[RawAnswer] = []
+        for schema in self.by_schema:
+            columns, positions, rows = self.merged_order(schema)
+            for position, row in zip(positions.tolist(), rows.tolist(), strict=True):
+                tier = columns[position]
+                out.append(RawAnswer(str(tier.items[row]), tier.schema, tier.tier,
+                                     tier.values[row], tier.confidences[row],
+                                     tier.statuses[row], tier.distribution_column()[row]))
+        return out
+
+    def __iter__(self) -> Iterator[TierColumns]:
+        for tiers in self.by_schema.values():
+            yield from tiers.values()
+
+
 def read_answers(db: sqlite3.Connection, tiers: tuple[str, ...]) -> list[RawAnswer]:
     """Each tier's current prediction per item and schema, ordered by schema, item and
-    tier: of the version of each (source, schema) ordered last by ``created_at`` and
-    version id, the row of the highest id per item.
+    tier (see :func:`read_columns`)."""
+    return read_columns(db, tiers).raw_answers()
+
+
+def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...]) -> StoredAnswers:
+    """Each tier's current prediction per item and schema: of the version of each
+    (source, schema) ordered last by ``created_at`` and version id, the row of the
+    highest id per item.
 
     One query finds the versions (a ``GROUP BY`` in SQLite), then one query per wanted
-    (source, schema) streams only that version's rows into a dict by item (the last row
-    stays), each item id and status one string object for every tier: the rows of three
-    million predictions are never held as tuples, keyed by tuples or sorted in Python
+    (source, schema) fetches only that version's rows, which become columns
     (``tests/core/test_potato_engine_answers.py`` compares with the whole-table reader
-    it replaced)."""
+    this replaced)."""
     wanted = set(tiers)
     latest: dict[tuple[Any, Any], Any] = {}  # (source, schema) -> the last version
     for source, schema, version in db.execute(
@@ -46,41 +147,61 @@ def read_answers(db: sqlite3.Connection, tiers: tuple[str, ...]) -> list[RawAnsw
             " GROUP BY v.source_id, p.schema_name, v.created_at, v.version_id"
             " ORDER BY v.source_id, p.schema_name, v.created_at, v.version_id"):
         latest[(source, schema)] = version
-    by_schema: dict[Any, dict[Any, dict[Any, RawAnswer]]] = {}  # schema, source, item
-    value, distribution = json_column(), json_column()
+    by_schema: dict[Any, dict[Any, TierColumns]] = {}
     shared: dict[str, str] = {}  # one string object per item id and status, all tiers
     for (source, schema), version in latest.items():
         if source not in wanted:
             continue
-        names = (str(schema), str(source))
-        answers: dict[Any, RawAnswer] = {}
-        for item, value_json, status, conf, conf_json in db.execute(
-                "SELECT p.item_id, p.value_json, p.status, p.raw_conf, p.conf_json"
-                " FROM prediction p JOIN source_version v"
-                " ON v.version_id = p.source_version_id"
-                " WHERE v.source_id = ? AND p.schema_name = ? AND v.version_id = ?"
-                " ORDER BY p.id", (source, schema, version)):
-            if type(item) is str:
-                item = shared.setdefault(item, item)
-            if type(status) is str:
-                status = shared.setdefault(status, status)
-            answers[item] = RawAnswer(str(item), names[0], names[1], value(value_json),
-                                      float(conf or 0.0), str(status),
-                                      probs(distribution(conf_json)))  # the last row stays
-        if answers:
-            by_schema.setdefault(schema, {})[source] = answers
-    out: list[RawAnswer] = []
-    for schema in sorted(by_schema):
-        sources = [by_schema[schema][t] for t in tiers if t in by_schema[schema]]
-        items: dict[Any, None] = {}
-        for answers in sources:
-            items.update(dict.fromkeys(answers))
-        for item in sorted(items):
-            for answers in sources:
-                answer = answers.get(item)
-                if answer is not None:
-                    out.append(answer)
-    return out
+        rows = db.execute(
+            "SELECT p.item_id, p.value_json, p.status, p.raw_conf, p.conf_json"
+            " FROM prediction p JOIN source_version v ON v.version_id = p.source_version_id"
+            " WHERE v.source_id = ? AND p.schema_name = ? AND v.version_id = ?"
+            " ORDER BY p.id", (source, schema, version)).fetchall()
+        if rows:
+            by_schema.setdefault(schema, {})[source] = _columns(
+                rows, str(schema), str(source), shared)
+    return StoredAnswers({schema: {t: by_schema[schema][t] for t in tiers
+                                   if t in by_schema[schema]}
+                          for schema in sorted(by_schema)})
+
+
+def _columns(rows: list[tuple[Any, ...]], schema: str, tier: str, shared: dict[str, str]
+             ) -> TierColumns:
+    """One (source, schema)'s rows as columns, the last row of each item kept."""
+    row_of: dict[Any, int] = dict(zip(map(_first, rows), range(len(rows)), strict=True))
+    if len(row_of) != len(rows):  # an item stored twice: its last row stays
+        rows = list(map(rows.__getitem__, row_of.values()))
+    items, value_texts, statuses, confs, conf_texts = (list(c) for c in zip(*rows, strict=True))
+    if set(map(type, items)) == {str}:
+        items = list(map(shared.setdefault, items, items))
+    else:  # not stored as text (null, a number): named by its text, as before
+        items = [str(item) for item in items]
+    if set(map(type, statuses)) == {str}:
+        statuses = list(map(shared.setdefault, statuses, statuses))
+    else:
+        statuses = [str(status) for status in statuses]
+    distributions = None
+    if any(text is not None for text in conf_texts):
+        parse = json_column()
+        distributions = [probs(parse(text)) for text in conf_texts]
+    return TierColumns.build(schema, tier, items, _values(value_texts),
+                             [float(conf or 0.0) for conf in confs], statuses, distributions)
+
+
+def _first(row: Sequence[Any]) -> Any:
+    return row[0]
+
+
+def _values(texts: list[Any]) -> list[Any]:
+    """``value_json`` parsed as :func:`stored_json` parses each text: each distinct text
+    once when every text is a string (or null) parsing to a value rows may share; else
+    row by row."""
+    if set(map(type, texts)) <= {str, type(None)}:
+        parsed = {text: stored_json(text) for text in set(texts)}
+        if all(type(value) in _SHARED for value in parsed.values()):
+            return list(map(parsed.__getitem__, texts))
+    parse: Callable[[Any], Any] = json_column()
+    return [parse(text) for text in texts]
 
 
 def probs(raw: Any) -> dict[str, float] | None:

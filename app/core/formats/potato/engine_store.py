@@ -51,17 +51,20 @@ from app.core.formats.boundary import checked_file, present
 from app.core.formats.labeling.data import (
     LabelingData,
     LabelVersion,
-    Prediction,
     Request,
     RequestKind,
     Split,
 )
-from app.core.formats.potato.engine_answers import RawAnswer
-from app.core.formats.potato.engine_answers import read_answers as _answers
+from app.core.formats.potato.engine_answers import StoredAnswers, read_columns
+from app.core.formats.potato.engine_items import ItemMeta, read_items
 from app.core.formats.potato.engine_json import json_column as _json_column
 from app.core.formats.potato.engine_json import stored_json as _json
+from app.core.formats.potato.engine_predictions import (
+    check_labels,
+    prediction_table,
+    table_for_study,
+)
 from app.core.formats.potato.engine_records import EngineRecords, read_records
-from app.core.model import Scheme
 
 DATABASE = "engine.sqlite"
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -107,7 +110,7 @@ class EngineRows:
     every current prediction with its status, the answered calibration requests in
     Potato's order, and the item ids in ingestion order."""
 
-    answers: tuple[RawAnswer, ...] = ()
+    answers: StoredAnswers = field(default_factory=StoredAnswers)
     done: tuple[DoneRequest, ...] = ()
     items: tuple[str, ...] = ()
 
@@ -119,13 +122,22 @@ class EngineStore:
     path: Path
     labeling: LabelingData
     records: EngineRecords
-    item_pi: dict[str, dict[str, float]] = field(default_factory=dict)
-    """item → schema → the item's inclusion probability (``engine_item.meta_json``)."""
-    item_fields: dict[str, dict[str, str]] = field(default_factory=dict)
-    """item → the fields Potato copied for ppi's ``by``."""
+    meta: ItemMeta = field(default_factory=ItemMeta)
+    """Each item's ``engine_item.meta_json``: its inclusion probability per schema and
+    the fields Potato copied for ppi's ``by``."""
     other_requests: Counter[str] = field(default_factory=Counter)
     """Requests of purposes that are not calibration or verification, by purpose."""
     rows: EngineRows = field(default_factory=EngineRows)
+
+    @property
+    def item_pi(self) -> dict[str, dict[str, float]]:
+        """item → schema → the item's inclusion probability (made when asked for)."""
+        return self.meta.item_pi
+
+    @property
+    def item_fields(self) -> dict[str, dict[str, str]]:
+        """item → the fields Potato copied for ppi's ``by`` (made when asked for)."""
+        return self.meta.item_fields
 
 
 def engine_database(task_dir: Path) -> Path | None:
@@ -143,20 +155,15 @@ def read_engine_store(database: Path, tiers: tuple[str, ...]) -> EngineStore:
     with _private_copy(database) as copy, closing(_connect(copy, database)) as db:
         _check_tables(db, database)
         try:
-            answers = _answers(db, tiers)
-            predictions = [Prediction(a.item, a.schema, a.tier, a.value, a.confidence,
-                                      a.distribution)
-                           for a in answers if a.status == "ok" and a.value is not None]
+            answers = read_columns(db, tiers)
             requests, others = _requests(db)
-            item_pi, item_fields = _items(db, database)
+            meta = read_items(db)
             records = read_records(db, database)
-            rows = EngineRows(tuple(answers), _done(db), tuple(
-                str(r[0]) for r in db.execute(
-                    "SELECT item_id FROM engine_item ORDER BY ingest_seq")))
+            rows = EngineRows(answers, _done(db), meta.order)
         except sqlite3.DatabaseError as error:
             raise _unreadable(database, error) from None
-    return EngineStore(database, LabelingData(predictions, requests), records, item_pi,
-                       item_fields, others, rows)
+    return EngineStore(database, LabelingData(prediction_table(answers), requests), records,
+                       meta, others, rows)
 
 
 @contextmanager
@@ -280,37 +287,6 @@ def _requests(db: sqlite3.Connection) -> tuple[tuple[Request, ...], Counter[str]
     return tuple(out), others
 
 
-def _items(db: sqlite3.Connection, shown: Path
-           ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, str]]]:
-    """Each item's ``pi`` and ``fields``; a ``meta_json`` text shared by many items (the
-    same language and inclusion probability) is read once, each item getting its copy."""
-    item_pi: dict[str, dict[str, float]] = {}
-    fields: dict[str, dict[str, str]] = {}
-    read: dict[str, tuple[dict[str, float] | None, dict[str, str] | None]] = {}
-    for item, meta_json in db.execute("SELECT item_id, meta_json FROM engine_item"):
-        if type(meta_json) is str and meta_json in read:
-            pi, values = read[meta_json]
-        else:
-            pi, values = _meta(_json(meta_json))
-            if type(meta_json) is str:
-                read[meta_json] = (pi, values)
-        if pi is not None:
-            item_pi[str(item)] = dict(pi)
-        if values is not None:
-            fields[str(item)] = dict(values)
-    return item_pi, fields
-
-
-def _meta(meta: Any) -> tuple[dict[str, float] | None, dict[str, str] | None]:
-    if not isinstance(meta, dict):
-        return None, None
-    pi, values = meta.get("pi"), meta.get("fields")
-    return ({str(k): float(v) for k, v in pi.items()
-             if isinstance(v, int | float) and not isinstance(v, bool)}
-            if isinstance(pi, dict) else None,
-            {str(k): str(v) for k, v in values.items()} if isinstance(values, dict) else None)
-
-
 def for_study(store: EngineStore, items: Collection[str], schemes: Collection[str]
               ) -> tuple[LabelingData, list[str]]:
     """The store's labels restricted to the study's items and schemes, and a note for
@@ -322,10 +298,10 @@ def for_study(store: EngineStore, items: Collection[str], schemes: Collection[st
     error naming ``engine.sqlite``, as a bad line of ``predictions.jsonl`` names its line.
     """
     data = store.labeling
-    predictions = [p for p in data.predictions if p.item in items and p.schema in schemes]
+    predictions = table_for_study(data.predictions, items, schemes)
     requests = tuple(r for r in data.requests if r.item in items and r.schema in schemes)
     if isinstance(schemes, Mapping):
-        _check_labels(store.path, schemes, predictions, requests)
+        check_labels(store.path, schemes, predictions, requests)
     notes = []
     dropped = (len(data.predictions) - len(predictions), len(data.requests) - len(requests))
     if any(dropped):
@@ -337,28 +313,3 @@ def for_study(store: EngineStore, items: Collection[str], schemes: Collection[st
         notes.append(f"engine.sqlite: requests of other purposes are not calibration labels "
                      f"and were not read as such ({counts})")
     return LabelingData(predictions, requests, data.annotators), notes
-
-
-def _check_labels(database: Path, schemes: Mapping[str, Scheme],
-                  predictions: list[Prediction], requests: tuple[Request, ...]) -> None:
-    from app.core.formats.labeling.answers import to_answer  # the labels' one reader
-
-    labelled = [(p.schema, p.label, f"a prediction of tier '{p.tier}' on item '{p.item}'")
-                for p in predictions]
-    labelled += [(r.schema, v.label, f"the label of request '{r.request}' on item '{r.item}'")
-                 for r in requests for v in r.label_history]
-    valid: set[tuple[str, type, Any]] = set()  # a name or an integer read once
-    for schema, label, what in labelled:
-        scheme = schemes[schema]
-        if not scheme.scale and not scheme.labels:
-            continue  # a free-form scheme: its labels are read where they are compared
-        key = (schema, type(label), label) if type(label) in (str, int) else None
-        if key is not None and key in valid:
-            continue
-        try:
-            to_answer(scheme, label)
-        except InputError as exc:
-            raise InputError(f"{what}: {exc.problem}", file=database, key=schema) from None
-        if key is not None:
-            valid.add(key)
-

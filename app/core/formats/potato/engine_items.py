@@ -1,0 +1,132 @@
+"""``engine_item``: the items in ingestion order and what Potato keeps of each
+(``meta_json``'s inclusion probabilities ``pi`` and the ``fields`` ppi's ``by`` reads).
+
+Why a module: a million items share a handful of ``meta_json`` texts (the same language,
+the same inclusion probability), so each distinct text is parsed once and the items keep
+a code into the parsed entries, instead of a million parsed dicts. The views read whole
+columns (:meth:`ItemMeta.pi_column`, :meth:`ItemMeta.field_column`) by C-level lookups;
+the per-item mappings (:attr:`ItemMeta.item_pi`, :attr:`ItemMeta.item_fields`) are built
+only when asked for, each item with its own copy as before.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import repeat
+from typing import Any
+
+from app.core.formats.potato.engine_json import stored_json
+
+Entry = tuple[dict[str, float] | None, dict[str, str] | None]
+"""One parsed ``meta_json``: (``pi`` per schema, ``fields``), each ``None`` when absent."""
+
+
+@dataclass(frozen=True)
+class ItemMeta:
+    """The items of ``engine_item`` in ingestion order, each with its parsed meta."""
+
+    order: tuple[str, ...] = ()
+    """Item ids ordered by ``ingest_seq``."""
+    entries: list[Entry] = field(default_factory=list)
+    code_of: dict[str, int] = field(default_factory=dict)
+    """item → its entry in :attr:`entries`."""
+
+    def entry(self, item: str) -> Entry | None:
+        code = self.code_of.get(item)
+        return None if code is None else self.entries[code]
+
+    def pi(self, item: str, schema: str, default: float | None) -> float | None:
+        """The item's stored inclusion probability for ``schema``, else ``default``."""
+        entry = self.entry(item)
+        pis = entry[0] if entry is not None else None
+        return pis.get(schema, default) if pis is not None else default
+
+    def pi_column(self, items: Sequence[str], schema: str, default: float) -> list[float]:
+        """:meth:`pi` of each of ``items`` (``default`` where there is none)."""
+        per_entry = [default if pis is None else pis.get(schema, default)
+                     for pis, _ in self.entries] + [default]
+        return list(map(per_entry.__getitem__,
+                        map(self.code_of.get, items, repeat(len(self.entries)))))
+
+    def field_column(self, items: Sequence[str], key: str) -> list[str | None]:
+        """Each item's ``fields[key]`` (``None`` where it has none)."""
+        per_entry = [None if values is None else values.get(key)
+                     for _, values in self.entries] + [None]
+        return list(map(per_entry.__getitem__,
+                        map(self.code_of.get, items, repeat(len(self.entries)))))
+
+    @property
+    def item_pi(self) -> dict[str, dict[str, float]]:
+        """item → schema → pi, for the items whose meta has ``pi``."""
+        return {item: dict(pis) for item, code in self.code_of.items()
+                if (pis := self.entries[code][0]) is not None}
+
+    @property
+    def item_fields(self) -> dict[str, dict[str, str]]:
+        """item → fields, for the items whose meta has ``fields``."""
+        return {item: dict(values) for item, code in self.code_of.items()
+                if (values := self.entries[code][1]) is not None}
+
+    def fields_view(self) -> Mapping[str, Mapping[str, str]]:
+        """item → its fields, for the items with at least one (read-only, made lazily)."""
+        return _FieldsView(self)
+
+
+class _FieldsView(Mapping[str, Mapping[str, str]]):
+    """:attr:`ItemMeta.item_fields` without its empty entries, each item's fields made
+    when looked up: a million items share a few entries."""
+
+    def __init__(self, meta: ItemMeta) -> None:
+        self._meta = meta
+
+    def __getitem__(self, item: str) -> Mapping[str, str]:
+        entry = self._meta.entry(item)
+        if entry is None or not entry[1]:
+            raise KeyError(item)
+        return dict(entry[1])
+
+    def get(self, item: str, default: Any = None) -> Any:
+        entry = self._meta.entry(item)
+        return dict(entry[1]) if entry is not None and entry[1] else default
+
+    def __iter__(self) -> Iterator[str]:
+        entries = self._meta.entries
+        return (item for item, code in self._meta.code_of.items() if entries[code][1])
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __bool__(self) -> bool:
+        return any(values for _, values in self._meta.entries)
+
+
+def read_items(db: sqlite3.Connection) -> ItemMeta:
+    """``engine_item`` in ingestion order; each distinct ``meta_json`` text parsed once."""
+    rows = db.execute("SELECT item_id, meta_json FROM engine_item"
+                      " ORDER BY ingest_seq").fetchall()
+    items = [str(item) for item, _ in rows] if rows and not all(
+        type(item) is str for item, _ in rows) else [item for item, _ in rows]
+    texts = [text for _, text in rows]
+    entries: list[Entry] = []
+    if set(map(type, texts)) <= {str}:
+        index: dict[str, int] = {}
+        for text in dict.fromkeys(texts):
+            index[text] = len(entries)
+            entries.append(_meta(stored_json(text)))
+        codes = list(map(index.__getitem__, texts))
+    else:  # a meta stored as a number or null: read row by row
+        codes = list(range(len(texts)))
+        entries = [_meta(stored_json(text)) for text in texts]
+    return ItemMeta(tuple(items), entries, dict(zip(items, codes, strict=True)))
+
+
+def _meta(meta: Any) -> Entry:
+    if not isinstance(meta, dict):
+        return None, None
+    pi, values = meta.get("pi"), meta.get("fields")
+    return ({str(k): float(v) for k, v in pi.items()
+             if isinstance(v, int | float) and not isinstance(v, bool)}
+            if isinstance(pi, dict) else None,
+            {str(k): str(v) for k, v in values.items()} if isinstance(values, dict) else None)
