@@ -21,6 +21,8 @@ from collections.abc import Iterable
 from itertools import islice
 from typing import Any, TypeVar
 
+import numpy as np
+
 K = TypeVar("K")
 V = TypeVar("V")
 T = TypeVar("T")
@@ -66,3 +68,26 @@ def set_in_slices(values: Iterable[T], size: int = SLICE) -> set[T]:
     """``set(values)``, built a slice at a time."""
     result: set[T] = _update_in_slices(set(), values, size)
     return result
+
+
+def tolist_in_slices(values: np.ndarray, size: int = SLICE * 10) -> list[Any]:
+    """``values.tolist()`` of a one-dimensional array, a slice at a time (3,000,000
+    floats in one call held the lock for about 50 ms)."""
+    if size < 1:
+        raise ValueError("size must be at least 1")
+    out: list[Any] = []
+    for start in range(0, len(values), size):
+        out += values[start : start + size].tolist()
+    return out
+
+
+def take_in_slices(values: np.ndarray, codes: np.ndarray, size: int = SLICE * 10
+                   ) -> list[Any]:
+    """``values[codes].tolist()`` (the objects ``codes`` point at, in a list), a slice
+    at a time."""
+    if size < 1:
+        raise ValueError("size must be at least 1")
+    out: list[Any] = []
+    for start in range(0, len(codes), size):
+        out += values[codes[start : start + size]].tolist()
+    return out

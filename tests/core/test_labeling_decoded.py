@@ -19,6 +19,7 @@ from app.core.errors import InputError
 from app.core.formats.json_lines import loads_lines
 from app.core.formats.labeling.decoded import CHUNK_BYTES, decode_common
 from app.core.formats.labeling.reader import read_predictions
+from app.core.formats.labeling.table import PredictionTable
 from app.core.formats.potato.project import load_study
 from tests.potato_project import label, write_project
 
@@ -41,9 +42,10 @@ def _decoded(data: bytes) -> list[dict[str, Any]] | None:
     columns = decode_common(data, SCHEMAS, TIERS, LABELS)
     if columns is None:
         return None
+    table = PredictionTable.from_columns(columns)  # the codes read back as values
     return [{"item": i, "schema": s, "tier": t, "label": lab, "confidence": c}
-            for i, s, t, lab, c in zip(columns.item, columns.schema, columns.tier,
-                                       columns.label, columns.confidence, strict=True)]
+            for i, s, t, lab, c in zip(table.item, table.schema, table.tier,
+                                       table.label, table.confidence, strict=True)]
 
 
 def _same(mine: list[dict[str, Any]], oracle: list[dict[str, Any]]) -> None:
@@ -129,8 +131,9 @@ def test_schema_tier_and_option_labels_are_one_string_object() -> None:
     data = "\n".join(_line(f"i{k}") for k in range(100)).encode()
     columns = decode_common(data, SCHEMAS, TIERS, LABELS)
     assert columns is not None
-    assert len({id(s) for s in columns.schema}) == 1
-    assert len({id(s) for s in columns.label}) == 1
+    table = PredictionTable.from_columns(columns)
+    assert len({id(s) for s in table.schema}) == 1
+    assert len({id(s) for s in table.label}) == 1
 
 
 # ------------------------------------------------------------------ the reader end to end

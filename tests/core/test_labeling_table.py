@@ -115,3 +115,51 @@ def test_machine_labels_from_columns(tmp_path: Path) -> None:
             got = _machine_labels(scheme, table, TIERS)
             assert got == expected
             assert [list(got[t]) for t in TIERS] == [list(expected[t]) for t in TIERS]
+
+
+def test_tier_labels_behave_as_the_dict(tmp_path: Path) -> None:
+    """The coded mapping against the plain dict of the same labels: lookups, membership,
+    order, values, a missing item, a tier with no prediction."""
+    from app.core.contracts.labels.schema_data import _machine_labels
+
+    study = _study(tmp_path)
+    records = [r for r in _records(5) if not (r["tier"] == "big" and r["item"] == "i3")]
+    path = _write(tmp_path / "p.jsonl", records)
+    table = read_predictions(path, study, TIERS)
+    assert table.coded is not None
+    scheme = study.schemes["sentiment"]
+    got = _machine_labels(scheme, table, (*TIERS, "absent"))
+    plain = _machine_labels(scheme, PredictionTable.of(list(table)), (*TIERS, "absent"))
+    assert all(type(m) is dict for m in plain.values())  # the list table: plain dicts
+    for tier in (*TIERS, "absent"):
+        mine, oracle = got[tier], plain[tier]
+        assert len(mine) == len(oracle) and list(mine) == list(oracle)
+        assert list(mine.items()) == list(oracle.items())
+        assert list(mine.values()) == list(oracle.values())
+        for item in [*study.items, "nope", 3]:
+            assert (item in mine) == (item in oracle)
+            assert mine.get(item) == oracle.get(item)  # type: ignore[call-overload]
+    assert "i3" not in got["big"] and "i3" in got["small"]
+    with pytest.raises(KeyError):
+        got["big"]["i3"]
+    assert type(got["small"]["i0"].confidence) is float
+
+
+def test_repeats_are_found_by_counting_or_sorting() -> None:
+    """Both branches of the repeat check against a set of (schema, tier, item) keys."""
+    import numpy as np
+
+    from app.core.formats.labeling.decoded import Columns
+    from app.core.formats.labeling.table import _repeated_codes
+
+    rng = random.Random(11)
+    for items in (5, 100_000):  # few codes: counted in bins; many: sorted
+        for _ in range(20):
+            n = rng.randrange(1, 40)
+            item = [rng.randrange(items) for _ in range(n)]
+            tier = [rng.randrange(2) for _ in range(n)]
+            names = [f"i{k}" for k in range(items)]
+            columns = Columns(names, {}, np.array(item, np.int32), ("s",),
+                              np.zeros(n, np.int32), ("a", "b"), np.array(tier, np.int32),
+                              ["x"], np.zeros(n, np.int32), np.zeros(n))
+            assert _repeated_codes(columns) == (len(set(zip(item, tier, strict=True))) != n)

@@ -75,3 +75,25 @@ def test_other_threads_run_between_slices() -> None:
     # or, on a loaded machine, a few dozen while the OS keeps it running).
     assert sliced >= 20
     assert sliced > whole
+
+
+@pytest.mark.parametrize("n", [0, 1, 9, 10, 11, 1234])
+def test_array_slices_are_tolist(n: int) -> None:
+    import numpy as np
+
+    from app.core.slices import take_in_slices, tolist_in_slices
+
+    rng = random.Random(n)
+    values = np.array([rng.random() for _ in range(n)])
+    names = np.empty(5, dtype=object)
+    names[:] = ["a", "b", 3, 4.5, "e"]
+    codes = np.array([rng.randrange(5) for _ in range(n)], dtype=np.int32)
+    for size in (1, 3, 10):
+        assert tolist_in_slices(values, size) == values.tolist()
+        taken = take_in_slices(names, codes, size)
+        assert taken == names[codes].tolist()
+        assert all(a is b for a, b in zip(taken, names[codes].tolist(), strict=True))
+    with pytest.raises(ValueError, match="at least 1"):
+        tolist_in_slices(values, 0)
+    with pytest.raises(ValueError, match="at least 1"):
+        take_in_slices(names, codes, 0)

@@ -11,11 +11,11 @@ It is a fast path only, taken when it provably gives what ``json.loads`` gives p
 and ``None`` otherwise (then the file is read as before, whose messages name the line):
 
 - every line of the file starts with ``{`` (no blank line but trailing ones), so each
-  line holds at least one value. The struct has only scalar fields and refuses unknown
-  keys, so no value can contain an array or an object: a raw newline cannot be inside a
-  string (msgspec, like ``json.loads``, refuses control characters in strings), so every
-  joining ``,\\n`` is between two values of the outer array, and exactly one value per
-  line means each line is that object on its own;
+  line holds at least one value. A chunk of lines is decoded by msgspec's
+  ``decode_lines``, which reads whitespace-separated values. The struct has only scalar
+  fields and refuses unknown keys, so a ``{`` can only open a top-level value: no value
+  runs into the next line (that line starts with ``{``), and exactly as many values as
+  lines means each line is one object on its own, what ``json.loads`` reads of it;
 - the five fields are there and of the common types (``item``, ``schema``, ``tier``
   strings; ``label`` a string, an integer or a float, never a boolean or null;
   ``confidence`` a number, read as a float as ``read_common_predictions`` reads it),
@@ -28,17 +28,24 @@ and ``None`` otherwise (then the file is read as before, whose messages name the
 
 Float values are correctly rounded by both parsers (``tests/core/test_labeling_decoded.py``
 compares them on hard cases).
+
+The columns come back as numpy codes (:class:`Columns`): an item is its position among
+the study's ids, a schema, tier or label its position among the distinct ones, so a
+million-item study's 3,000,000 lines cost about 20 bytes each instead of five list slots
+and an item string apiece (the strings a line decodes to are dropped with its chunk).
+An item that is not one of ``items`` fails the fast path like any other uncommon value.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import attrgetter
 from typing import Any, Literal
 
 import msgspec
+import numpy as np
 
 from app.core.formats.nesting import MAX_INT_DIGITS
 
@@ -48,26 +55,66 @@ the window's thread is never stalled for long (as ``json_lines.CHUNK_LINES``).""
 MAX_LITERALS = 1_000
 """More distinct names than this are decoded as plain strings."""
 _BOM = b"\xef\xbb\xbf"
-_FIELDS = attrgetter("item", "schema", "tier", "label", "confidence")
+_ITEM, _SCHEMA, _TIER = attrgetter("item"), attrgetter("schema"), attrgetter("tier")
+_LABEL, _CONFIDENCE = attrgetter("label"), attrgetter("confidence")
 
 
 @dataclass(frozen=True, slots=True)
 class Columns:
-    """The five fields of every line, in file order (line ``k`` is ``k + 1``)."""
+    """The five fields of every line, in file order (line ``k`` is ``k + 1``), as codes:
+    ``item[k]`` indexes ``items``, ``schema[k]`` ``schemas``, ``tier[k]`` ``tiers`` and
+    ``label[k]`` ``labels`` (each distinct raw label once, ``-0.0`` apart from ``0.0``)."""
 
-    item: list[str]
-    schema: list[str]
-    tier: list[str]
-    label: list[Any]
-    confidence: list[float]
+    items: Sequence[str]
+    index: Mapping[str, int]
+    """item → its code (its position in ``items``)."""
+    item: np.ndarray
+    schemas: tuple[str, ...]
+    schema: np.ndarray
+    tiers: tuple[str, ...]
+    tier: np.ndarray
+    labels: list[Any]
+    label: np.ndarray
+    confidence: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.item)
+
+
+class _Labels:
+    """Distinct raw labels and their codes; an option name is found by one dict lookup,
+    any other value through a key that keeps types (and ``-0.0``) apart."""
+
+    def __init__(self, options: Sequence[str]) -> None:
+        self.values: list[Any] = list(options)
+        self.names = {name: code for code, name in enumerate(options)}
+        self.keys: dict[tuple[type, Any], int] = {(str, n): c for n, c in self.names.items()}
+
+    def codes(self, labels: list[Any]) -> np.ndarray:
+        try:  # the common chunk: every label an option name
+            return np.fromiter(map(self.names.__getitem__, labels), np.int32, len(labels))
+        except KeyError:
+            return np.fromiter(map(self._code, labels), np.int32, len(labels))
+
+    def _code(self, value: Any) -> int:
+        kind = type(value)
+        key = (kind, value.hex() if kind is float else value)
+        code = self.keys.get(key)
+        if code is None:
+            code = self.keys[key] = len(self.values)
+            self.values.append(value)
+        return code
 
 
 def decode_common(data: bytes, schemas: Collection[str], tiers: Collection[str],
-                  labels: Collection[str]) -> Columns | None:
+                  labels: Collection[str], items: Sequence[str] | None = None,
+                  index: Mapping[str, int] | None = None) -> Columns | None:
     """The columns of ``data`` (a whole ``predictions.jsonl``), or ``None`` when some line
     is not common. ``schemas``, ``tiers`` and ``labels`` are the expected names: a value
-    among them is the same string object every time; any other fails the fast path (the
-    full reader names it)."""
+    among them is the same string object every time; any other schema or tier fails the
+    fast path (the full reader names it). ``items`` are the known item ids and ``index``
+    each one's position (built when not given); ``None``: any id, coded in order of first
+    appearance."""
     start = len(_BOM) if data.startswith(_BOM) else 0
     end = len(data)
     while end > start and data[end - 1] == 0x0A:  # trailing blank lines
@@ -77,30 +124,67 @@ def decode_common(data: bytes, schemas: Collection[str], tiers: Collection[str],
     newlines = data.count(b"\n", start, end)
     if data.count(b"\n{", start, end) != newlines:
         return None  # a blank line, or a line that does not start with "{"
-    decoder = _decoder(_names(schemas), _names(tiers), _names(labels))
-    out = Columns([], [], [], [], [])
-    position = start
+    schema_names, tier_names = tuple(dict.fromkeys(schemas)), tuple(dict.fromkeys(tiers))
+    decoder_schemas = _names(schema_names)
+    decoder = _decoder(decoder_schemas, _names(tier_names), _names(labels))
+    seen: dict[str, int] = {}
+    if items is not None:
+        if index is None:
+            index = dict(zip(items, range(len(items)), strict=True))
+        lookup = index.__getitem__
+    else:
+        lookup = _first_seen(seen)
+    schema_code = {name: code for code, name in enumerate(schema_names)}
+    tier_code = {name: code for code, name in enumerate(tier_names)}
+    coded = _Labels(tuple(dict.fromkeys(v for v in labels if isinstance(v, str))))
+    count = newlines + 1
+    item = np.empty(count, np.int32)
+    schema = np.empty(count, np.int32)
+    tier = np.empty(count, np.int32)
+    label = np.empty(count, np.int32)
+    confidence = np.empty(count, np.float64)
+    if len(schema_names) == 1 and decoder_schemas is not None:
+        schema[:] = 0  # the decoder's Literal admits that one name only
+    view = memoryview(data)
+    position, row = start, 0
     while position < end:
         stop = data.find(b"\n", min(position + CHUNK_BYTES, end), end)
         stop = end if stop == -1 else stop
-        piece = data[position:stop]
         try:
-            rows = decoder.decode(b"[" + piece.replace(b"\n", b",\n") + b"]")
+            rows = decoder.decode_lines(view[position:stop])
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             return None
-        if len(rows) != piece.count(b"\n") + 1:
+        size = len(rows)
+        if size != data.count(b"\n", position, stop) + 1:
             return None
-        if rows:
-            item, schema, tier, label, confidence = zip(*map(_FIELDS, rows), strict=True)
-            out.item.extend(item)
-            out.schema.extend(schema)
-            out.tier.extend(tier)
-            out.label.extend(label)
-            out.confidence.extend(confidence)
+        here = slice(row, row + size)
+        try:
+            item[here] = np.fromiter(map(lookup, map(_ITEM, rows)), np.int32, size)
+            if len(schema_names) != 1 or decoder_schemas is None:
+                schema[here] = np.fromiter(
+                    map(schema_code.__getitem__, map(_SCHEMA, rows)), np.int32, size)
+            tier[here] = np.fromiter(map(tier_code.__getitem__, map(_TIER, rows)),
+                                     np.int32, size)
+        except KeyError:
+            return None  # an unknown item, schema or tier: the full reader names it
+        label[here] = coded.codes(list(map(_LABEL, rows)))
+        confidence[here] = np.fromiter(map(_CONFIDENCE, rows), np.float64, size)
+        row += size
         position = stop + 1
-    if any(type(v) is int and _too_long(v) for v in set(out.label)):
+    if any(type(v) is int and _too_long(v) for v in coded.values):
         return None
-    return out
+    if items is None or index is None:
+        return Columns(list(seen), seen, item, schema_names, schema, tier_names, tier,
+                       coded.values, label, confidence)
+    return Columns(items, index, item, schema_names, schema, tier_names, tier,
+                   coded.values, label, confidence)
+
+
+def _first_seen(seen: dict[str, int]) -> Any:
+    """A code per id in order of first appearance (no list of known ids)."""
+    def code(value: str) -> int:
+        return seen.setdefault(value, len(seen))
+    return code
 
 
 def _too_long(value: int) -> bool:
@@ -115,7 +199,7 @@ def _names(values: Collection[str]) -> tuple[str, ...] | None:
 @lru_cache(maxsize=8)
 def _decoder(schemas: tuple[str, ...] | None, tiers: tuple[str, ...] | None,
              labels: tuple[str, ...] | None) -> msgspec.json.Decoder[Any]:
-    """A decoder of ``[line, line, …]`` into structs of the five fields."""
+    """A decoder of lines (``decode_lines``) into structs of the five fields."""
     def name(values: tuple[str, ...] | None) -> Any:
         return str if values is None else Literal[values]
 
@@ -125,4 +209,4 @@ def _decoder(schemas: tuple[str, ...] | None, tiers: tuple[str, ...] | None,
         [("item", str), ("schema", name(schemas)), ("tier", name(tiers)),
          ("label", label | int | float), ("confidence", float)],
         forbid_unknown_fields=True, gc=False, frozen=True)
-    return msgspec.json.Decoder(list[line])  # type: ignore[valid-type]
+    return msgspec.json.Decoder(line)

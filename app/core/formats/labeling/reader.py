@@ -56,11 +56,12 @@ from app.core.formats.labeling.data import (
 from app.core.formats.labeling.decoded import decode_common
 from app.core.formats.labeling.table import (
     PredictionTable,
-    common_table,
+    coded_table,
     read_common_predictions,
 )
 from app.core.formats.potato.config import find_config
 from app.core.model import Scheme, Study
+from app.core.slices import dict_in_slices, list_in_slices
 
 __all__ = [
     "ANNOTATORS_FILE",
@@ -157,11 +158,12 @@ def read_predictions(path: Path, study: Study, tiers: Iterable[str], *,
         return _valid_label(study, schema, label)
 
     options = [label for scheme in study.schemes.values() for label in scheme.labels]
-    columns = decode_common(data, study.schemes, tier_names, options)
+    items = list_in_slices(study.items)
+    index = dict_in_slices(zip(items, range(len(items)), strict=True))
+    columns = decode_common(data, study.schemes, tier_names, options, items, index)
+    del index  # kept in the columns when they are common
     if columns is not None:
-        table = common_table(columns.item, columns.schema, columns.tier, columns.label,
-                             columns.confidence, range(1, len(columns.item) + 1),
-                             study.schemes, study.items, frozenset(tier_names), valid)
+        table = coded_table(columns, frozenset(tier_names), valid)
         if table is not None:
             return table
     records = read_json_lines(path, root=root, data=data)

@@ -28,8 +28,10 @@ from typing import Any, overload
 import numpy as np
 
 from app.core.formats.labeling.data import Prediction
+from app.core.formats.labeling.decoded import Columns
+from app.core.slices import take_in_slices, tolist_in_slices
 
-__all__ = ["PredictionTable", "common_table", "read_common_predictions"]
+__all__ = ["PredictionTable", "coded_table", "common_table", "read_common_predictions"]
 
 _PLAIN = (str, int, float)
 _KEYS = ("item", "schema", "tier", "label", "confidence")
@@ -37,20 +39,37 @@ _FIELDS = len(_KEYS)
 
 
 class PredictionTable(Sequence[Prediction]):
-    """Predictions in file order, one list per field; a sequence of :class:`Prediction`.
+    """Predictions in file order, one column per field; a sequence of :class:`Prediction`.
 
-    Equal to any sequence of the same predictions (a tuple of them included).
+    A table read by the fast path keeps its columns as numpy codes (:attr:`coded`, a
+    :class:`~app.core.formats.labeling.decoded.Columns`) and makes each field's list
+    (``item``, ``schema``, …) only when it is first asked for: ``label status`` reads the
+    codes alone. Equal to any sequence of the same predictions (a tuple of them included).
     """
 
-    __slots__ = ("confidence", "item", "label", "line", "probs", "schema", "tier")
+    __slots__ = ("_lists", "coded", "line", "probs")
 
     def __init__(self, item: list[str], schema: list[str], tier: list[str], label: list[Any],
                  confidence: list[float], probs: list[Mapping[str, float] | None] | None,
                  line: Sequence[int | None]) -> None:
-        self.item, self.schema, self.tier, self.label = item, schema, tier, label
-        self.confidence, self.line = confidence, line
+        self._lists: dict[str, list[Any]] = {
+            "item": item, "schema": schema, "tier": tier, "label": label,
+            "confidence": confidence}
+        self.coded: Columns | None = None
+        """The columns as codes, when the table was read from them."""
+        self.line = line
         self.probs = probs
         """``None`` when no prediction has ``probs`` (the common file)."""
+
+    @classmethod
+    def from_columns(cls, columns: Columns) -> PredictionTable:
+        """The table of coded columns (no probs; line ``k + 1`` for row ``k``)."""
+        table = cls.__new__(cls)
+        table._lists = {}
+        table.coded = columns
+        table.line = range(1, len(columns) + 1)
+        table.probs = None
+        return table
 
     @classmethod
     def of(cls, predictions: Sequence[Prediction]) -> PredictionTable:
@@ -61,11 +80,37 @@ class PredictionTable(Sequence[Prediction]):
                    if any(p.probs is not None for p in predictions) else None,
                    [p.line for p in predictions])
 
+    def _column(self, name: str) -> list[Any]:
+        found = self._lists.get(name)
+        if found is None:
+            found = self._lists[name] = _decoded_column(self.coded, name)
+        return found
+
+    @property
+    def item(self) -> list[str]:
+        return self._column("item")
+
+    @property
+    def schema(self) -> list[str]:
+        return self._column("schema")
+
+    @property
+    def tier(self) -> list[str]:
+        return self._column("tier")
+
+    @property
+    def label(self) -> list[Any]:
+        return self._column("label")
+
+    @property
+    def confidence(self) -> list[float]:
+        return self._column("confidence")
+
     def __len__(self) -> int:
-        return len(self.item)
+        return len(self.coded) if self.coded is not None else len(self._lists["item"])
 
     def probs_column(self) -> list[Mapping[str, float] | None]:
-        return self.probs if self.probs is not None else [None] * len(self.item)
+        return self.probs if self.probs is not None else [None] * len(self)
 
     def __iter__(self) -> Iterator[Prediction]:
         return map(Prediction, self.item, self.schema, self.tier, self.label,
@@ -101,6 +146,54 @@ class PredictionTable(Sequence[Prediction]):
         rows = zip(self.item, self.schema, self.tier, self.label, self.confidence,
                    self.probs_column(), strict=True)
         return ((i, t, lab, c, p) for i, s, t, lab, c, p in rows if s == schema)
+
+
+def _decoded_column(coded: Columns | None, name: str) -> list[Any]:
+    """One field's list from its codes, the very objects the codes point at (the
+    study's item ids, one string per schema, tier and option label)."""
+    assert coded is not None, "a table made of lists holds every column"
+    if name == "confidence":
+        return tolist_in_slices(coded.confidence)
+    names: dict[str, tuple[Sequence[Any], np.ndarray]] = {
+        "item": (coded.items, coded.item), "schema": (coded.schemas, coded.schema),
+        "tier": (coded.tiers, coded.tier), "label": (coded.labels, coded.label)}
+    values, codes = names[name]
+    table = np.empty(len(values), dtype=object)
+    table[:] = values
+    return take_in_slices(table, codes)
+
+
+def coded_table(columns: Columns, tiers: frozenset[str],
+                valid_label: Callable[[str, Any], bool]) -> PredictionTable | None:
+    """:func:`common_table` of columns decoded as codes (their items, schemes and tiers
+    are known by construction; ``tiers`` limits the tiers), or ``None`` when some value
+    is not common."""
+    used = np.unique(columns.tier)
+    if not {columns.tiers[t] for t in used.tolist()} <= tiers:
+        return None
+    values = columns.confidence
+    if not bool(((values >= 0) & (values <= 1)).all()):  # NaN fails too
+        return None
+    width = max(len(columns.labels), 1)
+    pairs = np.unique(columns.schema.astype(np.int64) * width + columns.label)
+    for pair in pairs.tolist():
+        if not valid_label(columns.schemas[pair // width], columns.labels[pair % width]):
+            return None
+    if _repeated_codes(columns):
+        return None  # the per-line reader names both lines
+    return PredictionTable.from_columns(columns)
+
+
+def _repeated_codes(columns: Columns) -> bool:
+    """Some (schema, item, tier) is on two lines: the three codes as one number, counted
+    in bins when they are few enough, else sorted."""
+    size = len(columns)
+    span = len(columns.schemas) * len(columns.tiers) * max(len(columns.items), 1)
+    key = (columns.schema.astype(np.int64) * len(columns.tiers) + columns.tier) \
+        * max(len(columns.items), 1) + columns.item
+    if span <= 4 * size + 1024:
+        return bool(size) and int(np.bincount(key, minlength=1).max()) > 1
+    return len(np.unique(key)) != size
 
 
 def read_common_predictions(records: list[tuple[int, dict[str, Any]]],
