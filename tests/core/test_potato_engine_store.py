@@ -158,3 +158,72 @@ def test_a_write_in_progress_stops_the_read(tmp_path: Path) -> None:
     (tmp_path / "engine.sqlite-journal").write_bytes(b"\0" * 512)
     with pytest.raises(InputError, match="a write is in progress"):
         read_engine_store(path, ("cheap",))
+
+
+def _spy_copies(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Every private copy ``read_engine_store`` makes, by the database it copies."""
+    from app.core.formats.potato import engine_store
+
+    copies: list[Path] = []
+    real = engine_store._private_copy
+
+    def spying(database: Path):  # type: ignore[no-untyped-def]
+        copies.append(database)
+        return real(database)
+    monkeypatch.setattr(engine_store, "_private_copy", spying)
+    return copies
+
+
+@pytest.mark.parametrize("wal_mode", [False, True])
+def test_a_database_at_rest_is_read_in_place_without_a_copy_or_a_side_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, wal_mode: bool) -> None:
+    path = tmp_path / "engine.sqlite"
+    with _database(path, wal=wal_mode) as db:
+        _fill(db)
+    db.close()
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert before == ["engine.sqlite"]  # at rest: a closed WAL database leaves no -wal
+    copies = _spy_copies(monkeypatch)
+    store = read_engine_store(path, ("cheap", "strong"))
+    assert copies == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert [p.item for p in store.labeling.predictions] == ["c", "a", "b"]
+
+
+def test_a_database_with_its_wal_is_read_from_a_copy(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "engine.sqlite"
+    writer = _database(path, wal=True)
+    _fill(writer)  # the writer stays open: its -wal holds rows the main file does not
+    copies = _spy_copies(monkeypatch)
+    store = read_engine_store(path, ("cheap", "strong"))
+    writer.close()
+    assert copies == [path]
+    assert [p.item for p in store.labeling.predictions] == ["c", "a", "b"]
+
+
+def test_a_database_changed_while_read_in_place_is_read_again_from_a_copy(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.core.formats.potato import engine_store
+
+    path = tmp_path / "engine.sqlite"
+    with _database(path) as db:
+        _fill(db)
+    db.close()
+    copies = _spy_copies(monkeypatch)
+    real = engine_store.read_columns
+    calls: list[int] = []
+
+    def changing(db: sqlite3.Connection, tiers: tuple[str, ...]):  # type: ignore[no-untyped-def]
+        if not calls:  # the first read: Potato's server writes meanwhile
+            with sqlite3.connect(path) as writer:
+                writer.execute("UPDATE prediction SET raw_conf = 0.75 WHERE item_id = 'a'"
+                               " AND value_json = '\"pos\"' AND source_version_id = 'v2'")
+            writer.close()
+        calls.append(1)
+        return real(db, tiers)
+    monkeypatch.setattr(engine_store, "read_columns", changing)
+    store = read_engine_store(path, ("cheap", "strong"))
+    assert copies == [path] and len(calls) == 2
+    assert [(p.item, p.confidence) for p in store.labeling.predictions] == [
+        ("c", 0.8), ("a", 0.75), ("b", 0.0)]

@@ -8,12 +8,16 @@ resolved labels and the certificates. This module reads it into Accord's model
 (:mod:`app.core.formats.potato.engine_records`), one query per table.
 
 **Never touching the user's file.** Opening a WAL database, even read-only, creates
-``-shm`` (and may create ``-wal``) files beside it. So the database and its WAL are
-copied into a private temporary folder and only the copy is opened; the folder is
-removed afterwards, and nothing is ever created beside the user's files. If the files
-change while they are copied (Potato's server writing), the copy is retried and, when
-they keep changing, the read stops with one sentence; a hot rollback journal
-(``engine.sqlite-journal``: a write in progress) stops it too.
+``-shm`` (and may create ``-wal``) files beside it. A database at rest (no ``-wal``,
+``-shm`` or ``-journal`` beside it: Potato's server stopped cleanly) is opened in place
+read-only with SQLite's ``immutable`` flag, which takes no lock and creates no file (a
+576 MB million-item database is not copied); if its size or time changed while it was
+read, or a side file appeared, the read is done again from a copy. Otherwise the
+database and its WAL are copied into a private temporary folder and only the copy is
+opened; the folder is removed afterwards, and nothing is ever created beside the user's
+files. If the files change while they are copied (Potato's server writing), the copy is
+retried and, when they keep changing, the read stops with one sentence; a hot rollback
+journal (``engine.sqlite-journal``: a write in progress) stops it too.
 
 Choices where Potato is silent on what an outside reader should do:
 
@@ -151,18 +155,47 @@ def engine_database(task_dir: Path) -> Path | None:
 
 
 def read_engine_store(database: Path, tiers: tuple[str, ...]) -> EngineStore:
-    """Read ``database`` (a Potato 2.12 ``engine.sqlite``) from a private copy."""
-    with _private_copy(database) as copy, closing(_connect(copy, database)) as db:
-        _check_tables(db, database)
+    """Read ``database`` (a Potato 2.12 ``engine.sqlite``): in place when it is at rest and
+    did not change while it was read, else from a private copy."""
+    if not any(present(side) for side in _side_files(database)):
+        before = _stamp(database)
+        try:
+            store = _read(_at_rest_uri(database), database, tiers)
+        except InputError:
+            if _stamp(database) == before:
+                raise  # the file did not change: a real problem, named
+        else:
+            if _stamp(database) == before and not any(present(side)
+                                                       for side in _side_files(database)):
+                return store
+    with _private_copy(database) as copy:
+        return _read(str(copy), database, tiers)
+
+
+def _side_files(database: Path) -> tuple[Path, ...]:
+    return tuple(database.with_name(database.name + suffix)
+                 for suffix in ("-wal", "-shm", "-journal"))
+
+
+def _at_rest_uri(database: Path) -> str:
+    """``database`` opened read-only and immutable: SQLite takes no lock and creates no
+    ``-shm`` or ``-wal`` beside it (which is only right with no WAL to read and no writer,
+    so the caller checks both, before and after)."""
+    return database.absolute().as_uri() + "?mode=ro&immutable=1"
+
+
+def _read(location: str, shown: Path, tiers: tuple[str, ...]) -> EngineStore:
+    with closing(_connect(location, shown)) as db:
+        _check_tables(db, shown)
         try:
             answers = read_columns(db, tiers)
             requests, others = _requests(db)
             meta = read_items(db)
-            records = read_records(db, database)
+            records = read_records(db, shown)
             rows = EngineRows(answers, _done(db), meta.order)
         except sqlite3.DatabaseError as error:
-            raise _unreadable(database, error) from None
-    return EngineStore(database, LabelingData(prediction_table(answers), requests), records,
+            raise _unreadable(shown, error) from None
+    return EngineStore(shown, LabelingData(prediction_table(answers), requests), records,
                        meta, others, rows)
 
 
@@ -205,9 +238,9 @@ def _stamp(*paths: Path) -> tuple[tuple[int, int] | None, ...]:
     return tuple(out)
 
 
-def _connect(copy: Path, shown: Path) -> sqlite3.Connection:
+def _connect(location: str, shown: Path) -> sqlite3.Connection:
     try:
-        db = sqlite3.connect(copy)
+        db = sqlite3.connect(location, uri=location.startswith("file:"))
         db.execute("PRAGMA query_only = ON")
         check = db.execute("PRAGMA quick_check").fetchone()
     except sqlite3.DatabaseError as error:
