@@ -9,7 +9,16 @@ from pathlib import Path
 import pytest
 
 from app.core.errors import InputError
-from app.core.formats.potato.datafiles import _jsonl_fast, _jsonl_lines, iter_records
+from app.core.formats.json_lines import CHUNK_BYTES, loads_line_bytes, loads_lines
+from app.core.formats.potato.datafiles import (
+    _jsonl_fast,
+    _jsonl_lines,
+    common_items,
+    iter_records,
+)
+from app.core.formats.potato.project import load_study
+from app.core.model import Item
+from tests.potato_project import label, write_project
 
 CASES = [
     '{"id": "a", "text": "x"}\n{"id": "b", "text": "y"}\n',
@@ -61,3 +70,74 @@ def test_the_common_file_takes_the_fast_path(tmp_path: Path) -> None:
     path = tmp_path / "items.jsonl"
     path.write_bytes(data)
     assert list(iter_records(path)) == list(enumerate(records, start=1))
+
+
+# ----------------------------------------------------------- loads_line_bytes, items
+
+
+@pytest.mark.parametrize("text", [*CASES, '{"a": 1}, {"b": 2}\n{"c": 3}', '{"a": NaN}\n{"b": 1}',
+                                  '{"a": "\\ud800"}\n{"a": 1e999}', '{"a": }\n{"b": 1}'])
+def test_line_bytes_parse_as_loads_lines(text: str) -> None:
+    """The bytes reader against the line strings it replaces (json.loads per line)."""
+    body = text.rstrip("\n").encode("utf-8")
+    lines = text.rstrip("\n").split("\n")
+    expected = loads_lines(lines)
+    assert repr(loads_line_bytes(body)) == repr(expected)
+    if expected is not None:
+        assert expected == [json.loads(line) for line in lines]
+
+
+def test_line_bytes_chunks_end_at_newlines() -> None:
+    lines = [json.dumps({"id": f"r{k}", "v": k / 7}) for k in range(100_000)]
+    body = "\n".join(lines).encode("utf-8")
+    assert len(body) > 2 * CHUNK_BYTES
+    assert loads_line_bytes(body) == [json.loads(line) for line in lines]
+
+
+def _loop_items(records: list[dict[str, object]], text_key: str | None) -> dict[str, Item]:
+    """The per-record loop of the reader (the oracle): a str id once, a str text."""
+    out: dict[str, Item] = {}
+    for record in records:
+        text = record.get(text_key) if text_key else None
+        out[str(record["id"])] = Item(str(record["id"]), record,
+                                      text if isinstance(text, str) else None)
+    return out
+
+
+@pytest.mark.parametrize("text_key", [None, "text"])
+def test_common_items_are_the_loop_items(text_key: str | None) -> None:
+    records: list[dict[str, object]] = [
+        {"id": f"r{k}", "text": f"t{k}" if k % 3 else 5, "x": [k]} for k in range(30_000)]
+    records[7].pop("text")
+    got = common_items(records, "id", text_key)
+    assert got is not None
+    expected = _loop_items(records, text_key)
+    assert list(got) == list(expected) and got == expected
+    assert all(got[k].record is expected[k].record for k in got)
+
+
+@pytest.mark.parametrize("change", [{"id": ""}, {"id": None}, {"id": 3}, {"id": "r1"}])
+def test_uncommon_ids_go_to_the_loop(change: dict[str, object]) -> None:
+    records: list[dict[str, object]] = [{"id": f"r{k}"} for k in range(10)]
+    records[5] = {**records[5], **change}
+    assert common_items(records, "id", None) is None
+    assert common_items([{"x": 1}], "id", None) is None
+
+
+def test_the_study_reader_names_a_repeated_id(tmp_path: Path) -> None:
+    write_project(tmp_path, schemes=[
+        {"annotation_type": "radio", "name": "s", "labels": ["a", "b"]}],
+        items=[{"id": f"i{k}", "text": "x"} for k in range(20)] + [{"id": "i3", "text": "y"}],
+        annotators={"ann": {"i0": [label("s", "a")]}})
+    with pytest.raises(InputError) as caught:
+        load_study(tmp_path)
+    assert caught.value.line == 21 and "appears twice" in str(caught.value)
+
+
+def test_the_study_reader_keeps_the_records(tmp_path: Path) -> None:
+    items = [{"id": f"i{k}", "text": f"t{k}", "n": k} for k in range(50)]
+    write_project(tmp_path, schemes=[
+        {"annotation_type": "radio", "name": "s", "labels": ["a", "b"]}],
+        items=items, annotators={"ann": {"i0": [label("s", "a")]}})
+    study = load_study(tmp_path)
+    assert study.items == _loop_items(items, "text")  # type: ignore[arg-type]

@@ -101,6 +101,39 @@ def loads_lines(lines: Sequence[str]) -> list[Any] | None:
     return out
 
 
+CHUNK_BYTES = 1 << 20
+"""Bytes per decoding call of :func:`loads_line_bytes` (about 10,000 short lines)."""
+
+
+def loads_line_bytes(body: bytes) -> list[Any] | None:
+    """:func:`loads_lines` of the ``\\n``-separated lines of ``body`` (UTF-8 bytes, no
+    last newline), without splitting it into a million line strings first: each chunk of
+    about :data:`CHUNK_BYTES` ends at a newline and is read as ``[line,\\nline, …]``, the
+    very text :func:`loads_lines` builds of those lines, by msgspec and, when msgspec
+    refuses it, by ``json.loads``; ``None`` when a chunk does not parse into one value per
+    line. Callers check what :func:`loads_lines`' callers check (the bytes are UTF-8, the
+    depth is bounded, no line holds a ``[``)."""
+    out: list[Any] = []
+    position, end = 0, len(body)
+    while position < end:
+        stop = body.find(b"\n", min(position + CHUNK_BYTES, end), end)
+        stop = end if stop == -1 else stop
+        piece = body[position:stop]
+        text = b"[" + piece.replace(b"\n", b",\n") + b"]"
+        try:
+            parsed = msgspec.json.decode(text)
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            try:
+                parsed = json.loads(text)
+            except (json.JSONDecodeError, RecursionError):
+                return None
+        if len(parsed) != piece.count(b"\n") + 1:
+            return None
+        out += parsed
+        position = stop + 1
+    return out
+
+
 def _fast(data: bytes) -> list[tuple[int, dict[str, Any]]] | None:
     if b"[" in data or nesting.some_line_may_nest_deeper(data) \
             or nesting.has_long_integer(data):

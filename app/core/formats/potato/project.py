@@ -32,6 +32,7 @@ import json
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from itertools import chain, count
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +42,17 @@ from app.core.formats.files import inside
 from app.core.formats.json_pieces import read_json_in_pieces
 from app.core.formats.potato.answers import parse_answer
 from app.core.formats.potato.config import PotatoConfig, read_config
-from app.core.formats.potato.datafiles import iter_records
+from app.core.formats.potato.datafiles import (
+    common_items,
+    common_records,
+    iter_records,
+    legacy_lines,
+)
 from app.core.formats.potato.place import Place, sys_intern
 from app.core.model import Item, Kind, Scheme, Study, TraceStep
 from app.core.objects import ObjectSet, SceneObject, Span
 from app.core.progress import Job, Progress, run
+from app.core.slices import dict_in_slices
 
 STATE_FILE = "user_state.json"
 ENGINE_DATABASE = "engine.sqlite"
@@ -69,7 +76,7 @@ def read_potato(project: Path, *, whole_files: bool = False) -> Job[Study]:
     missing_media: Counter[str] = Counter()
     for i, data_file in enumerate(config.data_files):
         yield Progress(i, steps, f"reading {data_file.name}")
-        _read_items(config, data_file, items, missing_media)
+        items = _read_items(config, data_file, items, missing_media)
     if not items:
         raise InputError("the data files hold no items; expected at least one record",
                          file=config.data_files[0])
@@ -126,10 +133,21 @@ def gc_paused() -> Iterator[None]:
 
 
 def _read_items(config: PotatoConfig, path: Path, items: dict[str, Item],
-                missing_media: Counter[str]) -> None:
+                missing_media: Counter[str]) -> dict[str, Item]:
+    """``items`` with the data file's (a new dict when ``items`` is empty and the file is
+    common: :func:`~app.core.formats.potato.datafiles.common_items`)."""
     trace_schemes = [s for s in config.schemes if s.kind is Kind.TRACE]
     steps_keys = {str(s.config.get("steps_key", "steps")): s for s in trace_schemes}
-    for line, record in iter_records(path, root=config.root):
+    records = common_records(path, root=config.root)
+    if records is not None and not config.media_keys and not steps_keys:
+        common = common_items(records, config.id_key, config.text_key)
+        if common is not None and not items:
+            return common
+        if common is not None and not any(map(items.__contains__, common)):
+            return dict_in_slices(chain(items.items(), common.items()))
+    numbered = iter_records(path, root=config.root) if records is None else \
+        zip(count(1), records)
+    for line, record in numbered:
         if config.id_key not in record or record[config.id_key] in (None, ""):
             raise InputError(f"an item has no '{config.id_key}' (item_properties.id_key); "
                              "expected every record to carry its id", file=path, line=line,
@@ -153,6 +171,7 @@ def _read_items(config: PotatoConfig, path: Path, items: dict[str, Item],
             if isinstance(raw_steps, list):
                 item.steps[steps_key] = _trace_steps(config, scheme, raw_steps, path, line)
         items[item_id] = item
+    return items
 
 
 def _media_path(config: PotatoConfig, value: str, file: Path, line: int | None, key: str
@@ -270,7 +289,7 @@ def _read_annotator(folder: Path, study: Study, ignored: Counter[str], whole: bo
         return name
     legacy = folder / LEGACY_FILE
     name = sys_intern(folder.name)
-    for item_id, grouped in _legacy_lines(legacy, study.root):
+    for item_id, grouped in legacy_lines(legacy, study.root):
         _store(study, name, sys_intern(item_id), grouped, (), legacy, ignored)
     return name
 
@@ -365,25 +384,6 @@ def _store_spans(study: Study, annotator: str, item_id: str, raw: Any, file: Pat
             continue
         study.answers[scheme_name].setdefault(sys_intern(item_id), {})[annotator] = \
             ObjectSet(tuple(spans))
-
-
-def _legacy_lines(path: Path, root: Path
-                  ) -> Iterator[tuple[str, dict[str, list[tuple[str, Any]]]]]:
-    """Potato 1.x: one line per item, ``{"id", "label_annotations": {schema: {label: v}}}``."""
-    for line, record in iter_records(path, root=root):
-        if "id" not in record:
-            raise InputError("a line has no 'id'", file=path, line=line, key="id")
-        labels = record.get("label_annotations", record.get("annotation", {}))
-        if not isinstance(labels, dict):
-            raise InputError("expected label_annotations {schema: {label: value}}", file=path,
-                             line=line, key="label_annotations")
-        grouped = {}
-        for schema, values in labels.items():
-            if not isinstance(values, dict):
-                raise InputError("expected {label: value} per scheme", file=path, line=line,
-                                 key=f"label_annotations.{schema}")
-            grouped[str(schema)] = [(str(n), v) for n, v in values.items()]
-        yield str(record["id"]), grouped
 
 
 def _notes(ignored: Counter[str], missing_media: Counter[str]) -> list[str]:
