@@ -211,7 +211,7 @@ def test_a_database_changed_while_read_in_place_is_read_again_from_a_copy(
         _fill(db)
     db.close()
     copies = _spy_copies(monkeypatch)
-    real = engine_store.read_columns
+    real = engine_store.read_columns  # type: ignore[attr-defined]
     calls: list[int] = []
 
     def changing(db: sqlite3.Connection, tiers: tuple[str, ...]):  # type: ignore[no-untyped-def]
