@@ -15,28 +15,45 @@ paint), and ``accord --help`` should be instant.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from app import __version__
-from app.cli.agreement import add_agreement_commands, run_agreement, run_compare
-from app.cli.certificate import add_certificate_commands, run_certificate, run_verify
-from app.cli.gui import add_demo_command, add_open_command, run_demo, run_gui, run_open
-from app.cli.importing import add_import_command, run_import
-from app.cli.keygen import add_keygen_command, run_keygen
-from app.cli.label import add_label_commands, run_label
 from app.core.errors import InputError
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
 
-COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "agreement": run_agreement, "compare": run_compare, "label": run_label,
-    "certificate": run_certificate, "verify": run_verify, "open": run_open,
-    "demo": run_demo, "import": run_import, "keygen": run_keygen,
+GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("agreement", ("add_agreement_commands",)),
+    ("label", ("add_label_commands",)),
+    ("certificate", ("add_certificate_commands",)),
+    ("gui", ("add_open_command", "add_demo_command")),
+    ("importing", ("add_import_command",)),
+    ("keygen", ("add_keygen_command",)),
+)
+"""Each command group's module under ``app.cli`` and the functions that register its
+subcommands, in the order ``accord --help`` lists them."""
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "agreement": ("agreement", "run_agreement"), "compare": ("agreement", "run_compare"),
+    "label": ("label", "run_label"), "certificate": ("certificate", "run_certificate"),
+    "verify": ("certificate", "run_verify"), "open": ("gui", "run_open"),
+    "demo": ("gui", "run_demo"), "import": ("importing", "run_import"),
+    "keygen": ("keygen", "run_keygen"),
 }
-"""Each subcommand's handler; no command at all opens the window (:func:`run_gui`)."""
+"""Each subcommand's module and handler; no command at all opens the window
+(:func:`app.cli.gui.run_gui`). Modules are imported when their command runs: the
+agreement command of a small study spent a tenth of its run importing the others (the
+window's logging, the importers' registry for ``import``'s help)."""
+
+
+def _function(module: str, name: str) -> Callable[..., Any]:
+    function: Callable[..., Any] = getattr(importlib.import_module(f"app.cli.{module}"), name)
+    return function
 
 
 class _Parser(argparse.ArgumentParser):
@@ -46,27 +63,29 @@ class _Parser(argparse.ArgumentParser):
         raise InputError(f"{message} (see 'accord --help')")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with ``command`` (a subcommand's name), only its group's
+    subcommands are registered: the same parsing of a command line that starts with it
+    (everything after the name goes to its own parser), without importing the others."""
     parser = _Parser(prog="accord", description="Inter-annotator agreement and machine-label "
                      "certification for annotation studies, offline.")
     parser.add_argument("--version", action="version", version=f"accord {__version__}")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
-    add_agreement_commands(commands)
-    add_label_commands(commands)
-    add_certificate_commands(commands)
-    add_open_command(commands)
-    add_demo_command(commands)
-    add_import_command(commands)
-    add_keygen_command(commands)
+    only = COMMANDS[command][0] if command in COMMANDS else None
+    for module, adders in GROUPS:
+        if only is None or module == only:
+            for adder in adders:
+                _function(module, adder)(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        given = sys.argv[1:] if argv is None else list(argv)
+        args = build_parser(given[0] if given else None).parse_args(given)
         if args.command is None:
-            return run_gui(None)
-        return COMMANDS[args.command](args)
+            return int(_function("gui", "run_gui")(None))
+        return int(_function(*COMMANDS[args.command])(args))
     except InputError as error:
         print(f"accord: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -16,6 +16,10 @@ empty answers that agree, a perfect score that hides the structure. Schemes Acco
 no measure for (free text, numbers, spans) are listed with ``not_computed`` and the
 reason, so a report never silently omits a scheme.
 
+Each kind's measures are imported when a scheme of that kind is scored: a lidar
+study's report needs none of the categorical, mask or region modules (nor shapely),
+and their imports were a tenth of a small study's whole run.
+
 For traces, the step-level α is shown beside the α the *same annotators* reach on the
 study's categorical scheme with the most shared items (``categorical_reference``),
 since both are chance-corrected and read on one scale.
@@ -23,21 +27,10 @@ since both are chance-corrected and read on one scale.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from app import __version__
-from app.core.agreement.categorical.alpha import alpha, counts_from_codes
-from app.core.agreement.categorical.schemes import metric_for, score_units
-from app.core.agreement.categorical.units import (
-    CodedUnits,
-    categorical_rows,
-    code_rows,
-    restrict,
-    trace_rows,
-)
 from app.core.agreement.coefficient import Coefficient
-from app.core.agreement.masks.report import fill_mask_metrics, mask_agreement
-from app.core.agreement.regions.chance import fill_region_chance
-from app.core.agreement.regions.distances import RegionAgreement
-from app.core.agreement.regions.potato_reading import add_potato_reading
 from app.core.agreement.result import AgreementReport, SchemeResult
 from app.core.agreement.sets.structured import (
     SET_KINDS,
@@ -49,6 +42,9 @@ from app.core.errors import InputError
 from app.core.model import Answer, Kind, Scheme, Study
 from app.core.objects import BoxRegion, EllipseRegion, Mask, ObjectSet, PolygonRegion
 from app.core.progress import Job, Progress, scaled
+
+if TYPE_CHECKING:
+    from app.core.agreement.categorical.units import CodedUnits
 
 CATEGORICAL_KINDS = frozenset({Kind.NOMINAL, Kind.ORDINAL, Kind.MULTILABEL, Kind.TRACE})
 ONE_ANNOTATOR = (
@@ -107,6 +103,8 @@ def _scheme_results(study: Study, scheme: Scheme, options: SetOptions
             masks = result
             masks.kind = Kind.MASKS.value
             results = [masks]
+        from app.core.agreement.masks.report import fill_mask_metrics, mask_agreement
+
         agreement = yield from mask_agreement(answers, options.truth)
         fill_mask_metrics(masks, agreement)
         masks.details = agreement
@@ -116,6 +114,10 @@ def _scheme_results(study: Study, scheme: Scheme, options: SetOptions
         sets = yield from score_set_scheme(study, scheme, result, options)
         result.details = sets
         if scheme.kind is Kind.REGIONS:
+            from app.core.agreement.regions.chance import fill_region_chance
+            from app.core.agreement.regions.distances import RegionAgreement
+            from app.core.agreement.regions.potato_reading import add_potato_reading
+
             threshold = options.threshold_for(scheme)
             loc = fill_region_chance(result, sets, threshold, options.seed,
                                      region_set_similarity)
@@ -142,6 +144,8 @@ def _score_categorical(study: Study, scheme: Scheme, result: SchemeResult) -> No
             result.metrics["n_units"] = 0
             result.extra["n_units"] = 0
         return
+    from app.core.agreement.categorical.schemes import score_units
+
     units = coded_units(study, scheme)
     score_units(units, scheme.kind, result)
     if scheme.annotation_type == "select":
@@ -175,6 +179,8 @@ def _potato_trace_notes(scheme: Scheme) -> list[str]:
 
 
 def coded_units(study: Study, scheme: Scheme) -> CodedUnits:
+    from app.core.agreement.categorical.units import categorical_rows, code_rows, trace_rows
+
     answers = study.answers_for(scheme.name)
     if scheme.kind is Kind.TRACE:
         return code_rows(trace_rows(answers))
@@ -233,6 +239,10 @@ def _add_categorical_references(study: Study, results: dict[str, SchemeResult]) 
                   and results[s.name].n_items > 0]
     if not candidates:
         return
+    from app.core.agreement.categorical.alpha import alpha, counts_from_codes
+    from app.core.agreement.categorical.schemes import metric_for
+    from app.core.agreement.categorical.units import restrict
+
     for name, result in results.items():
         scheme = study.schemes.get(name)
         if scheme is None or scheme.kind is not Kind.TRACE or result.n_items == 0:

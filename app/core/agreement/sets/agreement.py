@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from operator import attrgetter
 
 import numpy as np
 
@@ -115,6 +116,10 @@ def score_pair(item: str, a: str, b: str, objects_a: Sequence[SceneObject],
     return PairOutcome(item, a, b, n_a, n_b, score, f1, rows, cols, ious, same)
 
 
+_LABEL = attrgetter("label")
+_STR = frozenset({str})
+
+
 def _label(obj: SceneObject) -> str:
     label = getattr(obj, "label", "")
     return label if type(label) is str else str(label)
@@ -132,7 +137,13 @@ class LabelCodes:
         if known is not None and known[0] is objects:
             return known[1]
         numbers = self._numbers
-        labels = list(map(_label, objects))
+        try:  # the labels as they are when all are strings (a reader's always are)
+            labels = list(map(_LABEL, objects))
+        except AttributeError:
+            labels = list(map(_label, objects))
+        else:
+            if not set(map(type, labels)) <= _STR:
+                labels = list(map(_label, objects))
         for label in set(labels).difference(numbers):  # only equality of codes matters
             numbers[label] = len(numbers)
         codes = np.fromiter(map(numbers.__getitem__, labels), dtype=np.intp, count=len(labels))
@@ -242,7 +253,7 @@ def _score_simple(batch: list[int], pending: Sequence[tuple[str, str, str]],
     col_key = (np.cumsum(n_b) - n_b)[pair] + cols
     crowded = ((np.bincount(row_key, minlength=int(n_a.sum()))[row_key] > 1)
                | (np.bincount(col_key, minlength=int(n_b.sum()))[col_key] > 1))
-    needs_choice = set(np.unique(pair[crowded]).tolist())
+    needs_choice = set(pair[crowded].tolist())  # not np.unique: it imports numpy.ma
     labels_a = np.concatenate([codes.of(pairs[k][0]) for k in batch])
     labels_b = np.concatenate([codes.of(pairs[k][1]) for k in batch])
     same = labels_a[row_key] == labels_b[col_key]

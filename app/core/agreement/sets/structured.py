@@ -17,6 +17,10 @@ match. Ellipses and freeform strokes are given the item's image size (the image 
 header, else a mask's size) before comparing: ``agreement.md``, "Ellipses are measured as
 drawn".
 
+Each kind's geometry is imported where it is used: a lidar study's report needs
+neither shapely (regions) nor the segment and point similarities, and importing them
+was a tenth of a small study's whole run.
+
 Thresholds can be changed per scheme (``--threshold NAME=VALUE``) and are always stated
 in the report. None of these numbers is chance-corrected, and the report says so;
 regions add the chance-corrected questions of :mod:`app.core.agreement.regions.chance`.
@@ -47,10 +51,6 @@ from app.core.agreement.sets.agreement import (
     summarize,
 )
 from app.core.geometry.cuboids import boxes_array, cuboid_iou_matrices
-from app.core.geometry.intervals import segment_iou_matrix
-from app.core.geometry.point_objects import POINT_TYPES, similarity_matrix
-from app.core.geometry.regions import clamp_boxes, region_iou_matrix
-from app.core.image_size import image_size
 from app.core.model import Answer, Kind, Scheme, Study
 from app.core.objects import (
     BoxRegion,
@@ -128,6 +128,8 @@ class _ClampedRegions:
         self.clamped = 0
 
     def __call__(self, answer: ObjectSet) -> tuple[SceneObject, ...]:
+        from app.core.geometry.regions import clamp_boxes
+
         regions = answer.of_type(*REGION_TYPES)
         fixed, n = clamp_boxes(regions)  # type: ignore[arg-type]
         self.clamped += n
@@ -138,6 +140,8 @@ def _mixed(a: Sequence[SceneObject], b: Sequence[SceneObject], family: tuple[typ
            block: np.ndarray | None) -> np.ndarray:
     """Similarity of two mixed sets: ``block`` for the ``family`` pairs (given in the
     order they appear), Potato's similarity for the point objects, 0 across families."""
+    from app.core.geometry.point_objects import POINT_TYPES, similarity_matrix
+
     out = np.zeros((len(a), len(b)))
     ia = [i for i, o in enumerate(a) if isinstance(o, family)]
     ib = [j for j, o in enumerate(b) if isinstance(o, family)]
@@ -202,16 +206,22 @@ def _sliced(blocks: dict[int, np.ndarray], pack: Callable[[np.ndarray], object]
 
 
 def _segment_similarity(a: Sequence[SceneObject], b: Sequence[SceneObject]) -> np.ndarray:
+    from app.core.geometry.intervals import segment_iou_matrix
+
     return segment_iou_matrix(a, b)  # type: ignore[arg-type]
 
 
 def _tier_similarity(a: Sequence[SceneObject], b: Sequence[SceneObject]) -> np.ndarray:
+    from app.core.geometry.intervals import segment_iou_matrix
+
     return segment_iou_matrix(a, b, within_tier=True)  # type: ignore[arg-type]
 
 
 def region_set_similarity(a: Sequence[SceneObject], b: Sequence[SceneObject]) -> np.ndarray:
     """An image scheme's similarity: 2D IoU between regions, Potato 2.12.1's similarity
     between landmarks, keypoint sets and open paths, 0 across the two families."""
+    from app.core.geometry.regions import region_iou_matrix
+
     ra, rb = _only(a, REGION_TYPES), _only(b, REGION_TYPES)
     if len(ra) == len(a) and len(rb) == len(b):
         return region_iou_matrix(a, b)  # type: ignore[arg-type]
@@ -264,6 +274,8 @@ def score_set_scheme(study: Study, scheme: Scheme, result: SchemeResult,
 
 class _RegionsOnly(_ClampedRegions):
     def __call__(self, answer: ObjectSet) -> tuple[SceneObject, ...]:
+        from app.core.geometry.regions import clamp_boxes
+
         fixed, _ = clamp_boxes(answer.of_type(*REGION_TYPES))  # type: ignore[arg-type]
         return tuple(fixed)
 
@@ -276,6 +288,8 @@ def _holds(answers: Mapping[str, Mapping[str, Answer]], types: tuple[type, ...])
 def item_image_size(study: Study, item: str, by: Mapping[str, Answer]
                     ) -> tuple[int, int] | None:
     """The item's image size: its image file's header, else the size of a mask on it."""
+    from app.core.image_size import image_size
+
     record = study.items.get(item)
     if record is not None:
         for path in record.media.values():
