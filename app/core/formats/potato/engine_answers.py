@@ -16,10 +16,10 @@ read row by row as before, with the same values.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import repeat
-from operator import is_not
+from operator import is_not, itemgetter
 from typing import Any
 
 import numpy as np
@@ -62,17 +62,22 @@ class TierColumns:
     """Per row: status ``ok`` and a value (what Potato's router calls an answer)."""
     confidence_array: np.ndarray = field(repr=False, compare=False)
     """:attr:`confidences` as float64."""
+    sorted_items: bool = False
+    """The rows are in ``sorted(items)`` order (SQLite sorted string ids)."""
 
     @classmethod
     def build(cls, schema: str, tier: str, items: list[str], values: list[Any],
               confidences: list[float], statuses: list[str],
-              distributions: list[dict[str, float] | None] | None) -> TierColumns:
+              distributions: list[dict[str, float] | None] | None,
+              row_of: dict[str, int] | None = None, sorted_items: bool = False
+              ) -> TierColumns:
+        """The columns, with ``row_of`` (made here unless given) and the masks."""
         n = len(items)
         ok = np.fromiter(map("ok".__eq__, statuses), bool, n)
         valued = np.fromiter(map(is_not, values, repeat(None)), bool, n)
         return cls(schema, tier, items, values, confidences, statuses, distributions,
-                   dict(zip(items, range(n), strict=True)), ok & valued,
-                   np.asarray(confidences, float).reshape(n))
+                   row_of if row_of is not None else dict(zip(items, range(n), strict=True)),
+                   ok & valued, np.asarray(confidences, float).reshape(n), sorted_items)
 
     def __len__(self) -> int:
         return len(self.items)
@@ -94,6 +99,12 @@ class StoredAnswers:
         lists them (items sorted, each item's tiers in cascade order): per listed answer
         its tier's position and its row in that tier."""
         columns = list(self.by_schema.get(schema, {}).values())
+        if columns and all(c.sorted_items for c in columns) \
+                and all(c.items == columns[0].items for c in columns[1:]):
+            # every tier answered the same items (the common cascade), already sorted
+            k = len(columns[0])
+            return (columns, np.tile(np.arange(len(columns), dtype=np.int64), k),
+                    np.repeat(np.arange(k, dtype=np.int64), len(columns)))
         union: dict[str, None] = {}
         for tier in columns:
             union.update(dict.fromkeys(tier.items))
@@ -141,11 +152,7 @@ def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...]) -> StoredAnswer
     this replaced)."""
     wanted = set(tiers)
     latest: dict[tuple[Any, Any], Any] = {}  # (source, schema) -> the last version
-    for source, schema, version in db.execute(
-            "SELECT v.source_id, p.schema_name, v.version_id FROM prediction p"
-            " JOIN source_version v ON v.version_id = p.source_version_id"
-            " GROUP BY v.source_id, p.schema_name, v.created_at, v.version_id"
-            " ORDER BY v.source_id, p.schema_name, v.created_at, v.version_id"):
+    for source, schema, version in _versions(db):
         latest[(source, schema)] = version
     by_schema: dict[Any, dict[Any, TierColumns]] = {}
     shared: dict[str, str] = {}  # one string object per item id and status, all tiers
@@ -156,7 +163,7 @@ def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...]) -> StoredAnswer
             "SELECT p.item_id, p.value_json, p.status, p.raw_conf, p.conf_json"
             " FROM prediction p JOIN source_version v ON v.version_id = p.source_version_id"
             " WHERE v.source_id = ? AND p.schema_name = ? AND v.version_id = ?"
-            " ORDER BY p.id", (source, schema, version)).fetchall()
+            " ORDER BY p.item_id, p.id", (source, schema, version)).fetchall()
         if rows:
             by_schema.setdefault(schema, {})[source] = _columns(
                 rows, str(schema), str(source), shared)
@@ -165,16 +172,61 @@ def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...]) -> StoredAnswer
                           for schema in sorted(by_schema)})
 
 
+_VERSIONS = ("SELECT v.source_id, p.schema_name, v.version_id FROM prediction p"
+             " JOIN source_version v ON v.version_id = p.source_version_id"
+             " GROUP BY v.source_id, p.schema_name, v.created_at, v.version_id"
+             " ORDER BY v.source_id, p.schema_name, v.created_at, v.version_id")
+"""Every (source, schema, version) with predictions, in the order whose last row per
+(source, schema) is the current version: the whole-table form (a scan of every
+prediction), run when the seek below cannot be."""
+_SEEK_LIMIT = 300
+"""Pairs of version and schema beyond which the whole-table form is used instead."""
+
+
+def _versions(db: sqlite3.Connection) -> list[tuple[Any, Any, Any]]:
+    """:data:`_VERSIONS`'s rows, found by seeking Potato's index on
+    ``prediction(source_version_id, schema_name, ...)``: per source version, each of its
+    schemas is the smallest ``schema_name`` after the previous one (one index seek each;
+    the GROUP BY over three million predictions took seconds), then the pairs are
+    ordered by SQLite as the GROUP BY orders them."""
+    pairs: list[tuple[Any, Any]] = []
+    for (version,) in db.execute("SELECT version_id FROM source_version").fetchall():
+        schema = db.execute("SELECT min(schema_name) FROM prediction"
+                            " WHERE source_version_id = ?", (version,)).fetchone()[0]
+        while schema is not None:
+            pairs.append((version, schema))
+            if len(pairs) > _SEEK_LIMIT:
+                return db.execute(_VERSIONS).fetchall()
+            schema = db.execute("SELECT min(schema_name) FROM prediction WHERE"
+                                " source_version_id = ? AND schema_name > ?",
+                                (version, schema)).fetchone()[0]
+    if not pairs:
+        return []
+    values = ", ".join(["(?, ?)"] * len(pairs))
+    return db.execute(
+        f"WITH pair(version, schema) AS (VALUES {values})"
+        " SELECT v.source_id, pair.schema, v.version_id FROM pair"
+        " JOIN source_version v ON v.version_id = pair.version"
+        " ORDER BY v.source_id, pair.schema, v.created_at, v.version_id",
+        [x for pair in pairs for x in pair]).fetchall()
+
+
 def _columns(rows: list[tuple[Any, ...]], schema: str, tier: str, shared: dict[str, str]
              ) -> TierColumns:
-    """One (source, schema)'s rows as columns, the last row of each item kept."""
-    row_of: dict[Any, int] = dict(zip(map(_first, rows), range(len(rows)), strict=True))
+    """One (source, schema)'s rows (ordered by item and id) as columns, the last row of
+    each item kept; string ids come sorted as ``sorted`` sorts them (SQLite's binary
+    order of UTF-8 is code point order)."""
+    items: list[Any] = list(map(itemgetter(0), rows))
+    text_ids = set(map(type, items)) == {str}
+    if text_ids:  # one string object per item id across the tiers
+        items = list(map(shared.setdefault, items, items))
+    row_of: dict[Any, int] = dict(zip(items, range(len(rows)), strict=True))
     if len(row_of) != len(rows):  # an item stored twice: its last row stays
         rows = list(map(rows.__getitem__, row_of.values()))
-    items, value_texts, statuses, confs, conf_texts = (list(c) for c in zip(*rows, strict=True))
-    if set(map(type, items)) == {str}:
-        items = list(map(shared.setdefault, items, items))
-    else:  # not stored as text (null, a number): named by its text, as before
+        items = list(row_of)
+        row_of = dict(zip(items, range(len(items)), strict=True))
+    _, value_texts, statuses, confs, conf_texts = (list(c) for c in zip(*rows, strict=True))
+    if not text_ids:  # not stored as text (null, a number): named by its text, as before
         items = [str(item) for item in items]
     if set(map(type, statuses)) == {str}:
         statuses = list(map(shared.setdefault, statuses, statuses))
@@ -185,11 +237,8 @@ def _columns(rows: list[tuple[Any, ...]], schema: str, tier: str, shared: dict[s
         parse = json_column()
         distributions = [probs(parse(text)) for text in conf_texts]
     return TierColumns.build(schema, tier, items, _values(value_texts),
-                             [float(conf or 0.0) for conf in confs], statuses, distributions)
-
-
-def _first(row: Sequence[Any]) -> Any:
-    return row[0]
+                             [float(conf or 0.0) for conf in confs], statuses, distributions,
+                             row_of if text_ids else None, sorted_items=text_ids)
 
 
 def _values(texts: list[Any]) -> list[Any]:
