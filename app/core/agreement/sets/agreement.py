@@ -39,7 +39,11 @@ BatchSimilarity = Callable[[Sequence[ObjectsPair]], list[np.ndarray]]
 """Similarity matrices of many (A, B) pairs at once: one vectorized call for a whole
 batch of items instead of thousands of tiny ones (3D IoU is costly per call)."""
 Selector = Callable[[ObjectSet], tuple[SceneObject, ...]]
-BATCH_COMPARISONS = 100_000
+BATCH_COMPARISONS = 1_000_000
+"""Object comparisons per batch. Each batch pays the IoU's fixed costs once (some 3 ms
+of clipping setup, whatever the number of pairs clipped): a lidar study of 8.3 million
+comparisons spent a quarter of its IoU time on them in batches of 100,000. A batch's
+temporaries are a few arrays of this many floats (about 10 MB more at the peak)."""
 
 BOOTSTRAP_RESAMPLES = 2000
 INTERVAL_LEVEL = 0.95
