@@ -27,7 +27,8 @@ from operator import attrgetter
 
 import numpy as np
 
-from app.core.agreement.sets.matching import THRESHOLD_SLACK, TIE_BREAK, match
+from app.core.agreement.sets.matching import THRESHOLD_SLACK, match
+from app.core.agreement.sets.preference import Preference
 from app.core.agreement.sets.small_matching import split_matching
 from app.core.model import Answer
 from app.core.objects import ObjectSet, SceneObject
@@ -266,6 +267,7 @@ def _score_simple(batch: list[int], pending: Sequence[tuple[str, str, str]],
     rows, cols = rows.astype(np.int64), cols.astype(np.int64)
     bounds = np.searchsorted(pair, np.arange(len(batch) + 1)).tolist()
     firsts = (np.cumsum(cells) - cells).tolist()
+    ceiling = float(ious.max()) * 2.0 if ious.size else 0.0  # above every preference
     for p, k in enumerate(batch):
         start, end = bounds[p], bounds[p + 1]
         na, nb = int(n_a[p]), int(n_b[p])
@@ -273,17 +275,17 @@ def _score_simple(batch: list[int], pending: Sequence[tuple[str, str, str]],
         if p in needs_choice:  # match's small components, from the cells split here
             part = crowded[start:end].tolist()
             cells_p = list(zip(rows[start:end].tolist(), cols[start:end].tolist(), strict=True))
-            same_grid = codes.of(pairs[k][0])[:, None] == codes.of(pairs[k][1])[None, :]
-            preference = weights[firsts[p]:firsts[p] + na * nb].reshape(na, nb) * (
-                1.0 + TIE_BREAK * np.asarray(same_grid, dtype=np.float64))
+            code_a, code_b = codes.of(pairs[k][0]), codes.of(pairs[k][1])
+            preference = Preference(weights, firsts[p], na, nb, code_a, code_b)
             chosen = split_matching(preference, [c for c, busy in zip(cells_p, part,
                                                                         strict=True) if not busy],
-                                    [c for c, busy in zip(cells_p, part, strict=True) if busy])
+                                    [c for c, busy in zip(cells_p, part, strict=True) if busy],
+                                    ceiling)
             if chosen is None:
                 continue  # near ties or a large component: score_pair asks the solver
             r, c = chosen
             matched_iou = flat[firsts[p] + r * nb + c]
-            label_match = same_grid[r, c]
+            label_match = code_a[r] == code_b[c]
             matched = r.size
             credit = float(np.where(label_match, matched_iou, matched_iou / 2.0).sum())
         else:

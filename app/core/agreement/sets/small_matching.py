@@ -19,6 +19,9 @@ matchings stays the solver's, exactly as before.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Protocol
+
 import numpy as np
 
 MAX_SIDE = 4
@@ -43,11 +46,29 @@ def small_matching(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
                           list(zip(rows.tolist(), cols.tolist(), strict=True)))
 
 
-def split_matching(weights: np.ndarray, alone: list[tuple[int, int]],
-                   edges: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray] | None:
+class Weights(Protocol):
+    """What :func:`split_matching` reads of a weight matrix: a numpy array, or a stand-in
+    that computes a cell when asked (a batch of pairs builds no matrix per pair)."""
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    def __getitem__(self, cell: tuple[int, int]) -> float: ...
+
+    def sum(self) -> float: ...
+
+
+def split_matching(weights: Weights, alone: list[tuple[int, int]],
+                   edges: list[tuple[int, int]], ceiling: float | None = None
+                   ) -> tuple[np.ndarray, np.ndarray] | None:
     """:func:`small_matching` of ``weights`` whose positive cells the caller has already
     split, row-major, into those ``alone`` in their row and column and the others
-    (``edges``): a batch of pairs finds both for all its matrices at once."""
+    (``edges``): a batch of pairs finds both for all its matrices at once.
+
+    ``ceiling``, when given, is at least every weight: the margin is then bounded from
+    the count of positive cells, and the matrix summed (its exact margin) only when a
+    component's best two totals fall between the bounds. Otherwise it is summed at once.
+    """
     n_a = weights.shape[0]
     parent = list(range(n_a + weights.shape[1]))
 
@@ -62,10 +83,21 @@ def split_matching(weights: np.ndarray, alone: list[tuple[int, int]],
     components: dict[int, list[tuple[int, int]]] = {}
     for r, c in edges:
         components.setdefault(root(r), []).append((r, c))
-    margin = MARGIN * (1.0 + float(weights.sum()))
+    exact: list[float] = []
+
+    def margin() -> float:
+        if not exact:
+            exact.append(MARGIN * (1.0 + float(weights.sum())))
+        return exact[0]
+
+    if ceiling is None:
+        margin()
+        high = exact[0]
+    else:  # above the exact margin: the sum of the positive cells, rounding included
+        high = MARGIN * (2.0 + 2.0 * (len(alone) + len(edges)) * ceiling)
     chosen = list(alone)
     for component in components.values():
-        best = _best_of(component, weights, margin)
+        best = _best_of(component, weights, high, margin)
         if best is None:
             return None
         chosen.extend(best)
@@ -76,9 +108,11 @@ def split_matching(weights: np.ndarray, alone: list[tuple[int, int]],
 
 
 def _best_of(
-    edges: list[tuple[int, int]], weights: np.ndarray, margin: float
+    edges: list[tuple[int, int]], weights: Weights, high: float, margin: Callable[[], float]
 ) -> list[tuple[int, int]] | None:
-    """The unique heaviest matching of one component, or ``None``."""
+    """The unique heaviest matching of one component, or ``None``: unique when the best
+    total beats the second by more than ``margin()``, which is at least ``MARGIN`` and at
+    most ``high`` (so it is computed only for a gap between the two)."""
     if len(edges) == 1:
         return edges
     by_row: dict[int, list[int]] = {}
@@ -101,6 +135,8 @@ def _best_of(
 
     walk(0, frozenset(), 0.0, [])
     totals.sort(key=lambda t: t[0], reverse=True)
-    if len(totals) > 1 and totals[0][0] - totals[1][0] <= margin:
-        return None
+    if len(totals) > 1:
+        gap = totals[0][0] - totals[1][0]
+        if gap <= MARGIN or (gap <= high and gap <= margin()):
+            return None
     return totals[0][1]
