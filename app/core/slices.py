@@ -57,6 +57,13 @@ def _update_in_slices(out: Any, values: Iterable[Any], size: int) -> Any:
             return out
 
 
+def dict_update_in_slices(out: dict[K, V], pairs: Iterable[tuple[K, V]], size: int = SLICE
+                          ) -> dict[K, V]:
+    """``out.update(pairs)``, a slice at a time; returns ``out``."""
+    result: dict[K, V] = _update_in_slices(out, pairs, size)
+    return result
+
+
 def dict_in_slices(pairs: Iterable[tuple[K, V]], size: int = SLICE) -> dict[K, V]:
     """``dict(pairs)``, built a slice at a time (a later pair of a key wins, as in
     ``dict``)."""

@@ -76,18 +76,24 @@ class Heartbeat(QObject):
         self.timer.setInterval(BEAT_MS)
         self.timer.timeout.connect(self._beat)
         self.beats: list[float] = []
+        self.where: dict[int, str] = {}
+        """Beat index → what the other threads were running when a late beat came."""
 
     def _beat(self) -> None:
-        self.beats.append(time.monotonic())
+        now = time.monotonic()
+        if self.beats and now - self.beats[-1] > WHERE_AFTER_S:
+            self.where[len(self.beats)] = _other_threads()
+        self.beats.append(now)
 
     def start(self) -> None:
         self.beats = [time.monotonic()]
         self.timer.start()
 
-    def top_gaps(self, n: int = 5) -> list[tuple[float, float]]:
-        """The ``n`` longest gaps as (ms, seconds since the start), longest first."""
-        gaps = [(1000.0 * (b - a), a - self.beats[0])
-                for a, b in itertools.pairwise(self.beats)]
+    def top_gaps(self, n: int = 5) -> list[tuple[float, float, str]]:
+        """The ``n`` longest gaps as (ms, seconds since the start, where the other
+        threads were when the late beat came), longest first."""
+        gaps = [(1000.0 * (b - a), a - self.beats[0], self.where.get(k + 1, ""))
+                for k, (a, b) in enumerate(itertools.pairwise(self.beats))]
         return sorted(gaps, reverse=True)[:n]
 
     def stop(self) -> float:
@@ -96,6 +102,28 @@ class Heartbeat(QObject):
         self.beats.append(time.monotonic())
         gaps = [b - a for a, b in zip(self.beats, self.beats[1:], strict=False)]
         return 1000.0 * max(gaps)
+
+
+WHERE_AFTER_S = 0.03
+"""A beat later than this records where the other threads are (``--where``)."""
+
+
+def _other_threads() -> str:
+    """The innermost frames of Accord's code on every other thread: right after a long
+    stall, the worker is at (or just past) the line whose C call held the lock."""
+    import threading
+    import traceback
+
+    main = threading.main_thread().ident
+    out = []
+    for ident, frame in sys._current_frames().items():
+        if ident == main:
+            continue
+        stack = [f for f in traceback.extract_stack(frame) if "/app/" in f.filename]
+        if stack:
+            out.append(" < ".join(f"{Path(f.filename).name}:{f.lineno} {f.name}"
+                                  for f in reversed(stack[-3:])))
+    return "; ".join(out)
 
 
 def wait(msecs: int) -> None:
@@ -197,6 +225,10 @@ def main() -> int:
     parser.add_argument("--project", type=Path, metavar="FOLDER",
                         help="open this already generated study (with --labeling: the "
                         "labelling one) instead of generating it again")
+    parser.add_argument("--where", action="store_true",
+                        help="print where the worker was after each of the longest stalls")
+    parser.add_argument("--no-reference", action="store_true",
+                        help="skip the synchronous reference (a million items: minutes)")
     parser.add_argument("--launch-child", nargs=2, metavar=("PROJECT", "SETTINGS"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -234,7 +266,8 @@ def main() -> int:
         beat = Heartbeat()
         stall, delivery, took = worker_open(window, project, beat)
         gaps = beat.top_gaps()
-        reference, sync_took = synchronous_open(window, project, beat, options)
+        reference, sync_took = (0.0, 0.0) if args.no_reference else \
+            synchronous_open(window, project, beat, options)
         window.close()
         app.processEvents()
     budget = "default" if options is None else f"{BUDGET:,}"
@@ -249,9 +282,13 @@ def main() -> int:
           f"(goal < {STALL_GOAL_MS:.0f} ms); after the result arrived (tree and views) "
           f"{delivery:.0f} ms")
     print("  longest gaps (ms at s after the open started): "
-          + ", ".join(f"{ms:.0f} at {at:.2f}" for ms, at in gaps))
-    print(f"  reference, the same report on the GUI thread: {sync_took:.1f} s, stall "
-          f"{reference:.0f} ms; ratio {reference / stall:.0f}x")
+          + ", ".join(f"{ms:.0f} at {at:.2f}" for ms, at, _ in gaps))
+    if args.where:
+        for ms, at, where in gaps:
+            print(f"    {ms:.0f} ms at {at:.2f} s: {where or 'no other thread in app/'}")
+    if not args.no_reference:
+        print(f"  reference, the same report on the GUI thread: {sync_took:.1f} s, stall "
+              f"{reference:.0f} ms; ratio {reference / stall:.0f}x")
     return 0 if stall < STALL_GOAL_MS and launch < LAUNCH_GOAL_S else 1
 
 

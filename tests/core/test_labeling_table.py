@@ -117,11 +117,18 @@ def test_machine_labels_from_columns(tmp_path: Path) -> None:
             assert [list(got[t]) for t in TIERS] == [list(expected[t]) for t in TIERS]
 
 
-def test_tier_labels_behave_as_the_dict(tmp_path: Path) -> None:
+@pytest.mark.parametrize("warm", [1_000, 2])
+def test_tier_labels_behave_as_the_dict(tmp_path: Path, warm: int,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """The coded mapping against the plain dict of the same labels: lookups, membership,
-    order, values, a missing item, a tier with no prediction."""
+    order, values, a missing item, a tier with no prediction; one item at a time (numpy)
+    and past the warm-up (lists and a dict)."""
+    from app.core.contracts.labels import machine_columns
     from app.core.contracts.labels.schema_data import _machine_labels
+    from app.core.formats.labeling import item_codes
 
+    monkeypatch.setattr(machine_columns, "WARM", warm)
+    monkeypatch.setattr(item_codes, "WARM", warm)
     study = _study(tmp_path)
     records = [r for r in _records(5) if not (r["tier"] == "big" and r["item"] == "i3")]
     path = _write(tmp_path / "p.jsonl", records)
@@ -163,3 +170,23 @@ def test_repeats_are_found_by_counting_or_sorting() -> None:
                               np.zeros(n, np.int32), ("a", "b"), np.array(tier, np.int32),
                               ["x"], np.zeros(n, np.int32), np.zeros(n))
             assert _repeated_codes(columns) == (len(set(zip(item, tier, strict=True))) != n)
+
+
+def test_item_codes_are_positions() -> None:
+    """ItemCodes (addresses sorted by numpy) against the positions of a plain dict."""
+    from app.core.formats.labeling.item_codes import ItemCodes, item_codes
+
+    rng = random.Random(5)
+    by_id: dict[str, object] = {f"x{rng.random()}": object() for _ in range(3000)}
+    expected = {item: k for k, item in enumerate(by_id)}
+    codes = ItemCodes(by_id)
+    ids = list(by_id)
+    rng.shuffle(ids)
+    assert codes.codes(ids).tolist() == [expected[i] for i in ids]
+    with pytest.raises(KeyError):
+        codes.codes(["nope"])
+    assert [codes.get(i) for i in ids] == [expected[i] for i in ids]  # past the warm-up
+    assert codes.get("nope") is None and "nope" not in codes and 3 not in codes
+    assert dict(codes) == expected and len(codes) == len(expected)
+    shared = object()
+    assert item_codes({"a": shared, "b": shared}) == {"a": 0, "b": 1}

@@ -114,10 +114,7 @@ def loads_line_bytes(body: bytes) -> list[Any] | None:
     line. Callers check what :func:`loads_lines`' callers check (the bytes are UTF-8, the
     depth is bounded, no line holds a ``[``)."""
     out: list[Any] = []
-    position, end = 0, len(body)
-    while position < end:
-        stop = body.find(b"\n", min(position + CHUNK_BYTES, end), end)
-        stop = end if stop == -1 else stop
+    for position, stop in line_chunks(body, len(body)):
         piece = body[position:stop]
         text = b"[" + piece.replace(b"\n", b",\n") + b"]"
         try:
@@ -130,8 +127,19 @@ def loads_line_bytes(body: bytes) -> list[Any] | None:
         if len(parsed) != piece.count(b"\n") + 1:
             return None
         out += parsed
-        position = stop + 1
     return out
+
+
+def line_chunks(data: bytes, end: int, size: int = CHUNK_BYTES) -> Iterator[tuple[int, int]]:
+    """``(start, stop)`` of consecutive pieces of ``data[:end]`` of about ``size`` bytes,
+    each whole lines: ``stop`` is a newline's position or ``end``, the next piece starts
+    after it."""
+    position = 0
+    while position < end:
+        stop = data.find(b"\n", min(position + size, end), end)
+        stop = end if stop == -1 else stop
+        yield position, stop
+        position = stop + 1
 
 
 def _fast(data: bytes) -> list[tuple[int, dict[str, Any]]] | None:

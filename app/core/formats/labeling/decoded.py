@@ -38,7 +38,7 @@ An item that is not one of ``items`` fails the fast path like any other uncommon
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import attrgetter
@@ -47,6 +47,7 @@ from typing import Any, Literal
 import msgspec
 import numpy as np
 
+from app.core.formats.labeling.item_codes import ItemCodes
 from app.core.formats.nesting import MAX_INT_DIGITS
 
 CHUNK_BYTES = 1 << 20
@@ -121,9 +122,6 @@ def decode_common(data: bytes, schemas: Collection[str], tiers: Collection[str],
         end -= 1
     if end == start or data[start] != 0x7B:  # "{"
         return None
-    newlines = data.count(b"\n", start, end)
-    if data.count(b"\n{", start, end) != newlines:
-        return None  # a blank line, or a line that does not start with "{"
     schema_names, tier_names = tuple(dict.fromkeys(schemas)), tuple(dict.fromkeys(tiers))
     decoder_schemas = _names(schema_names)
     decoder = _decoder(decoder_schemas, _names(tier_names), _names(labels))
@@ -131,46 +129,46 @@ def decode_common(data: bytes, schemas: Collection[str], tiers: Collection[str],
     if items is not None:
         if index is None:
             index = dict(zip(items, range(len(items)), strict=True))
-        lookup = index.__getitem__
+        codes = _coder(index)
     else:
-        lookup = _first_seen(seen)
+        codes = _coder(None, seen)
     schema_code = {name: code for code, name in enumerate(schema_names)}
     tier_code = {name: code for code, name in enumerate(tier_names)}
     coded = _Labels(tuple(dict.fromkeys(v for v in labels if isinstance(v, str))))
-    count = newlines + 1
-    item = np.empty(count, np.int32)
-    schema = np.empty(count, np.int32)
-    tier = np.empty(count, np.int32)
-    label = np.empty(count, np.int32)
-    confidence = np.empty(count, np.float64)
-    if len(schema_names) == 1 and decoder_schemas is not None:
-        schema[:] = 0  # the decoder's Literal admits that one name only
+    one_schema = len(schema_names) == 1 and decoder_schemas is not None
+    parts: list[tuple[np.ndarray, ...]] = []
     view = memoryview(data)
-    position, row = start, 0
+    position = start
     while position < end:
+        # Each chunk's lines counted on their own (a count over 300 MB held the lock
+        # 0.3 s): every newline of the chunk and the one after it is followed by "{".
         stop = data.find(b"\n", min(position + CHUNK_BYTES, end), end)
         stop = end if stop == -1 else stop
+        lines = data.count(b"\n", position, stop) + 1
+        if data.count(b"\n{", position, stop + 2 if stop < end else end) != lines - 1 \
+                + (stop < end):
+            return None  # a blank line, or a line that does not start with "{"
         try:
             rows = decoder.decode_lines(view[position:stop])
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             return None
         size = len(rows)
-        if size != data.count(b"\n", position, stop) + 1:
+        if size != lines:
             return None
-        here = slice(row, row + size)
         try:
-            item[here] = np.fromiter(map(lookup, map(_ITEM, rows)), np.int32, size)
-            if len(schema_names) != 1 or decoder_schemas is None:
-                schema[here] = np.fromiter(
-                    map(schema_code.__getitem__, map(_SCHEMA, rows)), np.int32, size)
-            tier[here] = np.fromiter(map(tier_code.__getitem__, map(_TIER, rows)),
-                                     np.int32, size)
+            part = (codes(list(map(_ITEM, rows))),
+                    np.zeros(size, np.int32) if one_schema else  # the Literal's one name
+                    np.fromiter(map(schema_code.__getitem__, map(_SCHEMA, rows)),
+                                np.int32, size),
+                    np.fromiter(map(tier_code.__getitem__, map(_TIER, rows)), np.int32,
+                                size))
         except KeyError:
             return None  # an unknown item, schema or tier: the full reader names it
-        label[here] = coded.codes(list(map(_LABEL, rows)))
-        confidence[here] = np.fromiter(map(_CONFIDENCE, rows), np.float64, size)
-        row += size
+        parts.append((*part, coded.codes(list(map(_LABEL, rows))),
+                      np.fromiter(map(_CONFIDENCE, rows), np.float64, size)))
         position = stop + 1
+    item, schema, tier, label, confidence = (np.concatenate(c) for c in zip(*parts,
+                                                                           strict=True))
     if any(type(v) is int and _too_long(v) for v in coded.values):
         return None
     if items is None or index is None:
@@ -180,11 +178,20 @@ def decode_common(data: bytes, schemas: Collection[str], tiers: Collection[str],
                    coded.values, label, confidence)
 
 
-def _first_seen(seen: dict[str, int]) -> Any:
-    """A code per id in order of first appearance (no list of known ids)."""
-    def code(value: str) -> int:
-        return seen.setdefault(value, len(seen))
-    return code
+def _coder(index: Mapping[str, int] | None, seen: dict[str, int] | None = None
+           ) -> Callable[[list[str]], np.ndarray]:
+    """ids → their codes (``KeyError`` for an unknown one): by ``index``, or with no
+    known ids each new id coded in order of first appearance into ``seen``."""
+    if isinstance(index, ItemCodes):
+        return lambda ids: index.codes(ids).astype(np.int32)
+    if index is not None:
+        lookup = index.__getitem__
+    else:
+        assert seen is not None
+
+        def lookup(value: str) -> int:
+            return seen.setdefault(value, len(seen))
+    return lambda ids: np.fromiter(map(lookup, ids), np.int32, len(ids))
 
 
 def _too_long(value: int) -> bool:

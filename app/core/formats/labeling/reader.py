@@ -54,6 +54,7 @@ from app.core.formats.labeling.data import (
     Split,
 )
 from app.core.formats.labeling.decoded import decode_common
+from app.core.formats.labeling.item_codes import item_codes
 from app.core.formats.labeling.table import (
     PredictionTable,
     coded_table,
@@ -61,7 +62,7 @@ from app.core.formats.labeling.table import (
 )
 from app.core.formats.potato.config import find_config
 from app.core.model import Scheme, Study
-from app.core.slices import dict_in_slices, list_in_slices
+from app.core.slices import list_in_slices
 
 __all__ = [
     "ANNOTATORS_FILE",
@@ -159,7 +160,7 @@ def read_predictions(path: Path, study: Study, tiers: Iterable[str], *,
 
     options = [label for scheme in study.schemes.values() for label in scheme.labels]
     items = list_in_slices(study.items)
-    index = dict_in_slices(zip(items, range(len(items)), strict=True))
+    index = item_codes(study.items)
     columns = decode_common(data, study.schemes, tier_names, options, items, index)
     del index  # kept in the columns when they are common
     if columns is not None:
