@@ -188,10 +188,17 @@ def method_view(store: EngineStore, config: EngineConfig, scheme: Scheme,
 def _rows_of(columns: Sequence[TierColumns | None], items: Sequence[str]) -> np.ndarray:
     """Each item's row in each tier's columns (``-1``: the tier has no answer for it)."""
     rows = np.full((len(columns), len(items)), -1, np.int64)
+    done: list[tuple[TierColumns, int]] = []
     for j, column in enumerate(columns):
-        if column is not None:
-            rows[j] = np.fromiter(map(column.row_of.get, items, repeat(-1)), np.int64,
-                                  len(items))
+        if column is None:
+            continue
+        same = next((k for other, k in done if other.items == column.items), None)
+        if same is not None:  # the same items in the same rows (the common cascade)
+            rows[j] = rows[same]
+            continue
+        rows[j] = np.fromiter(map(column.row_of.get, items, repeat(-1)), np.int64,
+                              len(items))
+        done.append((column, j))
     return rows
 
 

@@ -30,7 +30,8 @@ class PopulationTable(Sequence[PopulationItem]):
     columns (``-1``: the tier has no answer for it), ``output[i]`` the position of the
     tier whose answer is its routed output (``-1``: none)."""
 
-    __slots__ = ("_fields", "items", "output", "pi", "rows", "tiers")
+    __slots__ = ("_fields", "_index", "_names", "_root", "items", "output", "pi", "rows",
+                 "tiers")
 
     def __init__(self, items: Sequence[str], tiers: Sequence[TierColumns | None],
                  rows: Vector, output: Vector, pi: Sequence[float | None],
@@ -38,6 +39,10 @@ class PopulationTable(Sequence[PopulationItem]):
                  ) -> None:
         self.items, self.tiers, self.rows, self.output, self.pi = items, tiers, rows, output, pi
         self._fields = fields
+        self._root: PopulationTable = self
+        self._index: Vector | None = None
+        """This table's items' positions in ``_root`` (``None``: it is the root)."""
+        self._names: dict[int | None, tuple[Vector, bool]] = {}
 
     def __len__(self) -> int:
         return len(self.items)
@@ -90,9 +95,31 @@ class PopulationTable(Sequence[PopulationItem]):
     def take(self, selected: Vector) -> PopulationTable:
         """The items at the indices ``selected``, in that order."""
         chosen = selected.tolist()
-        return PopulationTable(list(map(self.items.__getitem__, chosen)), self.tiers,
-                               self.rows[:, selected], self.output[selected],
-                               list(map(self.pi.__getitem__, chosen)), self._fields)
+        taken = PopulationTable(list(map(self.items.__getitem__, chosen)), self.tiers,
+                                self.rows[:, selected], self.output[selected],
+                                list(map(self.pi.__getitem__, chosen)), self._fields)
+        taken._root = self._root
+        taken._index = selected if self._index is None else self._index[selected]
+        return taken
+
+    def class_names(self, position: int | None) -> tuple[Vector, bool]:
+        """Each item's answer from tier ``position`` (``None``: routed) as its class name
+        (``str`` of the value; ``None`` where it has no answer), and whether no answer
+        carries a distribution. Computed once on the whole population; a group's
+        (:meth:`take`) are its slice."""
+        root = self._root
+        if position not in root._names:
+            answered = root.answered(position)
+            names: Vector = np.array(list(map(str, root.answer_column(position, "values"))),
+                                     dtype=object)
+            names[~answered] = None
+            root._names[position] = (
+                names, not any(root.answer_column(position, "distributions")))
+        names, plain = root._names[position]
+        if self._index is None:
+            return names, plain
+        return names[self._index], plain or not any(
+            self.answer_column(position, "distributions"))
 
     def field_column(self, key: str) -> list[str | None] | None:
         """Each item's field ``key`` (ppi's ``by``), ``None`` when the table has none."""

@@ -132,11 +132,7 @@ class MachineAnswers:
 
     @classmethod
     def of_table(cls, table: PopulationTable, tier: int | None) -> MachineAnswers:
-        answered = table.answered(tier)
-        names: Vector = np.array(list(map(str, table.answer_column(tier, "values"))),
-                                 dtype=object)
-        names[~answered] = None
-        plain = not any(table.answer_column(tier, "distributions"))
+        names, plain = table.class_names(tier)
         return cls(None, lambda: [_answer(p, tier) for p in table], names, plain)
 
     @property
@@ -184,8 +180,8 @@ def _estimate_group(labelled: Sequence[CalibrationItem], population: Sequence[Po
     pis: Vector = np.array([c.pi for c in labelled], dtype=float)
     equal_pi = float(pis.max() - pis.min()) < 1e-12
     table = population if isinstance(population, PopulationTable) else None
-    population_pis = list(table.pi) if table is not None else [p.pi for p in population]
-    strata_known = all(x is not None for x in population_pis)
+    population_pis = table.pi if table is not None else [p.pi for p in population]
+    strata_known = None not in population_pis  # a C loop over a million
     big_n = len(population)
     population_answers = MachineAnswers.of_table(table, tier) if table is not None \
         else MachineAnswers([_answer(p, tier) for p in population])

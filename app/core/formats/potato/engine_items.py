@@ -15,6 +15,7 @@ import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 from app.core.formats.potato.engine_json import stored_json
@@ -106,9 +107,11 @@ def read_items(db: sqlite3.Connection) -> ItemMeta:
     """``engine_item`` in ingestion order; each distinct ``meta_json`` text parsed once."""
     rows = db.execute("SELECT item_id, meta_json FROM engine_item"
                       " ORDER BY ingest_seq").fetchall()
-    items = [str(item) for item, _ in rows] if rows and not all(
-        type(item) is str for item, _ in rows) else [item for item, _ in rows]
-    texts = [text for _, text in rows]
+    items = list(map(itemgetter(0), rows))
+    if rows and set(map(type, items)) != {str}:
+        items = [str(item) for item in items]
+    texts = list(map(itemgetter(1), rows))
+    del rows
     entries: list[Entry] = []
     if set(map(type, texts)) <= {str}:
         index: dict[str, int] = {}

@@ -92,10 +92,13 @@ def check_labels(database: Path, schemes: Mapping[str, Scheme], table: Predictio
     from app.core.formats.labeling.answers import to_answer  # the labels' one reader
 
     kinds = set(map(type, table.label))
-    if kinds <= {str, int}:
+    if kinds <= {str, int}:  # no two distinct labels are equal (no bool, no float)
+        names = set(table.schema)
+        only = next(iter(names)) if len(names) == 1 else None
+        distinct = {(only, label) for label in set(table.label)} if only is not None \
+            else set(zip(table.schema, table.label, strict=True))
         try:
-            for name, _kind, label in set(zip(table.schema, map(type, table.label),
-                                             table.label, strict=True)):
+            for name, label in distinct:
                 scheme = schemes[name]
                 if scheme.scale or scheme.labels:
                     to_answer(scheme, label)
