@@ -240,6 +240,31 @@ def loads(
         raise InputError(f"unreadable number ({exc})", **_where(file, line, key)) from None
 
 
+def value_deeper_than(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether a parsed JSON value nests lists and objects deeper than ``limit``: for a
+    valid JSON text, the same answer as :func:`deeper_than` of the text.
+
+    Why: a reader that has parsed a whole file already (orjson refuses invalid JSON, so
+    its text's brackets outside strings are exactly the value's containers) walks its few
+    thousand containers in a few milliseconds, where counting the depth of a lidar
+    study's 14 MB ``user_state.json`` text, its answers' escaped quotes removed first,
+    takes some 70 ms. The walk keeps its own stack and stops past ``limit``."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children
+                     if isinstance(child, dict | list))
+    return False
+
+
 def within_bounds(text: str | bytes) -> bool:
     """Whether a JSON text stored inside another file (a database column) is within the
     bounds; the callers read one that is not as an unreadable value."""

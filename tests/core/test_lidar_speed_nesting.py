@@ -1,0 +1,40 @@
+"""``nesting.value_deeper_than`` of a parsed value is ``deeper_than`` of its valid JSON
+text, at the bound and around it, for lists, objects, strings full of brackets and a
+lidar ``user_state.json``'s shape."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from app.core.formats.nesting import MAX_DEPTH, deeper_than, json_depth, value_deeper_than
+
+
+def _nested(depth: int, kind: str) -> Any:
+    value: Any = "[{]}\\\"" if kind == "string" else 1
+    for level in range(depth):
+        value = [value, "]]"] if (kind == "list" or level % 2) else {"k": value, "[": "{"}
+    return value
+
+
+@pytest.mark.parametrize("kind", ["list", "mixed", "string"])
+@pytest.mark.parametrize("depth", [0, 1, 2, MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1, 300])
+def test_the_value_s_depth_is_the_text_s(kind: str, depth: int) -> None:
+    value = _nested(depth, kind)
+    text = json.dumps(value)
+    assert json_depth(text) == depth
+    for limit in (depth - 1, depth, depth + 1, MAX_DEPTH):
+        if limit >= 0:
+            assert value_deeper_than(value, limit) == deeper_than(text, limit) == (depth > limit)
+
+
+def test_a_user_state_shape() -> None:
+    answer = json.dumps([{"type": "cuboid_3d", "coordinates": {"center": [1, 2, 3]}}] * 40)
+    state = {"user_id": "ana", "instance_id_to_label_to_value": {
+        f"sweep-{k}": [[{"schema": "objects", "name": "_data"}, answer]] for k in range(300)}}
+    text = json.dumps(state)
+    assert json_depth(text) == 5
+    assert value_deeper_than(state, 4) and not value_deeper_than(state, 5)
+    assert not value_deeper_than(state) and not deeper_than(text)
