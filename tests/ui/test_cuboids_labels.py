@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -180,3 +181,74 @@ def test_anchors_off_screen_or_behind_are_not_labelled() -> None:
     ]
     result = layout(requests, 300, 200)
     assert [p.index for p in result.placed] == [2] and result.dropped == 0
+
+
+def _old_place(ax: float, ay: float, size: tuple[float, float], taken: list[Any],
+               width: float, height: float) -> Any:
+    """The per-rectangle loop the numpy placement replaced (the oracle)."""
+    from app.ui.views.cuboids.layout import PAD, _candidates
+
+    w, h = size
+    if w > width or h > height:
+        return None
+    fallback = None
+    for wanted, leader in _candidates(ax, ay, w, h, height):
+        rect = wanted.pushed_inside(width, height)
+        if any(rect.intersects(o, PAD) for o in taken):
+            continue
+        if abs(rect.x - wanted.x) + abs(rect.y - wanted.y) <= 0.5:
+            return rect, leader
+        fallback = fallback or rect
+    return None if fallback is None else (fallback, True)
+
+
+def test_layout_equals_the_per_rectangle_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+
+    from app.ui.views.cuboids import layout as module
+    from app.ui.views.label_geometry import Rect
+
+    rng = random.Random(17)
+    for _ in range(40):
+        width, height = rng.choice([(300.0, 200.0), (800.0, 600.0)])
+        requests = [module.Request((rng.uniform(-20, width + 20), rng.uniform(-20, height + 20)),
+                                   (rng.uniform(20, 160), rng.choice([14.0, 28.0, 42.0])),
+                                   (rng.uniform(10, 60), 14.0))
+                    for _ in range(rng.randrange(1, 60))]
+        obstacles = [Rect(rng.uniform(0, width), rng.uniform(0, height), rng.uniform(5, 80),
+                          rng.uniform(5, 80)) for _ in range(rng.randrange(0, 30))]
+        reserved = [Rect(4.0, height - 20.0, 120.0, 16.0)] if rng.random() < 0.5 else []
+        got = module.layout(requests, width, height, reserved=reserved, obstacles=obstacles)
+
+        def old(ax: float, ay: float, size: Any, taken: Any, w: float, h: float) -> Any:
+            return _old_place(ax, ay, size, taken.rects, w, h)
+
+        class Listed:
+            def __init__(self, rects: Any) -> None:
+                self.rects = list(rects)
+
+            def add(self, rect: Any) -> None:
+                self.rects.append(rect)
+
+        with monkeypatch.context() as m:
+            m.setattr(module, "_place", old)
+            m.setattr(module, "_Taken", Listed)
+            expected = module.layout(requests, width, height, reserved=reserved,
+                                     obstacles=obstacles)
+        assert got == expected
+
+
+def test_candidate_arrays_are_the_candidates_in_order() -> None:
+    import random
+
+    from app.ui.views.cuboids.layout import _candidate_arrays, _candidates
+
+    rng = random.Random(3)
+    for _ in range(50):
+        args = (rng.uniform(-50, 900), rng.uniform(-50, 700), rng.uniform(5, 200),
+                rng.choice([13.5, 14.0, 27.25]), rng.choice([100.0, 600.0, 777.0]))
+        x, y, leader = _candidate_arrays(*args)
+        expected = list(_candidates(*args))
+        assert x.tolist() == [r.x for r, _ in expected]
+        assert y.tolist() == [r.y for r, _ in expected]
+        assert leader.tolist() == [lead for _, lead in expected]

@@ -34,6 +34,8 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from app.ui.views.label_geometry import Rect
 
 GAP = 6.0
@@ -41,6 +43,7 @@ RINGS = (0.0, 24.0, 56.0, 96.0)
 """Extra distance (px) of each ring of candidates beyond :data:`GAP`."""
 PAD = 2.0
 """Pixels kept between two labels."""
+
 DIRECTIONS = ((1, 0), (-1, 0), (0, -1), (0, 1), (1, -1), (-1, -1), (1, 1), (-1, 1))
 """(dx, dy) in screen axes (y down): right, left, above, below, then the diagonals."""
 
@@ -99,22 +102,83 @@ def _place(
     ax: float,
     ay: float,
     size: tuple[float, float],
-    taken: Sequence[Rect],
+    taken: _Taken,
     width: float,
     height: float,
 ) -> tuple[Rect, bool] | None:
+    """The first candidate that, pushed inside the viewport, meets nothing taken and
+    moved at most half a pixel; else the first that meets nothing (with a leader).
+
+    Every candidate (:func:`_candidate_arrays`) is tested against every taken rectangle
+    at once in numpy (the same comparisons, in float64, as :meth:`Rect.intersects`):
+    one at a time in Python, a 2,000-sweep lidar study's view spent 90 ms of the GUI
+    thread on each of the two layouts of a paint.
+    """
     w, h = size
     if w > width or h > height:
         return None
-    fallback: Rect | None = None
-    for wanted, leader in _candidates(ax, ay, w, h, height):
-        rect = wanted.pushed_inside(width, height)
-        if any(rect.intersects(o, PAD) for o in taken):
-            continue
-        if abs(rect.x - wanted.x) + abs(rect.y - wanted.y) <= 0.5:
-            return rect, leader
-        fallback = fallback or rect  # pushed by the edge: only if nothing else fits
-    return None if fallback is None else (fallback, True)
+    x, y, leader = _candidate_arrays(ax, ay, w, h, height)
+    px = np.minimum(np.maximum(x, 0.0), max(width - w, 0.0))  # Rect.pushed_inside
+    py = np.minimum(np.maximum(y, 0.0), max(height - h, 0.0))
+    free = ~taken.meets(px, py, w, h).any(axis=1)
+    near = np.flatnonzero(free & (np.abs(px - x) + np.abs(py - y) <= 0.5))
+    if near.size:
+        k = int(near[0])
+        return Rect(float(px[k]), float(py[k]), w, h), bool(leader[k])
+    hits = np.flatnonzero(free)
+    if not hits.size:
+        return None
+    k = int(hits[0])  # pushed by the edge: only if nothing else fits
+    return Rect(float(px[k]), float(py[k]), w, h), True
+
+
+def _candidate_arrays(ax: float, ay: float, w: float, h: float, height: float
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_candidates` as arrays (x, y, leader), in its order and with its float
+    operations: the eight places close by, the stacks, the rings."""
+    dx = np.array([d[0] for d in DIRECTIONS])
+    dy = np.array([d[1] for d in DIRECTIONS])
+    gaps = GAP + np.array(RINGS)  # ring 0 first: the close places, then the rings
+
+    def along(a: float, size: float, d: np.ndarray, gap: np.ndarray) -> np.ndarray:
+        return np.where(d == 0, a - size / 2, np.where(d > 0, a + gap, (a - gap) - size))
+
+    ring_x = along(ax, w, np.tile(dx, len(gaps)), np.repeat(gaps, len(dx)))
+    ring_y = along(ay, h, np.tile(dy, len(gaps)), np.repeat(gaps, len(dy)))
+    steps = np.arange(1, int(height // (h + PAD)) + 1)
+    signs = np.repeat(np.tile([1, -1], len(steps)), 2) * np.repeat(steps, 4)
+    sides = np.tile([1, -1], 2 * len(steps))
+    stack_x = np.where(sides > 0, ax + GAP, (ax - GAP) - w)
+    stack_y = (ay - h / 2) + signs.astype(np.float64) * (h + PAD)
+    close = len(DIRECTIONS)
+    x = np.concatenate([ring_x[:close], stack_x, ring_x[close:]])
+    y = np.concatenate([ring_y[:close], stack_y, ring_y[close:]])
+    leader = np.ones(len(x), dtype=bool)
+    leader[:close] = False
+    return x, y, leader
+
+
+class _Taken:
+    """The rectangles placed so far (and the reserved and obstacle ones) as columns."""
+
+    def __init__(self, rects: Sequence[Rect]) -> None:
+        self.x = np.array([r.x for r in rects], dtype=np.float64)
+        self.y = np.array([r.y for r in rects], dtype=np.float64)
+        self.right = np.array([r.right + PAD for r in rects], dtype=np.float64)
+        self.bottom = np.array([r.bottom + PAD for r in rects], dtype=np.float64)
+
+    def add(self, rect: Rect) -> None:
+        self.x = np.append(self.x, rect.x)
+        self.y = np.append(self.y, rect.y)
+        self.right = np.append(self.right, rect.right + PAD)
+        self.bottom = np.append(self.bottom, rect.bottom + PAD)
+
+    def meets(self, x: np.ndarray, y: np.ndarray, w: float, h: float) -> np.ndarray:
+        """candidates × taken: :meth:`Rect.intersects` with :data:`PAD`, each term as
+        it computes it (``a.x < b.right + pad``, ``b.x < a.right + pad``, …)."""
+        xc, yc = x[:, None], y[:, None]
+        return ((xc < self.right[None, :]) & (self.x[None, :] < (xc + w) + PAD)
+                & (yc < self.bottom[None, :]) & (self.y[None, :] < (yc + h) + PAD))
 
 
 def on_screen(x: float, y: float, width: float, height: float) -> bool:
@@ -130,7 +194,7 @@ def layout(
 ) -> Layout:
     """Place ``requests`` in order (the first has priority); see the module docstring.
     No label meets a ``reserved`` rectangle or an ``obstacle`` (the boxes' outlines)."""
-    taken: list[Rect] = [*reserved, *obstacles]
+    taken = _Taken([*reserved, *obstacles])
     placed: list[Placed] = []
     dropped = 0
     for k, request in enumerate(requests):
@@ -141,7 +205,7 @@ def layout(
             spot = _place(ax, ay, size, taken, width, height)
             if spot is not None:
                 rect, leader = spot
-                taken.append(rect)
+                taken.add(rect)
                 placed.append(Placed(k, rect, short, leader))
                 break
         else:
