@@ -155,7 +155,8 @@ def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...]) -> StoredAnswer
     for source, schema, version in _versions(db):
         latest[(source, schema)] = version
     by_schema: dict[Any, dict[Any, TierColumns]] = {}
-    shared: dict[str, str] = {}  # one string object per item id and status, all tiers
+    shared: dict[str, str] = {}  # one string object per status, all tiers
+    read: list[TierColumns] = []
     for (source, schema), version in latest.items():
         if source not in wanted:
             continue
@@ -165,8 +166,9 @@ def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...]) -> StoredAnswer
             " WHERE v.source_id = ? AND p.schema_name = ? AND v.version_id = ?"
             " ORDER BY p.item_id, p.id", (source, schema, version)).fetchall()
         if rows:
-            by_schema.setdefault(schema, {})[source] = _columns(
-                rows, str(schema), str(source), shared)
+            column = _columns(rows, str(schema), str(source), shared, read)
+            by_schema.setdefault(schema, {})[source] = column
+            read.append(column)
     return StoredAnswers({schema: {t: by_schema[schema][t] for t in tiers
                                    if t in by_schema[schema]}
                           for schema in sorted(by_schema)})
@@ -211,20 +213,26 @@ def _versions(db: sqlite3.Connection) -> list[tuple[Any, Any, Any]]:
         [x for pair in pairs for x in pair]).fetchall()
 
 
-def _columns(rows: list[tuple[Any, ...]], schema: str, tier: str, shared: dict[str, str]
-             ) -> TierColumns:
+def _columns(rows: list[tuple[Any, ...]], schema: str, tier: str, shared: dict[str, str],
+             read: list[TierColumns]) -> TierColumns:
     """One (source, schema)'s rows (ordered by item and id) as columns, the last row of
     each item kept; string ids come sorted as ``sorted`` sorts them (SQLite's binary
-    order of UTF-8 is code point order)."""
+    order of UTF-8 is code point order). A tier that answered exactly the items of one
+    already ``read`` (the common cascade) shares its item list and lookup: a million
+    string ids hashed into a dict cost about a second here."""
     items: list[Any] = list(map(itemgetter(0), rows))
     text_ids = set(map(type, items)) == {str}
-    if text_ids:  # one string object per item id across the tiers
-        items = list(map(shared.setdefault, items, items))
-    row_of: dict[Any, int] = dict(zip(items, range(len(rows)), strict=True))
-    if len(row_of) != len(rows):  # an item stored twice: its last row stays
-        rows = list(map(rows.__getitem__, row_of.values()))
-        items = list(row_of)
-        row_of = dict(zip(items, range(len(items)), strict=True))
+    same = next((c for c in read if c.sorted_items and c.items == items), None) \
+        if text_ids else None
+    row_of: dict[Any, int] | None = None
+    if same is not None:
+        items, row_of = same.items, same.row_of
+    else:
+        row_of = dict(zip(items, range(len(rows)), strict=True))
+        if len(row_of) != len(rows):  # an item stored twice: its last row stays
+            rows = list(map(rows.__getitem__, row_of.values()))
+            items = list(row_of)
+            row_of = dict(zip(items, range(len(items)), strict=True))
     _, value_texts, statuses, confs, conf_texts = (list(c) for c in zip(*rows, strict=True))
     if not text_ids:  # not stored as text (null, a number): named by its text, as before
         items = [str(item) for item in items]
