@@ -98,3 +98,32 @@ def take_in_slices(values: np.ndarray, codes: np.ndarray, size: int = SLICE * 10
     for start in range(0, len(codes), size):
         out += values[codes[start : start + size]].tolist()
     return out
+
+
+SORT_IN_NUMPY = 200_000
+"""From this many strings on, :func:`sorted_strings` sorts in numpy."""
+
+
+def sorted_strings(values: list[str], size: int = SLICE) -> list[str]:
+    """``sorted(values)``, the very string objects, with the sort itself done by numpy,
+    which releases the interpreter lock while it sorts (``sorted`` of a million item ids
+    held it 50-120 ms in one call). The strings are copied into a numpy string array a
+    slice at a time, sorted stably and taken back a slice at a time. Small lists, and
+    strings numpy orders otherwise or cannot hold (a NUL character, a lone surrogate),
+    go to ``sorted``."""
+    if len(values) < SORT_IN_NUMPY:
+        return sorted(values)
+    parts = []
+    for start in range(0, len(values), size):
+        chunk = values[start : start + size]
+        if "\x00" in "".join(chunk):
+            return sorted(values)
+        try:
+            parts.append(np.array(chunk, dtype=np.dtypes.StringDType()))
+        except UnicodeEncodeError:
+            return sorted(values)
+    order = np.argsort(np.concatenate(parts), kind="stable")
+    objects = np.empty(len(values), dtype=object)
+    for start in range(0, len(values), size):
+        objects[start : start + size] = values[start : start + size]
+    return take_in_slices(objects, order)

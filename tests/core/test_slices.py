@@ -97,3 +97,21 @@ def test_array_slices_are_tolist(n: int) -> None:
         tolist_in_slices(values, 0)
     with pytest.raises(ValueError, match="at least 1"):
         take_in_slices(names, codes, 0)
+
+
+def test_sorted_strings_is_sorted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """numpy's order against ``sorted``'s, on strings of every width (and the ones numpy
+    orders otherwise or cannot hold, which go to ``sorted``)."""
+    from app.core import slices
+
+    monkeypatch.setattr(slices, "SORT_IN_NUMPY", 10)
+    rng = random.Random(9)
+    alphabet = ["a", "b", "é", "\U0001f600", "\uffff", "\U0010ffff", "Z", "0", " ", "\u0100",
+                "\x01", "\x7f", "\u0800"]
+    for extra in ([], ["a\x00b", "a\x00"], ["x\ud800"]):
+        values = list({"".join(rng.choice(alphabet) for _ in range(rng.randrange(7)))
+                       for _ in range(5000)}) + extra
+        got = slices.sorted_strings(values, 100)
+        assert got == sorted(values)
+        by_value = {id(v) for v in values}
+        assert all(id(v) in by_value for v in got)  # the very objects

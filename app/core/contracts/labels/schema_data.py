@@ -24,7 +24,7 @@ from app.core.formats.labeling.data import LabelingData, Split
 from app.core.formats.labeling.reader import to_answer
 from app.core.formats.labeling.table import PredictionTable
 from app.core.model import Answer, Item, Scheme, Study
-from app.core.slices import dict_in_slices, list_in_slices
+from app.core.slices import dict_in_slices, list_in_slices, sorted_strings
 
 
 def schema_data(study: Study, labeling: LabelingData, config: EngineConfig, schema: str
@@ -37,7 +37,7 @@ def schema_data(study: Study, labeling: LabelingData, config: EngineConfig, sche
     return SchemaData(
         scheme=scheme,
         tiers=tiers,
-        items=tuple(sorted(study.items)),
+        items=tuple(sorted_strings(list_in_slices(study.items))),
         predictions=_machine_labels(scheme, table, tiers),
         dev=_labels(study, labeling, schema, Split.DEV),
         cert=_labels(study, labeling, schema, Split.CERT),
