@@ -110,3 +110,52 @@ def test_the_prediction_table_lists_the_answered_predictions_in_order(tmp_path: 
                     for a in _reference(db, tiers) if a.status == "ok" and a.value is not None]
         table = prediction_table(read_columns(db, tiers))
         assert [repr(p) for p in table] == [repr(p) for p in expected]
+
+
+def _cascade_database(path: Path, seed: int) -> sqlite3.Connection:
+    """Three tiers answering the same items (the common cascade), sometimes one more or
+    one less, an item stored twice, an abstention, a distribution."""
+    rng = random.Random(seed)
+    db = sqlite3.connect(path)
+    for migration in migrations.MIGRATIONS:
+        db.executescript(migration.sql)
+    db.executemany("INSERT INTO source_version (version_id, source_id, kind, created_at)"
+                   " VALUES (?, ?, 'fixture', 1.0)", [("v1", "cheap"), ("v2", "strong"),
+                                                      ("v3", "judge")])
+    items = [f"i{k}" for k in range(rng.randint(1, 40))]
+    rows = []
+    for version in ("v1", "v2", "v3"):
+        mine = [i for i in items if rng.random() < 0.97] if rng.random() < 0.3 else items
+        for item in rng.sample(mine, len(mine)):
+            for _ in range(2 if rng.random() < 0.05 else 1):
+                rows.append((item, "s", version, rng.choice(['"pos"', '"neg"', "[1]"]),
+                             rng.choice(["ok", "ok", "abstain"]), rng.random(),
+                             rng.choice([None, None, '{"pos": 1.0}'])))
+    db.executemany("INSERT INTO prediction (item_id, schema_name, source_version_id, "
+                   "value_json, status, raw_conf, conf_json, created_at) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, 0)", rows)
+    db.commit()
+    return db
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_chunks_of_any_size_give_the_old_answers(tmp_path: Path, seed: int,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rows are read a chunk at a time (``engine_columns.CHUNK``): chunk edges anywhere,
+    tiers sharing their items or not, give the whole-table reader's answers."""
+    from app.core.formats.potato import engine_columns
+    from app.core.formats.potato.engine_answers import read_columns
+
+    make = _cascade_database if seed % 2 else _random_database
+    db = make(tmp_path / "engine.sqlite", seed)
+    tiers = ("cheap", "strong", "judge")
+    for chunk in (1, 2, 3, 7, 50_000):
+        monkeypatch.setattr(engine_columns, "CHUNK", chunk)
+        _same(read_answers(db, tiers), _reference(db, tiers))
+        stored = read_columns(db, tiers)
+        for columns in stored.by_schema.values():
+            for column in columns.values():
+                assert column.row_of == {item: k for k, item in enumerate(column.items)}
+                assert column.answered.tolist() == [
+                    s == "ok" and v is not None
+                    for s, v in zip(column.statuses, column.values, strict=True)]

@@ -16,18 +16,17 @@ read row by row as before, with the same values.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import repeat
-from operator import is_not, itemgetter
 from typing import Any
 
 import numpy as np
 
-from app.core.formats.potato.engine_json import json_column, stored_json
+from app.core.formats.potato.engine_columns import TierColumns, probs, tier_columns
 
-_SHARED = (str, int, float, bool, type(None))
-"""Parsed values every row holding the same text may share (never mutable)."""
+__all__ = ["RawAnswer", "StoredAnswers", "TierColumns", "probs", "read_answers",
+           "read_columns"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,50 +40,6 @@ class RawAnswer:
     confidence: float
     status: str
     distribution: dict[str, float] | None
-
-
-@dataclass(frozen=True, slots=True)
-class TierColumns:
-    """One tier's current predictions on one schema: a row per item (its last stored
-    row), in the order the items first appear, one list per field."""
-
-    schema: str
-    tier: str
-    items: list[str]
-    values: list[Any]
-    confidences: list[float]
-    statuses: list[str]
-    distributions: list[dict[str, float] | None] | None
-    """``None`` when no row has a distribution (the common database)."""
-    row_of: dict[str, int] = field(repr=False)
-    """item → its row."""
-    answered: np.ndarray = field(repr=False, compare=False)
-    """Per row: status ``ok`` and a value (what Potato's router calls an answer)."""
-    confidence_array: np.ndarray = field(repr=False, compare=False)
-    """:attr:`confidences` as float64."""
-    sorted_items: bool = False
-    """The rows are in ``sorted(items)`` order (SQLite sorted string ids)."""
-
-    @classmethod
-    def build(cls, schema: str, tier: str, items: list[str], values: list[Any],
-              confidences: list[float], statuses: list[str],
-              distributions: list[dict[str, float] | None] | None,
-              row_of: dict[str, int] | None = None, sorted_items: bool = False
-              ) -> TierColumns:
-        """The columns, with ``row_of`` (made here unless given) and the masks."""
-        n = len(items)
-        ok = np.fromiter(map("ok".__eq__, statuses), bool, n)
-        valued = np.fromiter(map(is_not, values, repeat(None)), bool, n)
-        return cls(schema, tier, items, values, confidences, statuses, distributions,
-                   row_of if row_of is not None else dict(zip(items, range(n), strict=True)),
-                   ok & valued, np.asarray(confidences, float).reshape(n), sorted_items)
-
-    def __len__(self) -> int:
-        return len(self.items)
-
-    def distribution_column(self) -> list[dict[str, float] | None]:
-        return self.distributions if self.distributions is not None \
-            else [None] * len(self.items)
 
 
 @dataclass(frozen=True)
@@ -160,13 +115,13 @@ def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...]) -> StoredAnswer
     for (source, schema), version in latest.items():
         if source not in wanted:
             continue
-        rows = db.execute(
+        column = tier_columns(db.execute(
             "SELECT p.item_id, p.value_json, p.status, p.raw_conf, p.conf_json"
             " FROM prediction p JOIN source_version v ON v.version_id = p.source_version_id"
             " WHERE v.source_id = ? AND p.schema_name = ? AND v.version_id = ?"
-            " ORDER BY p.item_id, p.id", (source, schema, version)).fetchall()
-        if rows:
-            column = _columns(rows, str(schema), str(source), shared, read)
+            " ORDER BY p.item_id, p.id", (source, schema, version)),
+            str(schema), str(source), shared, read)
+        if column is not None:
             by_schema.setdefault(schema, {})[source] = column
             read.append(column)
     return StoredAnswers({schema: {t: by_schema[schema][t] for t in tiers
@@ -211,61 +166,3 @@ def _versions(db: sqlite3.Connection) -> list[tuple[Any, Any, Any]]:
         " JOIN source_version v ON v.version_id = pair.version"
         " ORDER BY v.source_id, pair.schema, v.created_at, v.version_id",
         [x for pair in pairs for x in pair]).fetchall()
-
-
-def _columns(rows: list[tuple[Any, ...]], schema: str, tier: str, shared: dict[str, str],
-             read: list[TierColumns]) -> TierColumns:
-    """One (source, schema)'s rows (ordered by item and id) as columns, the last row of
-    each item kept; string ids come sorted as ``sorted`` sorts them (SQLite's binary
-    order of UTF-8 is code point order). A tier that answered exactly the items of one
-    already ``read`` (the common cascade) shares its item list and lookup: a million
-    string ids hashed into a dict cost about a second here."""
-    items: list[Any] = list(map(itemgetter(0), rows))
-    text_ids = set(map(type, items)) == {str}
-    same = next((c for c in read if c.sorted_items and c.items == items), None) \
-        if text_ids else None
-    row_of: dict[Any, int] | None = None
-    if same is not None:
-        items, row_of = same.items, same.row_of
-    else:
-        row_of = dict(zip(items, range(len(rows)), strict=True))
-        if len(row_of) != len(rows):  # an item stored twice: its last row stays
-            rows = list(map(rows.__getitem__, row_of.values()))
-            items = list(row_of)
-            row_of = dict(zip(items, range(len(items)), strict=True))
-    _, value_texts, statuses, confs, conf_texts = (list(c) for c in zip(*rows, strict=True))
-    if not text_ids:  # not stored as text (null, a number): named by its text, as before
-        items = [str(item) for item in items]
-    if set(map(type, statuses)) == {str}:
-        statuses = list(map(shared.setdefault, statuses, statuses))
-    else:
-        statuses = [str(status) for status in statuses]
-    distributions = None
-    if any(text is not None for text in conf_texts):
-        parse = json_column()
-        distributions = [probs(parse(text)) for text in conf_texts]
-    return TierColumns.build(schema, tier, items, _values(value_texts),
-                             [float(conf or 0.0) for conf in confs], statuses, distributions,
-                             row_of if text_ids else None, sorted_items=text_ids)
-
-
-def _values(texts: list[Any]) -> list[Any]:
-    """``value_json`` parsed as :func:`stored_json` parses each text: each distinct text
-    once when every text is a string (or null) parsing to a value rows may share; else
-    row by row."""
-    if set(map(type, texts)) <= {str, type(None)}:
-        parsed = {text: stored_json(text) for text in set(texts)}
-        if all(type(value) in _SHARED for value in parsed.values()):
-            return list(map(parsed.__getitem__, texts))
-    parse: Callable[[Any], Any] = json_column()
-    return [parse(text) for text in texts]
-
-
-def probs(raw: Any) -> dict[str, float] | None:
-    """``conf_json`` as a label distribution (``None`` when it is not one)."""
-    if not isinstance(raw, dict) or not raw:
-        return None
-    try:
-        return {str(k): float(v) for k, v in raw.items()}
-    except (TypeError, ValueError):
-        return None
