@@ -76,6 +76,8 @@ class FlatCanvas(QWidget):
         self.labels: list[ClusterLabel] = []
         self.font_scale = 1.0
         self.drawn: painting.Drawn | None = None
+        self._arranged: tuple[list[ClusterLabel], tuple[object, ...]] | None = None
+        """The labels and view that :attr:`drawn` was laid out for."""
         self._camera = Camera()
         self.framing = Framing()
         self._drag: QPointF | None = None
@@ -183,9 +185,16 @@ class FlatCanvas(QWidget):
         self._lines(painter, scene.links, QPen(LINK_COLOR, 1.5))
         if self.labels:
             font = painting.label_font(self.font_scale)
-            self.drawn = painting.arrange(
-                self.labels, self.project, font, self.width(), self.height()
-            )
+            # Laid out again only when the labels or the view changed: a layout of a
+            # lidar sweep's 40 labels is tens of ms, and Qt repaints for many reasons.
+            view = (self._camera, self.font_scale, self.width(), self.height())
+            arranged = self._arranged
+            if self.drawn is None or arranged is None or arranged[0] is not self.labels \
+                    or arranged[1] != view:
+                self.drawn = painting.arrange(
+                    self.labels, self.project, font, self.width(), self.height()
+                )
+                self._arranged = (self.labels, view)
             painting.paint(painter, self.drawn, self.labels, font)
         else:
-            self.drawn = None
+            self.drawn = self._arranged = None
