@@ -227,3 +227,21 @@ def test_a_database_changed_while_read_in_place_is_read_again_from_a_copy(
     assert copies == [path] and len(calls) == 2
     assert [(p.item, p.confidence) for p in store.labeling.predictions] == [
         ("c", 0.8), ("a", 0.75), ("b", 0.0)]
+
+
+def test_predictions_outside_the_study_are_left_out_with_a_note(tmp_path: Path) -> None:
+    from app.core.formats.potato.engine_store import for_study
+
+    path = tmp_path / "engine.sqlite"
+    with _database(path) as db:
+        _fill(db)
+    db.close()
+    store = read_engine_store(path, ("cheap", "strong"))
+    whole, notes = for_study(store, {"a": 1, "b": 1, "c": 1}.keys(), {"s", "other"})
+    assert whole.predictions is store.labeling.predictions
+    assert not [n for n in notes if "left out" in n]
+    kept, notes = for_study(store, {"a": 1, "b": 1}.keys(), {"s"})
+    assert [(p.item, p.schema, p.tier) for p in kept.predictions] == [
+        ("a", "s", "cheap"), ("b", "s", "strong")]
+    assert [(r.item, r.schema) for r in kept.requests] == [("a", "s"), ("a", "s"), ("b", "s")]
+    assert "engine.sqlite: 1 predictions and 1 requests are on items or schemes" in notes[0]

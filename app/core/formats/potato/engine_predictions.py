@@ -85,18 +85,48 @@ def table_for_study(predictions: Any, items: Collection[str], schemes: Collectio
         list(compress(table.line, keep)))
 
 
+def kept_whole(stored: StoredAnswers, items: Collection[str], schemes: Collection[str]
+               ) -> bool:
+    """Every tier's items are the study's and its schema one of the schemes, so the
+    table needs no filtering (tiers sharing one item list are checked once)."""
+    checked: list[list[str]] = []
+    for column in stored:
+        if column.schema not in schemes:
+            return False
+        if any(column.items is other for other in checked):
+            continue
+        if not all(map(items.__contains__, column.items)):
+            return False
+        checked.append(column.items)
+    return True
+
+
+def plain_labels(stored: StoredAnswers) -> set[tuple[str, Any]] | None:
+    """Each (schema, label) of the answered predictions once, when every label is a
+    string or an integer (no two distinct ones equal); else ``None``."""
+    out: set[tuple[str, Any]] = set()
+    for column in stored:
+        labels = list(compress(column.values, column.answered.tolist()))
+        if not set(map(type, labels)) <= {str, int}:
+            return None
+        out.update(zip(repeat(column.schema), set(labels)))
+    return out
+
+
 def check_labels(database: Path, schemes: Mapping[str, Scheme], table: PredictionTable,
-                 requests: tuple[Request, ...]) -> None:
+                 requests: tuple[Request, ...],
+                 distinct: set[tuple[str, Any]] | None = None) -> None:
     """Every kept label is an option of its scheme, else one error naming the first
-    prediction or request (in table order) whose label is not."""
+    prediction or request (in table order) whose label is not. ``distinct``: the
+    table's (schema, label) pairs when known (:func:`plain_labels`)."""
     from app.core.formats.labeling.answers import to_answer  # the labels' one reader
 
-    kinds = set(map(type, table.label))
-    if kinds <= {str, int}:  # no two distinct labels are equal (no bool, no float)
-        names = set(table.schema)
+    if distinct is None and set(map(type, table.label)) <= {str, int}:
+        names = set(table.schema)  # no two distinct labels are equal (no bool, no float)
         only = next(iter(names)) if len(names) == 1 else None
         distinct = {(only, label) for label in set(table.label)} if only is not None \
             else set(zip(table.schema, table.label, strict=True))
+    if distinct is not None:
         try:
             for name, label in distinct:
                 scheme = schemes[name]

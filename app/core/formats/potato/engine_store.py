@@ -59,12 +59,15 @@ from app.core.formats.labeling.data import (
     RequestKind,
     Split,
 )
+from app.core.formats.labeling.table import PredictionTable
 from app.core.formats.potato.engine_answers import StoredAnswers, read_columns
 from app.core.formats.potato.engine_items import ItemMeta, read_items
 from app.core.formats.potato.engine_json import json_column as _json_column
 from app.core.formats.potato.engine_json import stored_json as _json
 from app.core.formats.potato.engine_predictions import (
     check_labels,
+    kept_whole,
+    plain_labels,
     prediction_table,
     table_for_study,
 )
@@ -331,10 +334,15 @@ def for_study(store: EngineStore, items: Collection[str], schemes: Collection[st
     error naming ``engine.sqlite``, as a bad line of ``predictions.jsonl`` names its line.
     """
     data = store.labeling
-    predictions = table_for_study(data.predictions, items, schemes)
+    table = data.predictions
+    whole = isinstance(table, PredictionTable) and kept_whole(store.rows.answers, items,
+                                                              schemes)
+    predictions = table if isinstance(table, PredictionTable) and whole \
+        else table_for_study(table, items, schemes)
     requests = tuple(r for r in data.requests if r.item in items and r.schema in schemes)
     if isinstance(schemes, Mapping):
-        check_labels(store.path, schemes, predictions, requests)
+        check_labels(store.path, schemes, predictions, requests,
+                     plain_labels(store.rows.answers) if whole else None)
     notes = []
     dropped = (len(data.predictions) - len(predictions), len(data.requests) - len(requests))
     if any(dropped):
