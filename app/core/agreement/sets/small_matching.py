@@ -122,21 +122,30 @@ def _best_of(
         return None
     order = sorted(by_row)
     totals: list[tuple[float, list[tuple[int, int]]]] = []
-
-    def walk(k: int, used: frozenset[int], total: float, pairs: list[tuple[int, int]]) -> None:
-        if k == len(order):
-            totals.append((total, pairs))
-            return
-        row = order[k]
-        walk(k + 1, used, total, pairs)
-        for col in by_row[row]:
-            if col not in used:
-                walk(k + 1, used | {col}, total + float(weights[row, col]), [*pairs, (row, col)])
-
-    walk(0, frozenset(), 0.0, [])
+    _walk(0, frozenset(), 0.0, [], order, by_row, weights, totals)
     totals.sort(key=lambda t: t[0], reverse=True)
     if len(totals) > 1:
         gap = totals[0][0] - totals[1][0]
         if gap <= MARGIN or (gap <= high and gap <= margin()):
             return None
     return totals[0][1]
+
+
+def _walk(k: int, used: frozenset[int], total: float, pairs: list[tuple[int, int]],
+          order: list[int], by_row: dict[int, list[int]], weights: Weights,
+          totals: list[tuple[float, list[tuple[int, int]]]]) -> None:
+    """Append every matching of rows ``order[k:]`` (a row unmatched first, then each free
+    column in turn) with its total to ``totals``, depth first.
+
+    A function of the module, not a closure in :func:`_best_of`: a recursive closure is
+    a reference cycle, which kept ``weights`` (a batch's preference reads the batch's
+    arrays) alive until the collector ran, some 20 MB at a lidar study's peak."""
+    if k == len(order):
+        totals.append((total, pairs))
+        return
+    row = order[k]
+    _walk(k + 1, used, total, pairs, order, by_row, weights, totals)
+    for col in by_row[row]:
+        if col not in used:
+            _walk(k + 1, used | {col}, total + float(weights[row, col]), [*pairs, (row, col)],
+                  order, by_row, weights, totals)
