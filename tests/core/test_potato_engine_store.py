@@ -245,3 +245,35 @@ def test_predictions_outside_the_study_are_left_out_with_a_note(tmp_path: Path) 
         ("a", "s", "cheap"), ("b", "s", "strong")]
     assert [(r.item, r.schema) for r in kept.requests] == [("a", "s"), ("a", "s"), ("b", "s")]
     assert "engine.sqlite: 1 predictions and 1 requests are on items or schemes" in notes[0]
+
+
+@pytest.mark.parametrize("distinct", [1, 3, 64, 65, 200])
+def test_item_meta_is_read_alike_with_few_or_many_distinct_texts(tmp_path: Path,
+                                                                 distinct: int) -> None:
+    """``engine_items.read_items`` asks SQLite for each item's text's number while there
+    are few distinct texts (``FEW_METAS``), else reads the texts: the same meta either
+    way, in ingestion order, against json.loads of each row."""
+    from app.core.formats.potato.engine_items import read_items
+
+    path = tmp_path / "engine.sqlite"
+    metas = [json.dumps({"pi": {"s": k / 1000}, "fields": {"g": f"g{k}"}}) if k % 4 else
+             ("{}" if k % 8 else "[1, 2]") for k in range(distinct)]
+    rows = [(f"i{n}", 300 - n, metas[n % distinct]) for n in range(300)]
+    with _database(path) as db:
+        db.executemany("INSERT INTO engine_item (item_id, ingest_seq, meta_json)"
+                       " VALUES (?, ?, ?)", rows)
+    db.close()
+    db = sqlite3.connect(path)
+    meta = read_items(db)
+    db.close()
+    assert meta.order == tuple(item for item, _, _ in sorted(rows, key=lambda r: r[1]))
+    for item, _, text in rows:
+        value = json.loads(text)
+        pi = value.get("pi") if isinstance(value, dict) else None
+        fields = value.get("fields") if isinstance(value, dict) else None
+        assert meta.item_pi.get(item) == pi
+        assert meta.item_fields.get(item) == fields
+        assert meta.pi(item, "s", -1.0) == (pi or {}).get("s", -1.0)
+    assert meta.pi_column(["i5", "nope"], "s", 0.0) == [meta.pi("i5", "s", 0.0), 0.0]
+    assert meta.field_column(["i5", "nope"], "g") == [(meta.item_fields.get("i5") or {})
+                                                      .get("g"), None]

@@ -103,8 +103,25 @@ class _FieldsView(Mapping[str, Mapping[str, str]]):
         return any(values for _, values in self._meta.entries)
 
 
+FEW_METAS = 64
+"""Distinct ``meta_json`` texts up to which SQLite hands back each item's text's number
+instead of the text (a million 60-character strings made and hashed for two values)."""
+
+
 def read_items(db: sqlite3.Connection) -> ItemMeta:
     """``engine_item`` in ingestion order; each distinct ``meta_json`` text parsed once."""
+    distinct = [text for (text,) in db.execute("SELECT DISTINCT meta_json FROM engine_item")]
+    if len(distinct) <= FEW_METAS and all(type(text) is str for text in distinct):
+        cases = " ".join(f"WHEN ? THEN {code}" for code in range(len(distinct)))
+        rows = db.execute(f"SELECT item_id, CASE meta_json {cases} END FROM engine_item"
+                          " ORDER BY ingest_seq", distinct).fetchall()
+        items = list(map(itemgetter(0), rows))
+        codes = list(map(itemgetter(1), rows))
+        if None not in codes:
+            if rows and set(map(type, items)) != {str}:
+                items = [str(item) for item in items]
+            entries = [_meta(stored_json(text)) for text in distinct]
+            return ItemMeta(tuple(items), entries, dict(zip(items, codes, strict=True)))
     rows = db.execute("SELECT item_id, meta_json FROM engine_item"
                       " ORDER BY ingest_seq").fetchall()
     items = list(map(itemgetter(0), rows))
