@@ -120,8 +120,8 @@ def read_items(db: sqlite3.Connection) -> ItemMeta:
         if None not in codes:
             if rows and set(map(type, items)) != {str}:
                 items = [str(item) for item in items]
-            entries = [_meta(stored_json(text)) for text in distinct]
-            return ItemMeta(tuple(items), entries, dict(zip(items, codes, strict=True)))
+            return ItemMeta(tuple(items), [_meta(stored_json(text)) for text in distinct],
+                            dict(zip(items, codes, strict=True)))
     rows = db.execute("SELECT item_id, meta_json FROM engine_item"
                       " ORDER BY ingest_seq").fetchall()
     items = list(map(itemgetter(0), rows))
