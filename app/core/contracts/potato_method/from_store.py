@@ -54,6 +54,7 @@ from app.core.formats.potato.engine_store import EngineStore
 from app.core.model import Kind, Scheme
 
 _SLACK = 1e-12
+_SLICE = 10_000
 
 
 @dataclass(frozen=True)
@@ -196,8 +197,10 @@ def _rows_of(columns: Sequence[TierColumns | None], items: Sequence[str]) -> np.
         if same is not None:  # the same items in the same rows (the common cascade)
             rows[j] = rows[same]
             continue
-        rows[j] = np.fromiter(map(column.row_of.get, items, repeat(-1)), np.int64,
-                              len(items))
+        for start in range(0, len(items), _SLICE):  # short C calls (app.core.slices)
+            part = items[start:start + _SLICE]
+            rows[j, start:start + len(part)] = np.fromiter(
+                map(column.row_of.get, part, repeat(-1)), np.int64, len(part))
         done.append((column, j))
     return rows
 

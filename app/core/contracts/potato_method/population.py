@@ -21,6 +21,7 @@ import numpy as np
 
 from app.core.contracts.potato_method.view import PopulationItem, TierAnswer
 from app.core.formats.potato.engine_answers import TierColumns
+from app.core.slices import list_in_slices, tolist_in_slices
 
 Vector = np.ndarray
 
@@ -95,9 +96,10 @@ class PopulationTable(Sequence[PopulationItem]):
     def take(self, selected: Vector) -> PopulationTable:
         """The items at the indices ``selected``, in that order."""
         chosen = selected.tolist()
-        taken = PopulationTable(list(map(self.items.__getitem__, chosen)), self.tiers,
-                                self.rows[:, selected], self.output[selected],
-                                list(map(self.pi.__getitem__, chosen)), self._fields)
+        taken = PopulationTable(list_in_slices(map(self.items.__getitem__, chosen)),
+                                self.tiers, self.rows[:, selected], self.output[selected],
+                                list_in_slices(map(self.pi.__getitem__, chosen)),
+                                self._fields)
         taken._root = self._root
         taken._index = selected if self._index is None else self._index[selected]
         return taken
@@ -110,8 +112,8 @@ class PopulationTable(Sequence[PopulationItem]):
         root = self._root
         if position not in root._names:
             answered = root.answered(position)
-            names: Vector = np.array(list(map(str, root.answer_column(position, "values"))),
-                                     dtype=object)
+            names: Vector = np.empty(len(root), dtype=object)
+            names[:] = list_in_slices(map(str, root.answer_column(position, "values")))
             names[~answered] = None
             root._names[position] = (
                 names, not any(root.answer_column(position, "distributions")))
@@ -162,7 +164,7 @@ class PopulationTable(Sequence[PopulationItem]):
                          else getattr(tier, column))
         flat.append(None)
         index = self._gathered(position, [0 if t is None else len(t) for t in self.tiers])
-        return list(map(flat.__getitem__, index.tolist()))
+        return list_in_slices(map(flat.__getitem__, tolist_in_slices(index)))
 
     def answered(self, position: int | None) -> Vector:
         """Per item: its answer from tier ``position`` (``None``: routed) is an answer

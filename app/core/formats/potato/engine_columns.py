@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from app.core.formats.potato.engine_json import json_column, stored_json
+from app.core.slices import dict_in_slices
 
 CHUNK = 50_000
 """Rows fetched and turned into columns at a time."""
@@ -60,8 +61,9 @@ class TierColumns:
         n = len(items)
         ok = np.fromiter(map("ok".__eq__, statuses), bool, n)
         valued = np.fromiter(map(is_not, values, repeat(None)), bool, n)
-        return cls(schema, tier, items, values, confidences, statuses, distributions,
-                   row_of if row_of is not None else dict(zip(items, range(n), strict=True)),
+        if row_of is None:
+            row_of = dict_in_slices(zip(items, range(n), strict=True))
+        return cls(schema, tier, items, values, confidences, statuses, distributions, row_of,
                    ok & valued, np.asarray(confidences, float).reshape(n), sorted_items)
 
     def __len__(self) -> int:
@@ -107,7 +109,7 @@ def tier_columns(cursor: sqlite3.Cursor, schema: str, tier: str, shared: dict[st
     if same is not None and text_ids:
         return TierColumns.build(schema, tier, same.items, values, confidences, statuses,
                                  distributions, same.row_of, sorted_items=True)
-    row_of: dict[Any, int] = dict(zip(items, range(len(items)), strict=True))
+    row_of: dict[Any, int] = dict_in_slices(zip(items, range(len(items)), strict=True))
     if len(row_of) != len(items):  # an item stored twice: its last row stays
         kept = list(row_of.values())
         items, values, statuses, confidences = (
@@ -115,10 +117,10 @@ def tier_columns(cursor: sqlite3.Cursor, schema: str, tier: str, shared: dict[st
             for column in (items, values, statuses, confidences))
         if distributions is not None:
             distributions = list(map(distributions.__getitem__, kept))
-        row_of = dict(zip(items, range(len(items)), strict=True))
+        row_of = dict_in_slices(zip(items, range(len(items)), strict=True))
     if not text_ids:  # not stored as text (null, a number): named by its text, as before
         items = [str(item) for item in items]
-        row_of = dict(zip(items, range(len(items)), strict=True))
+        row_of = dict_in_slices(zip(items, range(len(items)), strict=True))
     return TierColumns.build(schema, tier, items, values, confidences, statuses,
                              distributions, row_of, sorted_items=text_ids)
 

@@ -19,6 +19,7 @@ from operator import itemgetter
 from typing import Any
 
 from app.core.formats.potato.engine_json import stored_json
+from app.core.slices import dict_in_slices, list_in_slices
 
 Entry = tuple[dict[str, float] | None, dict[str, str] | None]
 """One parsed ``meta_json``: (``pi`` per schema, ``fields``), each ``None`` when absent."""
@@ -48,15 +49,15 @@ class ItemMeta:
         """:meth:`pi` of each of ``items`` (``default`` where there is none)."""
         per_entry = [default if pis is None else pis.get(schema, default)
                      for pis, _ in self.entries] + [default]
-        return list(map(per_entry.__getitem__,
-                        map(self.code_of.get, items, repeat(len(self.entries)))))
+        return list_in_slices(map(per_entry.__getitem__,
+                                  map(self.code_of.get, items, repeat(len(self.entries)))))
 
     def field_column(self, items: Sequence[str], key: str) -> list[str | None]:
         """Each item's ``fields[key]`` (``None`` where it has none)."""
         per_entry = [None if values is None else values.get(key)
                      for _, values in self.entries] + [None]
-        return list(map(per_entry.__getitem__,
-                        map(self.code_of.get, items, repeat(len(self.entries)))))
+        return list_in_slices(map(per_entry.__getitem__,
+                                  map(self.code_of.get, items, repeat(len(self.entries)))))
 
     @property
     def item_pi(self) -> dict[str, dict[str, float]]:
@@ -115,13 +116,13 @@ def read_items(db: sqlite3.Connection) -> ItemMeta:
         cases = " ".join(f"WHEN ? THEN {code}" for code in range(len(distinct)))
         rows = db.execute(f"SELECT item_id, CASE meta_json {cases} END FROM engine_item"
                           " ORDER BY ingest_seq", distinct).fetchall()
-        items = list(map(itemgetter(0), rows))
-        codes = list(map(itemgetter(1), rows))
+        items = list_in_slices(map(itemgetter(0), rows))
+        codes = list_in_slices(map(itemgetter(1), rows))
         if None not in codes:
             if rows and set(map(type, items)) != {str}:
                 items = [str(item) for item in items]
             return ItemMeta(tuple(items), [_meta(stored_json(text)) for text in distinct],
-                            dict(zip(items, codes, strict=True)))
+                            dict_in_slices(zip(items, codes, strict=True)))
     rows = db.execute("SELECT item_id, meta_json FROM engine_item"
                       " ORDER BY ingest_seq").fetchall()
     items = list(map(itemgetter(0), rows))
@@ -139,7 +140,7 @@ def read_items(db: sqlite3.Connection) -> ItemMeta:
     else:  # a meta stored as a number or null: read row by row
         codes = list(range(len(texts)))
         entries = [_meta(stored_json(text)) for text in texts]
-    return ItemMeta(tuple(items), entries, dict(zip(items, codes, strict=True)))
+    return ItemMeta(tuple(items), entries, dict_in_slices(zip(items, codes, strict=True)))
 
 
 def _meta(meta: Any) -> Entry:

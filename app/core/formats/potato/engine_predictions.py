@@ -13,7 +13,7 @@ exactly as before.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from itertools import compress, repeat
 from operator import and_
 from pathlib import Path
@@ -26,6 +26,7 @@ from app.core.formats.labeling.data import Prediction, Request
 from app.core.formats.labeling.table import PredictionTable
 from app.core.formats.potato.engine_answers import StoredAnswers
 from app.core.model import Scheme
+from app.core.slices import list_in_slices
 
 
 def prediction_table(stored: StoredAnswers) -> PredictionTable:
@@ -48,16 +49,22 @@ def prediction_table(stored: StoredAnswers) -> PredictionTable:
         keep = answered[taken]
         take = taken[keep].tolist()
         where = positions[keep].tolist()
-        item += map(_joined([c.items for c in columns]).__getitem__, take)
+        item += list_in_slices(map(_joined([c.items for c in columns]).__getitem__, take))
         schema += repeat(columns[0].schema, len(take))
-        tier += map([c.tier for c in columns].__getitem__, where)
-        label += map(_joined([c.values for c in columns]).__getitem__, take)
-        confidence += map(_joined([c.confidences for c in columns]).__getitem__, take)
+        tier += list_in_slices(map([c.tier for c in columns].__getitem__, where))
+        label += list_in_slices(map(_joined([c.values for c in columns]).__getitem__, take))
+        confidence += list_in_slices(map(_joined([c.confidences for c in columns]).__getitem__,
+                                         take))
         if with_probs:
-            probs += map(_joined([c.distribution_column() for c in columns]).__getitem__,
-                         take)
+            probs += list_in_slices(map(
+                _joined([c.distribution_column() for c in columns]).__getitem__, take))
     return PredictionTable(item, schema, tier, label, confidence,
                            probs if with_probs else None, [None] * len(item))
+
+
+def _parts(values: list[str], size: int = 10_000) -> Iterator[list[str]]:
+    """``values`` a slice at a time (each a short C call; see :mod:`app.core.slices`)."""
+    return (values[start:start + size] for start in range(0, len(values), size))
 
 
 def _joined(lists: list[list[Any]]) -> list[Any]:
@@ -95,7 +102,7 @@ def kept_whole(stored: StoredAnswers, items: Collection[str], schemes: Collectio
             return False
         if any(column.items is other for other in checked):
             continue
-        if not all(map(items.__contains__, column.items)):
+        if not all(all(map(items.__contains__, part)) for part in _parts(column.items)):
             return False
         checked.append(column.items)
     return True
@@ -106,7 +113,7 @@ def plain_labels(stored: StoredAnswers) -> set[tuple[str, Any]] | None:
     string or an integer (no two distinct ones equal); else ``None``."""
     out: set[tuple[str, Any]] = set()
     for column in stored:
-        labels = list(compress(column.values, column.answered.tolist()))
+        labels = list_in_slices(compress(column.values, column.answered))
         if not set(map(type, labels)) <= {str, int}:
             return None
         out.update(zip(repeat(column.schema), set(labels)))
