@@ -43,6 +43,7 @@ from app.core.contracts.labels.families import default_tolerance
 from app.core.contracts.labels.losses import is_correct
 from app.core.contracts.statistics.binomial import threshold_grid
 from app.core.model import Answer, Scheme
+from app.core.slices import set_in_slices, tolist_in_slices
 
 GRID: np.ndarray = np.array(threshold_grid(), dtype=np.float64)
 """1.00, 0.99, …, 0.00: the thresholds the curve is drawn at."""
@@ -134,7 +135,7 @@ def error_coverage_curves(spec: ContractSpec, data: SchemaData,
                               count=len(machines))
         confidence = np.fromiter((np.nan if m is None else m.confidence for m in machines),
                                  dtype=np.float64, count=len(machines))
-        reaching = set(reach)
+        reaching = set_in_slices(reach)  # short C calls: the GUI's worker runs this
         dev_conf: list[float] = []
         dev_wrong: list[bool] = []
         for item in dev_items:
@@ -162,5 +163,6 @@ def error_coverage_curves(spec: ContractSpec, data: SchemaData,
             rule, tier, [None if m is None else m.label for m in machines])
         with np.errstate(invalid="ignore"):
             taken = present & (confidence >= thresholds)  # NaN (no threshold) takes none
-        reach = [item for item, gone in zip(reach, taken.tolist(), strict=True) if not gone]
+        reach = [item for item, gone in zip(reach, tolist_in_slices(taken), strict=True)
+                 if not gone]
     return curves
