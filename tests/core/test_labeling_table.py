@@ -182,9 +182,9 @@ def test_item_codes_are_positions() -> None:
     codes = ItemCodes(by_id)
     ids = list(by_id)
     rng.shuffle(ids)
-    assert codes.codes(ids).tolist() == [expected[i] for i in ids]
+    assert codes.codes(ids, len(ids)).tolist() == [expected[i] for i in ids]
     with pytest.raises(KeyError):
-        codes.codes(["nope"])
+        codes.codes(["nope"], 1)
     assert [codes.get(i) for i in ids] == [expected[i] for i in ids]  # past the warm-up
     assert codes.get("nope") is None and "nope" not in codes and 3 not in codes
     assert dict(codes) == expected and len(codes) == len(expected)

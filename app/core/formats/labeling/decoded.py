@@ -38,7 +38,7 @@ An item that is not one of ``items`` fails the fast path like any other uncommon
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import attrgetter
@@ -91,11 +91,13 @@ class _Labels:
         self.names = {name: code for code, name in enumerate(options)}
         self.keys: dict[tuple[type, Any], int] = {(str, n): c for n, c in self.names.items()}
 
-    def codes(self, labels: list[Any]) -> np.ndarray:
+    def codes(self, rows: list[Any]) -> np.ndarray:
+        """The codes of the rows' labels."""
         try:  # the common chunk: every label an option name
-            return np.fromiter(map(self.names.__getitem__, labels), np.int32, len(labels))
+            return np.fromiter(map(self.names.__getitem__, map(_LABEL, rows)), np.int32,
+                               len(rows))
         except KeyError:
-            return np.fromiter(map(self._code, labels), np.int32, len(labels))
+            return np.fromiter(map(self._code, map(_LABEL, rows)), np.int32, len(rows))
 
     def _code(self, value: Any) -> int:
         kind = type(value)
@@ -156,7 +158,7 @@ def decode_common(data: bytes, schemas: Collection[str], tiers: Collection[str],
         if size != lines:
             return None
         try:
-            part = (codes(list(map(_ITEM, rows))),
+            part = (codes(map(_ITEM, rows), size),
                     np.zeros(size, np.int32) if one_schema else  # the Literal's one name
                     np.fromiter(map(schema_code.__getitem__, map(_SCHEMA, rows)),
                                 np.int32, size),
@@ -164,7 +166,7 @@ def decode_common(data: bytes, schemas: Collection[str], tiers: Collection[str],
                                 size))
         except KeyError:
             return None  # an unknown item, schema or tier: the full reader names it
-        parts.append((*part, coded.codes(list(map(_LABEL, rows))),
+        parts.append((*part, coded.codes(rows),
                       np.fromiter(map(_CONFIDENCE, rows), np.float64, size)))
         position = stop + 1
     item, schema, tier, label, confidence = (np.concatenate(c) for c in zip(*parts,
@@ -179,11 +181,11 @@ def decode_common(data: bytes, schemas: Collection[str], tiers: Collection[str],
 
 
 def _coder(index: Mapping[str, int] | None, seen: dict[str, int] | None = None
-           ) -> Callable[[list[str]], np.ndarray]:
+           ) -> Callable[[Iterable[str], int], np.ndarray]:
     """ids → their codes (``KeyError`` for an unknown one): by ``index``, or with no
     known ids each new id coded in order of first appearance into ``seen``."""
     if isinstance(index, ItemCodes):
-        return lambda ids: index.codes(ids).astype(np.int32)
+        return lambda ids, size: index.codes(ids, size).astype(np.int32)
     if index is not None:
         lookup = index.__getitem__
     else:
@@ -191,7 +193,7 @@ def _coder(index: Mapping[str, int] | None, seen: dict[str, int] | None = None
 
         def lookup(value: str) -> int:
             return seen.setdefault(value, len(seen))
-    return lambda ids: np.fromiter(map(lookup, ids), np.int32, len(ids))
+    return lambda ids, size: np.fromiter(map(lookup, ids), np.int32, size)
 
 
 def _too_long(value: int) -> bool:

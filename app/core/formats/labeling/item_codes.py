@@ -15,7 +15,7 @@ study the reader builds) the codes are a plain dict instead.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
 from typing import Any
 
@@ -47,9 +47,9 @@ class ItemCodes(Mapping[str, int]):
         if len(self._sorted) > 1 and not bool((self._sorted[1:] != self._sorted[:-1]).all()):
             raise ValueError("two ids share one object; expected one object per item")
 
-    def codes(self, ids: list[str]) -> np.ndarray:
-        """The positions of ``ids`` (``KeyError`` for an id not among them)."""
-        found = np.fromiter(map(id, map(self._by_id.__getitem__, ids)), np.int64, len(ids))
+    def codes(self, ids: Iterable[str], size: int) -> np.ndarray:
+        """The positions of the ``size`` ``ids`` (``KeyError`` for an id not among them)."""
+        found = np.fromiter(map(id, map(self._by_id.__getitem__, ids)), np.int64, size)
         return self._order[np.searchsorted(self._sorted, found)]
 
     def plain(self) -> dict[str, int]:
