@@ -3,7 +3,11 @@
 Run on purpose::
 
     .venv/bin/python tests/benchmarks/bench_gui_stall.py [--sweeps N] [--default-budget]
-        [--labeling ITEMS] [--project FOLDER]
+        [--labeling ITEMS] [--project FOLDER] [--where] [--no-reference]
+
+(``--where``: after each of the longest stalls, the innermost lines of Accord's code the
+other threads were at when the GUI thread got the lock back, i.e. at or just past the C
+call that held it; ``--no-reference``: skip the synchronous run, minutes at a million.)
 
 (offscreen by default; ``QT_QPA_PLATFORM=xcb xvfb-run -a ...`` to include the 3D view,
 which needs OpenGL.)
