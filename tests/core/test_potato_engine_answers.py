@@ -159,3 +159,51 @@ def test_chunks_of_any_size_give_the_old_answers(tmp_path: Path, seed: int,
                 assert column.answered.tolist() == [
                     s == "ok" and v is not None
                     for s, v in zip(column.statuses, column.values, strict=True)]
+
+
+def _same_items_database(path: Path, seed: int) -> sqlite3.Connection:
+    """Tiers answering the same items with string labels and no distribution: the case
+    ``engine_coded`` reads as codes (two schemas, abstentions, an item stored twice)."""
+    rng = random.Random(seed)
+    db = sqlite3.connect(path)
+    for migration in migrations.MIGRATIONS:
+        db.executescript(migration.sql)
+    db.executemany("INSERT INTO source_version (version_id, source_id, kind, created_at)"
+                   " VALUES (?, ?, 'fixture', 1.0)", [("v1", "cheap"), ("v2", "strong")])
+    items = rng.sample([f"i{k}" for k in range(60)] + ["é", "Z", "a b"], rng.randint(1, 30))
+    rows = []
+    for schema in rng.sample(["s", "t"], rng.randint(1, 2)):
+        for version in ("v1", "v2"):
+            for item in items:
+                for _ in range(2 if rng.random() < 0.05 else 1):
+                    rows.append((item, schema, version, rng.choice(['"pos"', '"neg"', "null"]),
+                                 rng.choice(["ok", "ok", "ok", "abstain"]),
+                                 rng.choice([None, 0.5, rng.random()])))
+    db.executemany("INSERT INTO prediction (item_id, schema_name, source_version_id, "
+                   "value_json, status, raw_conf, created_at) VALUES (?, ?, ?, ?, ?, ?, 0)",
+                   rows)
+    db.commit()
+    return db
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_coded_table_equals_the_table_of_lists(tmp_path: Path, seed: int) -> None:
+    """``engine_coded``'s table against the lists (the same predictions, in order, each
+    field decoded the same) and against the old reader."""
+    from app.core.formats.labeling.data import Prediction
+    from app.core.formats.potato.engine_answers import read_columns
+    from app.core.formats.potato.engine_coded import coded_prediction_table
+    from app.core.formats.potato.engine_predictions import listed_prediction_table
+
+    db = _same_items_database(tmp_path / "engine.sqlite", seed)
+    stored = read_columns(db, ("cheap", "strong"))
+    coded = coded_prediction_table(stored)
+    assert coded is not None and coded.coded is not None
+    listed = listed_prediction_table(stored)
+    assert [repr(p) for p in coded] == [repr(p) for p in listed]
+    for field in ("item", "schema", "tier", "label", "confidence"):
+        assert getattr(coded, field) == getattr(listed, field), field
+    expected = [Prediction(a.item, a.schema, a.tier, a.value, a.confidence, a.distribution)
+                for a in _reference(db, ("cheap", "strong"))
+                if a.status == "ok" and a.value is not None]
+    assert [repr(p) for p in coded] == [repr(p) for p in expected]

@@ -25,13 +25,20 @@ from app.core.errors import InputError
 from app.core.formats.labeling.data import Prediction, Request
 from app.core.formats.labeling.table import PredictionTable
 from app.core.formats.potato.engine_answers import StoredAnswers
+from app.core.formats.potato.engine_coded import coded_prediction_table
 from app.core.model import Scheme
 from app.core.slices import list_in_slices
 
 
 def prediction_table(stored: StoredAnswers) -> PredictionTable:
     """Every answered current prediction (status ``ok`` and a value), ordered by schema,
-    item and cascade tier."""
+    item and cascade tier: as codes where it can be (:mod:`.engine_coded`), else lists."""
+    coded = coded_prediction_table(stored)
+    return coded if coded is not None else listed_prediction_table(stored)
+
+
+def listed_prediction_table(stored: StoredAnswers) -> PredictionTable:
+    """:func:`prediction_table` as one list per field."""
     item: list[str] = []
     schema: list[str] = []
     tier: list[str] = []

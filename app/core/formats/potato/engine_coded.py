@@ -1,0 +1,68 @@
+"""``engine.sqlite``'s prediction table as codes, the form ``label status`` reads fastest.
+
+Why a module: the JSON Lines reader hands its predictions over as numpy codes
+(:class:`~app.core.formats.labeling.decoded.Columns`), from which a schema's machine labels
+are a lazy mapping per tier (:mod:`app.core.contracts.labels.machine_columns`) instead of
+three million ``MachineLabel`` tuples in three million-entry dicts. The engine's columns
+give the same codes directly in the common case: every tier of every schema answered the
+same items (one shared item list, whose lookup is the code of each item), every answered
+value is a string and no tier carries a distribution. Anything else is ``None``, and the
+table of lists is built instead. The rows are in the table's order (schema, item, cascade
+tier); a stored prediction has no line, so ``line`` is ``None`` for each.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.core.formats.labeling.decoded import Columns
+from app.core.formats.labeling.table import PredictionTable
+from app.core.formats.potato.engine_answers import StoredAnswers
+from app.core.slices import list_in_slices
+
+
+def coded_prediction_table(stored: StoredAnswers) -> PredictionTable | None:
+    """The answered predictions as a coded table, or ``None`` where they cannot be."""
+    every = list(stored)
+    if not every or any(c.distributions is not None or not c.sorted_items for c in every):
+        return None
+    shared = every[0]
+    if any(c.items is not shared.items and c.items != shared.items for c in every[1:]):
+        return None
+    schemas = tuple(stored.by_schema)
+    tiers: dict[str, int] = {}
+    parts: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, list[str], np.ndarray]] = []
+    labels: dict[str, int] = {}
+    for code, name in enumerate(schemas):
+        columns, positions, rows = stored.merged_order(name)
+        answered = np.stack([c.answered for c in columns])[positions, rows]
+        positions, rows = positions[answered], rows[answered]
+        tier_codes = np.array([tiers.setdefault(c.tier, len(tiers)) for c in columns],
+                              np.int32)[positions]
+        values: list[str] = []
+        for position in range(len(columns)):  # each tier's answered values, in row order
+            chosen = rows[positions == position]
+            values += list_in_slices(map(columns[position].values.__getitem__,
+                                         chosen.tolist()))
+        if not set(map(type, values)) <= {str}:
+            return None
+        for value in dict.fromkeys(values):
+            labels.setdefault(value, len(labels))
+        value_codes = np.fromiter(map(labels.__getitem__, values), np.int32, len(values))
+        label = np.empty(len(rows), np.int32)
+        confidence = np.empty(len(rows), np.float64)
+        start = 0
+        for position, column in enumerate(columns):
+            where = np.flatnonzero(positions == position)
+            label[where] = value_codes[start:start + len(where)]
+            confidence[where] = column.confidence_array[rows[where]]
+            start += len(where)
+        parts.append((code, rows.astype(np.int32), tier_codes, label, values, confidence))
+    columns_coded = Columns(
+        shared.items, shared.row_of, np.concatenate([p[1] for p in parts]), schemas,
+        np.concatenate([np.full(len(p[1]), p[0], np.int32) for p in parts]), tuple(tiers),
+        np.concatenate([p[2] for p in parts]), list(labels),
+        np.concatenate([p[3] for p in parts]), np.concatenate([p[5] for p in parts]))
+    table = PredictionTable.from_columns(columns_coded)
+    table.line = [None] * len(columns_coded)
+    return table
