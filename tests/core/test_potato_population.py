@@ -1,7 +1,7 @@
 """The population as columns (``potato_method.population``) against the per-item objects
-and walks it replaced: the cascade's stops (``routing.route_rows`` against
+and walks it replaced: the cascade's stops (``population.routing.route_rows`` against
 ``from_store.route_stop``), the items themselves, ``selective_risk``'s coverage
-(``coverage_columns``) and ``ppi``'s whole evaluation, on random cascades and on every
+(``population.coverage``) and ``ppi``'s whole evaluation, on random cascades and on every
 simulated ppi study of ``test_potato_method_ppi``."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from app.core.contracts.potato_method.from_store import route_stop
-from app.core.contracts.potato_method.population import PopulationTable
+from app.core.contracts.potato_method.population.routing import route_rows
+from app.core.contracts.potato_method.population.table import PopulationTable
 from app.core.contracts.potato_method.ppi import MachineAnswers, evaluate_ppi, machine_tier
-from app.core.contracts.potato_method.routing import route_rows
 from app.core.contracts.potato_method.selective_risk import coverage
 from app.core.contracts.potato_method.view import MethodView, PopulationItem, TierAnswer
 from app.core.formats.potato.engine_answers import TierColumns

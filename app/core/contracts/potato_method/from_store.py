@@ -36,12 +36,12 @@ import numpy as np
 
 from app.core.contracts.config.contract_specs import DEFAULT_CONFIDENCE, ContractSpec
 from app.core.contracts.config.engine_config import EngineConfig
-from app.core.contracts.potato_method.population import PopulationTable
-from app.core.contracts.potato_method.routing import (
+from app.core.contracts.potato_method.population.routing import (
     MIN_DEV_TO_ESCALATE,
     route_rows,
     threshold,
 )
+from app.core.contracts.potato_method.population.table import PopulationTable
 from app.core.contracts.potato_method.truth import infer_truth, truth_notes
 from app.core.contracts.potato_method.view import (
     CalibrationItem,

@@ -34,7 +34,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from app.core.contracts.potato_method.population import PopulationTable
+from app.core.contracts.potato_method.population.table import PopulationTable
 from app.core.contracts.potato_method.ppi_estimators import (
     Estimate,
     Vector,

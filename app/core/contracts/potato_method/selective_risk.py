@@ -34,8 +34,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from app.core.contracts.potato_method.coverage_columns import coverage_counts
-from app.core.contracts.potato_method.population import PopulationTable
+from app.core.contracts.potato_method.population.coverage import coverage_counts
+from app.core.contracts.potato_method.population.table import PopulationTable
 from app.core.contracts.potato_method.risk_stats import (
     exact_interval,
     fewest_certifying,

@@ -77,7 +77,7 @@ class MethodView:
     tiers: tuple[str, ...]
     calibration: tuple[CalibrationItem, ...] = ()
     population: Sequence[PopulationItem] = ()
-    """A tuple, or a :class:`~.population.PopulationTable` (the same items as columns)."""
+    """A tuple, or a :class:`~.population.table.PopulationTable` (the same items as columns)."""
     correct: Callable[[Any, Any], bool] = _equal
     """correct(machine value, human value): equality for one-of-N schemes."""
     class_of: Callable[[Any], str] = str

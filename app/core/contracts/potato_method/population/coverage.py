@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from app.core.contracts.potato_method.population import PopulationTable
+from app.core.contracts.potato_method.population.table import PopulationTable
 
 
 def coverage_counts(table: PopulationTable, tiers: tuple[str, ...],
