@@ -43,7 +43,7 @@ from app.core.contracts.labels.families import default_tolerance
 from app.core.contracts.labels.losses import is_correct
 from app.core.contracts.statistics.binomial import threshold_grid
 from app.core.model import Answer, Scheme
-from app.core.slices import set_in_slices, tolist_in_slices
+from app.core.slices import tolist_in_slices
 
 GRID: np.ndarray = np.array(threshold_grid(), dtype=np.float64)
 """1.00, 0.99, …, 0.00: the thresholds the curve is drawn at."""
@@ -127,6 +127,7 @@ def error_coverage_curves(spec: ContractSpec, data: SchemaData,
     population = len(data.items)
     reach: list[str] = list(data.items)
     dev_items = [item for item in data.items if data.dev.get(item)]
+    dev_set = set(dev_items)  # not a set of a million items per tier (a GUI stall)
     curves: list[TierCurve] = []
     for tier in data.tiers:
         predictions = data.predictions.get(tier, {})
@@ -135,7 +136,7 @@ def error_coverage_curves(spec: ContractSpec, data: SchemaData,
                               count=len(machines))
         confidence = np.fromiter((np.nan if m is None else m.confidence for m in machines),
                                  dtype=np.float64, count=len(machines))
-        reaching = set_in_slices(reach)  # short C calls: the GUI's worker runs this
+        reaching = dev_set.intersection(reach)  # only dev items are asked about
         dev_conf: list[float] = []
         dev_wrong: list[bool] = []
         for item in dev_items:
