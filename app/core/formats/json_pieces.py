@@ -61,7 +61,7 @@ def read_json_in_pieces(path: Path, *, root: Path | None = None, whole: bool = F
     if whole:
         value = nesting.orjson_value(data)
         if value is not nesting.REFUSED:
-            if nesting.deeper_than(data):
+            if nesting.value_deeper_than(value):  # valid JSON: the same answer, faster
                 raise nesting.too_deep(file=path)
             return value
     try:
