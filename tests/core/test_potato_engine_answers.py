@@ -207,3 +207,23 @@ def test_the_coded_table_equals_the_table_of_lists(tmp_path: Path, seed: int) ->
                 for a in _reference(db, ("cheap", "strong"))
                 if a.status == "ok" and a.value is not None]
     assert [repr(p) for p in coded] == [repr(p) for p in expected]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_labels_read_as_numbers_give_the_old_answers(tmp_path: Path, seed: int,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Given the schemes' labels, SQLite hands back a number for a ``value_json`` that is one
+    of them and ``0`` for status ``ok`` (``engine_answers._value_cases``): the same answers
+    as the whole-table reader, with labels of every JSON type, a quote, a label no row has,
+    and chunk edges anywhere."""
+    from app.core.formats.potato import engine_columns
+    from app.core.formats.potato.engine_answers import read_columns
+
+    make = (_random_database, _cascade_database, _same_items_database)[seed % 3]
+    db = make(tmp_path / "engine.sqlite", seed)
+    tiers = ("cheap", "strong", "judge")
+    for chunk in (3, 50_000):
+        monkeypatch.setattr(engine_columns, "CHUNK", chunk)
+        for labels in (("pos", "neg"), ("neg", 3, 1.5, True, None, "it's", "absent"), ()):
+            mine = read_columns(db, tiers, labels).raw_answers()
+            _same(mine, _reference(db, tiers))

@@ -257,6 +257,7 @@ def _labeling(project: Path, study: Study, config: EngineConfig
     if own:
         raise InputError(f"the labels are kept twice: in {database} (Potato's engine) and in "
                          f"{own[0]}; expected one store", file=own[0])
-    store = read_engine_store(database, config.tier_names)
+    store = read_engine_store(database, config.tier_names, [
+        label for scheme in study.schemes.values() for label in (*scheme.labels, *scheme.scale)])
     labeling, notes = for_study(store, study.items.keys(), study.schemes)
     return labeling, store, notes

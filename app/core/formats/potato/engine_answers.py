@@ -15,8 +15,9 @@ read row by row as before, with the same values.
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
@@ -24,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from app.core.formats.potato.engine_columns import TierColumns, probs, tier_columns
+from app.core.formats.potato.engine_json import stored_json
 
 __all__ = ["RawAnswer", "StoredAnswers", "TierColumns", "probs", "read_answers",
            "read_columns"]
@@ -96,7 +98,8 @@ def read_answers(db: sqlite3.Connection, tiers: tuple[str, ...]) -> list[RawAnsw
     return read_columns(db, tiers).raw_answers()
 
 
-def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...]) -> StoredAnswers:
+def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...], labels: Sequence[Any] = ()
+                 ) -> StoredAnswers:
     """Each tier's current prediction per item and schema: of the version of each
     (source, schema) ordered last by ``created_at`` and version id, the row of the
     highest id per item.
@@ -104,8 +107,11 @@ def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...]) -> StoredAnswer
     One query finds the versions (a ``GROUP BY`` in SQLite), then one query per wanted
     (source, schema) fetches only that version's rows, which become columns
     (``tests/core/test_potato_engine_answers.py`` compares with the whole-table reader
-    this replaced)."""
+    this replaced). ``labels``: the values the schemes allow; a ``value_json`` that is one
+    of them as ``json.dumps`` writes it comes back from SQLite as its number
+    (:func:`_value_cases`)."""
     wanted = set(tiers)
+    value, status, known = _value_cases(db, labels)
     latest: dict[tuple[Any, Any], Any] = {}  # (source, schema) -> the last version
     for source, schema, version in _versions(db):
         latest[(source, schema)] = version
@@ -116,17 +122,47 @@ def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...]) -> StoredAnswer
         if source not in wanted:
             continue
         column = tier_columns(db.execute(
-            "SELECT p.item_id, p.value_json, p.status, p.raw_conf, p.conf_json"
+            f"SELECT p.item_id, {value}, {status}, p.raw_conf, p.conf_json"
             " FROM prediction p JOIN source_version v ON v.version_id = p.source_version_id"
             " WHERE v.source_id = ? AND p.schema_name = ? AND v.version_id = ?"
             " ORDER BY p.item_id, p.id", (source, schema, version)),
-            str(schema), str(source), shared, read)
+            str(schema), str(source), shared, read, known)
         if column is not None:
             by_schema.setdefault(schema, {})[source] = column
             read.append(column)
     return StoredAnswers({schema: {t: by_schema[schema][t] for t in tiers
                                    if t in by_schema[schema]}
                           for schema in sorted(by_schema)})
+
+
+def _value_cases(db: sqlite3.Connection, labels: Sequence[Any]
+                 ) -> tuple[str, str, list[Any]]:
+    """The value and status expressions of the predictions query, and the values their
+    numbers stand for: ``value_json`` equal to ``json.dumps`` of a label is that label's
+    number, status ``ok`` is ``0``. Only where Potato's schema declares both columns
+    ``TEXT``: SQLite then stores any number written there as text, so an integer can
+    only be one of these numbers."""
+    declared = {str(row[1]): str(row[2]).upper()
+                for row in db.execute("PRAGMA table_info(prediction)")}
+    if declared.get("value_json") != "TEXT" or declared.get("status") != "TEXT":
+        return "p.value_json", "p.status", []
+    texts: list[str] = []
+    for label in labels:
+        text = json.dumps(label)
+        if type(label) in (str, int, float, bool) and text not in texts \
+                and stored_json(text) == label and type(stored_json(text)) is type(label):
+            texts.append(text)
+    status = "CASE WHEN p.status = 'ok' THEN 0 ELSE p.status END"
+    if not texts or len(texts) > 200:
+        return "p.value_json", status, []
+    cases = " ".join(f"WHEN {_quoted(text)} THEN {code}" for code, text in enumerate(texts))
+    return f"CASE p.value_json {cases} ELSE p.value_json END", status, \
+        [stored_json(text) for text in texts]
+
+
+def _quoted(text: str) -> str:
+    """An SQL string literal of ``text``."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 _VERSIONS = ("SELECT v.source_id, p.schema_name, v.version_id FROM prediction p"

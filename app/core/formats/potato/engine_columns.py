@@ -12,7 +12,7 @@ string objects, list and lookup: the cascade's tiers usually answer the same ite
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import is_not
@@ -74,18 +74,25 @@ class TierColumns:
             else [None] * len(self.items)
 
 
+OK = "ok"
+"""A prediction's status when the query hands back ``0`` for it (see :func:`tier_columns`)."""
+
+
 def tier_columns(cursor: sqlite3.Cursor, schema: str, tier: str, shared: dict[str, str],
-                 read: list[TierColumns]) -> TierColumns | None:
-    """The columns of one tier's rows ``(item_id, value_json, status, raw_conf,
-    conf_json)``, ordered by item and id (``None`` without rows); the last row of each
-    item is kept. String ids come as ``sorted`` sorts them (SQLite's binary order of
-    UTF-8 is code point order)."""
+                 read: list[TierColumns], known: Sequence[Any] = ()) -> TierColumns | None:
+    """The columns of one tier's rows ``(item_id, value, status, raw_conf, conf_json)``,
+    ordered by item and id (``None`` without rows); the last row of each item is kept.
+    String ids come as ``sorted`` sorts them (SQLite's binary order of UTF-8 is code point
+    order). The query may hand back, instead of a text, the integer ``k`` for a
+    ``value_json`` whose parsed value is ``known[k]`` and ``0`` for the status ``ok``
+    (integers that column never holds as text): a million small integers instead of two
+    million strings made, hashed and dropped."""
     items: list[Any] = []
     values: list[Any] = []
     statuses: list[Any] = []
     confidences: list[float] = []
     distributions: list[dict[str, float] | None] | None = None
-    parse_values = _ValueReader()
+    parse_values = _ValueReader(known)
     parse_distribution = json_column()
     candidates = [c for c in read if c.sorted_items]  # the tiers read so far, still equal
     while chunk := cursor.fetchmany(CHUNK):
@@ -95,10 +102,12 @@ def tier_columns(cursor: sqlite3.Cursor, schema: str, tier: str, shared: dict[st
         candidates = [c for c in candidates if c.items[start:start + len(ids)] == list(ids)]
         items += candidates[0].items[start:start + len(ids)] if candidates else ids
         values += parse_values(value_texts)
-        statuses += map(shared.setdefault, status_texts, status_texts) \
-            if set(map(type, status_texts)) == {str} else map(str, status_texts)
-        confidences += [float(conf or 0.0) for conf in confs]
-        if distributions is not None or any(text is not None for text in conf_texts):
+        statuses += _statuses(status_texts, shared)
+        if set(map(type, confs)) == {float} and 0.0 not in confs:
+            confidences += confs  # float(conf or 0.0) is conf itself: no null, no zero
+        else:
+            confidences += [float(conf or 0.0) for conf in confs]
+        if distributions is not None or conf_texts.count(None) != len(conf_texts):
             if distributions is None:
                 distributions = [None] * start
             distributions += [probs(parse_distribution(text)) for text in conf_texts]
@@ -125,17 +134,35 @@ def tier_columns(cursor: sqlite3.Cursor, schema: str, tier: str, shared: dict[st
                              distributions, row_of, sorted_items=text_ids)
 
 
-class _ValueReader:
-    """``value_json`` parsed as :func:`stored_json` parses each text: each distinct text
-    once while every text is a string (or null) parsing to a value rows may share; any
-    other text row by row (a list or an object is each row's own)."""
+def _statuses(texts: tuple[Any, ...], shared: dict[str, str]) -> list[str]:
+    """The stored statuses as strings (``0``: ``ok``; one object per distinct text)."""
+    kinds = set(map(type, texts))
+    if kinds == {int}:
+        return [OK] * len(texts)
+    if kinds == {str}:
+        return list(map(shared.setdefault, texts, texts))
+    return [OK if type(s) is int else shared.setdefault(s, s) if type(s) is str else str(s)
+            for s in texts]
 
-    def __init__(self) -> None:
+
+class _ValueReader:
+    """``value_json`` parsed as :func:`stored_json` parses each text: an integer ``k`` is
+    the known value ``known[k]``; each distinct text once while every text is a string
+    (or null) parsing to a value rows may share; any other text row by row (a list or an
+    object is each row's own)."""
+
+    def __init__(self, known: Sequence[Any] = ()) -> None:
+        self._known = list(known)
         self._parsed: dict[str | None, Any] = {}
         self._per_row: Callable[[Any], Any] = json_column()
 
     def __call__(self, texts: tuple[Any, ...]) -> list[Any]:
-        if set(map(type, texts)) <= {str, type(None)}:
+        kinds = set(map(type, texts))
+        if kinds == {int}:
+            return list(map(self._known.__getitem__, texts))
+        if int in kinds:
+            return [self._known[t] if type(t) is int else self._per_row(t) for t in texts]
+        if kinds <= {str, type(None)}:
             parsed = self._parsed
             for text in set(texts).difference(parsed):
                 value = stored_json(text)

@@ -44,7 +44,7 @@ import shutil
 import sqlite3
 import tempfile
 from collections import Counter
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,13 +157,15 @@ def engine_database(task_dir: Path) -> Path | None:
     return path
 
 
-def read_engine_store(database: Path, tiers: tuple[str, ...]) -> EngineStore:
+def read_engine_store(database: Path, tiers: tuple[str, ...], labels: Sequence[Any] = ()
+                      ) -> EngineStore:
     """Read ``database`` (a Potato 2.12 ``engine.sqlite``): in place when it is at rest and
-    did not change while it was read, else from a private copy."""
+    did not change while it was read, else from a private copy. ``labels``: the values
+    the project's schemes allow (read faster when given; the same store either way)."""
     if not any(present(side) for side in _side_files(database)):
         before = _stamp(database)
         try:
-            store = _read(_at_rest_uri(database), database, tiers)
+            store = _read(_at_rest_uri(database), database, tiers, labels)
         except InputError:
             if _stamp(database) == before:
                 raise  # the file did not change: a real problem, named
@@ -172,7 +174,7 @@ def read_engine_store(database: Path, tiers: tuple[str, ...]) -> EngineStore:
                                                        for side in _side_files(database)):
                 return store
     with _private_copy(database) as copy:
-        return _read(str(copy), database, tiers)
+        return _read(str(copy), database, tiers, labels)
 
 
 def _side_files(database: Path) -> tuple[Path, ...]:
@@ -187,11 +189,12 @@ def _at_rest_uri(database: Path) -> str:
     return database.absolute().as_uri() + "?mode=ro&immutable=1"
 
 
-def _read(location: str, shown: Path, tiers: tuple[str, ...]) -> EngineStore:
+def _read(location: str, shown: Path, tiers: tuple[str, ...], labels: Sequence[Any]
+          ) -> EngineStore:
     with closing(_connect(location, shown)) as db:
         _check_tables(db, shown)
         try:
-            answers = read_columns(db, tiers)
+            answers = read_columns(db, tiers, labels)
             requests, others = _requests(db)
             meta = read_items(db)
             records = read_records(db, shown)
