@@ -67,6 +67,7 @@ def take_screenshot(app: QApplication, project: Path, output: Path, *, view: str
             target.resize(size)
             target.show()
             settle(app)
+            _complete(window)
             target.resize(size)
             settle(app)
             image = target.grab().toImage()
@@ -78,6 +79,16 @@ def take_screenshot(app: QApplication, project: Path, output: Path, *, view: str
             target.close()
         finally:
             window.close()
+
+
+def _complete(window: MainWindow) -> None:
+    """Finish what a view builds a step per event-loop turn (the contracts panel's cards
+    and plots), which a slow machine may not have done within :data:`SETTLE_MS`: the
+    picture shows the view as a user sees it once built, not midway."""
+    for view in window.views.values():
+        complete = getattr(view, "complete", None)
+        if callable(complete):
+            complete()
 
 
 def _open(app: QApplication, window: MainWindow, project: Path) -> ProjectData:

@@ -78,9 +78,11 @@ def ppi_plot(result: Mapping[str, Any], labels: Sequence[str] = ()) -> pg.PlotWi
     title = "Estimates with their intervals" + (f" ({float(level):.0%})" if level else "")
     widget = _plot(title, "", "estimate")
     item = widget.getPlotItem()
-    legend = item.addLegend(offset=(-10, 10), labelTextColor="#222",
-                            brush=(255, 255, 255, 210))
     names = list(labels) + sorted({p[1] for p in points} - set(labels))
+    # one row of labels across the top, over headroom left free for it (a column at the
+    # right covered the last group's intervals)
+    legend = item.addLegend(offset=(10, 5), labelTextColor="#222",
+                            brush=(255, 255, 255, 210), colCount=max(1, len(names)))
     positions: dict[str, list[float]] = {}
     named: set[str] = set()
     x = -1.0
@@ -101,7 +103,10 @@ def ppi_plot(result: Mapping[str, Any], labels: Sequence[str] = ()) -> pg.PlotWi
     for group, xs in positions.items():
         ticks.append((float(np.mean(xs)), group or "all items"))
     item.getAxis("bottom").setTicks([ticks])
-    item.setXRange(-0.6, x + 0.6 + 0.5 * len(names), padding=0)
+    item.setXRange(-0.6, x + 0.6, padding=0)
+    low = min(0.0, min(p[3] for p in points))
+    high = max(p[4] for p in points)
+    item.setYRange(low, high + 0.35 * ((high - low) or 1.0), padding=0.02)
     return widget
 
 
