@@ -43,6 +43,7 @@ from app.core.contracts.labels.families import default_tolerance
 from app.core.contracts.labels.losses import is_correct
 from app.core.contracts.statistics.binomial import threshold_grid
 from app.core.model import Answer, Scheme
+from app.core.slices import SLICE as _SLICE
 from app.core.slices import tolist_in_slices
 
 GRID: np.ndarray = np.array(threshold_grid(), dtype=np.float64)
@@ -136,7 +137,9 @@ def error_coverage_curves(spec: ContractSpec, data: SchemaData,
                               count=len(machines))
         confidence = np.fromiter((np.nan if m is None else m.confidence for m in machines),
                                  dtype=np.float64, count=len(machines))
-        reaching = dev_set.intersection(reach)  # only dev items are asked about
+        reaching = set().union(*(  # only dev items are asked about; short C calls
+            dev_set.intersection(reach[start:start + _SLICE])
+            for start in range(0, len(reach), _SLICE)))
         dev_conf: list[float] = []
         dev_wrong: list[bool] = []
         for item in dev_items:
