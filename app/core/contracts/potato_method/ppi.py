@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -159,10 +159,6 @@ def machine_terms(answers: MachineAnswers, label: str | None, numeric: bool) -> 
     return same
 
 
-def cast_list(items: Sequence[PopulationItem]) -> list[PopulationItem]:
-    return cast(list[PopulationItem], items)
-
-
 def _score_range(view: MethodView) -> float:
     """The range of the numeric scale (its labels), 1 when they are not all numbers or
     span nothing: the residual floor is scaled by it."""
@@ -274,9 +270,11 @@ def evaluate_ppi(contract: MethodContract, view: MethodView, look: int = 1) -> M
             for g in groups[1:]:
                 group_pop[g] = table.take(np.flatnonzero(known & (codes == g)))
         else:
+            members: dict[str | None, list[PopulationItem]] = {g: [] for g in groups[1:]}
             for p in view.population:
-                if (g := group_of(p.item)) is not None and g in group_pop:
-                    cast_list(group_pop[g]).append(p)
+                if (g := group_of(p.item)) is not None and g in members:
+                    members[g].append(p)
+            group_pop.update(members)
     for g in groups:
         lab, pop = group_lab[g], group_pop[g]
         key = "all" if g is None else g

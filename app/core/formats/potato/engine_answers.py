@@ -2,8 +2,8 @@
 
 Why a module: this is the one table that grows with the corpus times the cascade (three
 million rows for a million items and three tiers). Its rows become one list per field per
-(schema, tier), :class:`TierColumns`, filled by whole-column calls made in C (``zip``,
-``map``, ``dict``): no Python object per prediction is made until someone asks for one
+(schema, tier), :class:`TierColumns`, filled a chunk of rows at a time by C-level calls
+(:mod:`.engine_columns`): no Python object per prediction is made until someone asks for one
 (:meth:`StoredAnswers.raw_answers`, kept for the tests and for small readers). The
 consumers that scale (the prediction table of :mod:`engine_store`, Potato's view in
 :mod:`app.core.contracts.potato_method.from_store`) read the columns.
@@ -104,7 +104,7 @@ def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...], labels: Sequenc
     (source, schema) ordered last by ``created_at`` and version id, the row of the
     highest id per item.
 
-    One query finds the versions (a ``GROUP BY`` in SQLite), then one query per wanted
+    Index seeks find the versions (:func:`_versions`), then one query per wanted
     (source, schema) fetches only that version's rows, which become columns
     (``tests/core/test_potato_engine_answers.py`` compares with the whole-table reader
     this replaced). ``labels``: the values the schemes allow; a ``value_json`` that is one
