@@ -227,3 +227,36 @@ def test_labels_read_as_numbers_give_the_old_answers(tmp_path: Path, seed: int,
         for labels in (("pos", "neg"), ("neg", 3, 1.5, True, None, "it's", "absent"), ()):
             mine = read_columns(db, tiers, labels).raw_answers()
             _same(mine, _reference(db, tiers))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_queries_started_side_by_side_give_the_old_answers(tmp_path: Path, seed: int,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """With a way to open more connections, the tiers' queries start on worker threads
+    (``engine_sorted``) and their rows are still read in order: the same answers, small
+    chunks or large, and the workers' connections are closed."""
+    from app.core.formats.potato import engine_columns, engine_sorted
+    from app.core.formats.potato.engine_answers import read_columns
+
+    monkeypatch.setattr(engine_sorted, "WORKERS", 2)
+    make = (_random_database, _cascade_database, _same_items_database)[seed % 3]
+    path = tmp_path / "engine.sqlite"
+    db = make(path, seed)
+    opened: list[sqlite3.Connection] = []
+
+    def connect() -> sqlite3.Connection:
+        opened.append(sqlite3.connect(path, check_same_thread=False))
+        return opened[-1]
+
+    tiers = ("cheap", "strong", "judge")
+    for chunk in (2, 50_000):
+        monkeypatch.setattr(engine_columns, "CHUNK", chunk)
+        for labels in (("pos", "neg"), ()):
+            mine = read_columns(db, tiers, labels, connect).raw_answers()
+            _same(mine, _reference(db, tiers))
+    versions = {row[0] for row in db.execute("SELECT source_version_id FROM prediction")}
+    assert len(opened) >= (2 if len(versions) > 1 else 0)
+    for connection in opened:
+        with pytest.raises(sqlite3.ProgrammingError):  # closed
+            connection.execute("SELECT 1")

@@ -24,8 +24,10 @@ from typing import Any
 
 import numpy as np
 
+from app.core.formats.potato import engine_columns
 from app.core.formats.potato.engine_columns import TierColumns, probs, tier_columns
 from app.core.formats.potato.engine_json import stored_json
+from app.core.formats.potato.engine_sorted import Connect, SortedQueries
 
 __all__ = ["RawAnswer", "StoredAnswers", "TierColumns", "probs", "read_answers",
            "read_columns"]
@@ -98,8 +100,8 @@ def read_answers(db: sqlite3.Connection, tiers: tuple[str, ...]) -> list[RawAnsw
     return read_columns(db, tiers).raw_answers()
 
 
-def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...], labels: Sequence[Any] = ()
-                 ) -> StoredAnswers:
+def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...], labels: Sequence[Any] = (),
+                 connect: Connect | None = None) -> StoredAnswers:
     """Each tier's current prediction per item and schema: of the version of each
     (source, schema) ordered last by ``created_at`` and version id, the row of the
     highest id per item.
@@ -109,55 +111,85 @@ def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...], labels: Sequenc
     (``tests/core/test_potato_engine_answers.py`` compares with the whole-table reader
     this replaced). ``labels``: the values the schemes allow; a ``value_json`` that is one
     of them as ``json.dumps`` writes it comes back from SQLite as its number
-    (:func:`_value_cases`)."""
-    wanted = set(tiers)
-    value, status, known = _value_cases(db, labels)
+    (:func:`_value_cases`). ``connect``: opens another connection to the same database,
+    so the queries start side by side (:mod:`.engine_sorted`)."""
     latest: dict[tuple[Any, Any], Any] = {}  # (source, schema) -> the last version
     for source, schema, version in _versions(db):
         latest[(source, schema)] = version
+    wanted = [(source, schema, version) for (source, schema), version in latest.items()
+              if source in set(tiers)]
+    texts, known = _label_texts(db, labels)
+    columns = _tier_by_tier(db, wanted, texts, known, connect)
     by_schema: dict[Any, dict[Any, TierColumns]] = {}
-    shared: dict[str, str] = {}  # one string object per status, all tiers
-    read: list[TierColumns] = []
-    for (source, schema), version in latest.items():
-        if source not in wanted:
-            continue
-        column = tier_columns(db.execute(
-            f"SELECT p.item_id, {value}, {status}, p.raw_conf, p.conf_json"
-            " FROM prediction p JOIN source_version v ON v.version_id = p.source_version_id"
-            " WHERE v.source_id = ? AND p.schema_name = ? AND v.version_id = ?"
-            " ORDER BY p.item_id, p.id", (source, schema, version)),
-            str(schema), str(source), shared, read, known)
+    for (source, schema, _version), column in zip(wanted, columns, strict=True):
         if column is not None:
             by_schema.setdefault(schema, {})[source] = column
-            read.append(column)
     return StoredAnswers({schema: {t: by_schema[schema][t] for t in tiers
                                    if t in by_schema[schema]}
                           for schema in sorted(by_schema)})
 
 
-def _value_cases(db: sqlite3.Connection, labels: Sequence[Any]
-                 ) -> tuple[str, str, list[Any]]:
-    """The value and status expressions of the predictions query, and the values their
-    numbers stand for: ``value_json`` equal to ``json.dumps`` of a label is that label's
-    number, status ``ok`` is ``0``. Only where Potato's schema declares both columns
-    ``TEXT``: SQLite then stores any number written there as text, so an integer can
-    only be one of these numbers."""
+def _tier_by_tier(db: sqlite3.Connection, wanted: list[tuple[Any, Any, Any]],
+                  texts: list[str], known: list[Any], connect: Connect | None = None
+                  ) -> list[TierColumns | None]:
+    """Each wanted tier's columns from its own sorted query (:func:`tier_columns`).
+
+    With ``connect``, every tier's query starts at once on a thread and connection of
+    its own: SQLite sorts a tier's rows before it hands back the first (a second for a
+    million rows, without the interpreter lock), so the sorts run side by side while
+    this thread turns the rows of the first tier into columns."""
+    value, status = _value_cases(db, texts)
+    query = (f"SELECT p.item_id, {value}, {status}, p.raw_conf, p.conf_json"
+             " FROM prediction p JOIN source_version v ON v.version_id = p.source_version_id"
+             " WHERE v.source_id = ? AND p.schema_name = ? AND v.version_id = ?"
+             " ORDER BY p.item_id, p.id")
+    shared: dict[str, str] = {}  # one string object per status, all tiers
+    read: list[TierColumns] = []
+    out: list[TierColumns | None] = []
+    with SortedQueries(db, connect, query, wanted, engine_columns.CHUNK) as cursors:
+        for (source, schema, _version), cursor in zip(wanted, cursors, strict=True):
+            column = tier_columns(cursor, str(schema), str(source), shared, read, known)
+            out.append(column)
+            if column is not None:
+                read.append(column)
+    return out
+
+
+def _declared_text(db: sqlite3.Connection) -> bool:
+    """Potato's schema declares ``value_json`` and ``status`` ``TEXT``: SQLite then stores
+    any number written there as text, so an integer the query hands back can only be one
+    of its codes."""
     declared = {str(row[1]): str(row[2]).upper()
                 for row in db.execute("PRAGMA table_info(prediction)")}
-    if declared.get("value_json") != "TEXT" or declared.get("status") != "TEXT":
-        return "p.value_json", "p.status", []
+    return declared.get("value_json") == "TEXT" and declared.get("status") == "TEXT"
+
+
+def _label_texts(db: sqlite3.Connection, labels: Sequence[Any]) -> tuple[list[str], list[Any]]:
+    """The labels as ``json.dumps`` writes them, each read back as itself, and their values
+    (none unless :func:`_declared_text`)."""
+    if not _declared_text(db):
+        return [], []
     texts: list[str] = []
     for label in labels:
         text = json.dumps(label)
         if type(label) in (str, int, float, bool) and text not in texts \
                 and stored_json(text) == label and type(stored_json(text)) is type(label):
             texts.append(text)
+    if len(texts) > 200:
+        return [], []
+    return texts, [stored_json(text) for text in texts]
+
+
+def _value_cases(db: sqlite3.Connection, texts: list[str]) -> tuple[str, str]:
+    """The value and status expressions of the per-tier query: ``value_json`` equal to
+    ``texts[k]`` is ``k``, status ``ok`` is ``0`` (only where :func:`_declared_text`)."""
+    if not _declared_text(db):
+        return "p.value_json", "p.status"
     status = "CASE WHEN p.status = 'ok' THEN 0 ELSE p.status END"
-    if not texts or len(texts) > 200:
-        return "p.value_json", status, []
+    if not texts:
+        return "p.value_json", status
     cases = " ".join(f"WHEN {_quoted(text)} THEN {code}" for code, text in enumerate(texts))
-    return f"CASE p.value_json {cases} ELSE p.value_json END", status, \
-        [stored_json(text) for text in texts]
+    return f"CASE p.value_json {cases} ELSE p.value_json END", status
 
 
 def _quoted(text: str) -> str:

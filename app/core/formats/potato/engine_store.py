@@ -61,6 +61,8 @@ from app.core.formats.labeling.data import (
 )
 from app.core.formats.labeling.table import PredictionTable
 from app.core.formats.potato.engine_answers import StoredAnswers, read_columns
+from app.core.formats.potato.engine_check import IntegrityCheck
+from app.core.formats.potato.engine_check import unreadable as _unreadable
 from app.core.formats.potato.engine_items import ItemMeta, read_items
 from app.core.formats.potato.engine_json import json_column as _json_column
 from app.core.formats.potato.engine_json import stored_json as _json
@@ -191,16 +193,24 @@ def _at_rest_uri(database: Path) -> str:
 
 def _read(location: str, shown: Path, tiers: tuple[str, ...], labels: Sequence[Any]
           ) -> EngineStore:
-    with closing(_connect(location, shown)) as db:
-        _check_tables(db, shown)
+    def connect() -> sqlite3.Connection:
+        return _open(location)
+
+    with IntegrityCheck(connect) as check, closing(_connected(location, shown)) as db:
         try:
-            answers = read_columns(db, tiers, labels)
+            _check_tables(db, shown)
+            answers = read_columns(db, tiers, labels, connect)
             requests, others = _requests(db)
             meta = read_items(db)
             records = read_records(db, shown)
             rows = EngineRows(answers, _done(db), meta.order)
         except sqlite3.DatabaseError as error:
+            check.raise_if_damaged(shown)  # a damaged file is named as damaged
             raise _unreadable(shown, error) from None
+        except InputError:
+            check.raise_if_damaged(shown)
+            raise
+        check.raise_if_damaged(shown)
     return EngineStore(shown, LabelingData(prediction_table(answers), requests), records,
                        meta, others, rows)
 
@@ -244,25 +254,24 @@ def _stamp(*paths: Path) -> tuple[tuple[int, int] | None, ...]:
     return tuple(out)
 
 
-def _connect(location: str, shown: Path) -> sqlite3.Connection:
+def _open(location: str) -> sqlite3.Connection:
+    """A read-only connection to ``location`` (usable from another thread, one at a
+    time)."""
+    db = sqlite3.connect(location, uri=location.startswith("file:"),
+                         check_same_thread=False)
     try:
-        db = sqlite3.connect(location, uri=location.startswith("file:"))
         db.execute("PRAGMA query_only = ON")
-        check = db.execute("PRAGMA quick_check").fetchone()
-    except sqlite3.DatabaseError as error:
-        raise _unreadable(shown, error) from None
-    if check is None or check[0] != "ok":
+    except sqlite3.DatabaseError:
         db.close()
-        found = " ".join(str(check[0]).split())[:300] if check else "no answer"  # one line
-        raise InputError(f"the database is damaged ({found}); expected an intact SQLite "
-                         "database", file=shown)
+        raise
     return db
 
 
-def _unreadable(shown: Path, error: sqlite3.DatabaseError) -> InputError:
-    said = " ".join(str(error).split())[:300]  # one line on stderr, whatever SQLite says
-    return InputError(f"not a readable SQLite database ({said}); expected Potato 2.12's "
-                      "engine database", file=shown)
+def _connected(location: str, shown: Path) -> sqlite3.Connection:
+    try:
+        return _open(location)
+    except sqlite3.DatabaseError as error:
+        raise _unreadable(shown, error) from None
 
 
 def _check_tables(db: sqlite3.Connection, shown: Path) -> None:
