@@ -39,6 +39,7 @@ from app.core.contracts.ledger.recovery import recover
 from app.core.contracts.potato_method.audit import Audit, audit_contracts
 from app.core.contracts.potato_method.engine import labeling_statuses, potato_statuses
 from app.core.contracts.preview import PREVIEW_NOTE, scratch_ledger
+from app.core.contracts.statistics.distributions import import_in_background
 from app.core.contracts.statistics.looks import look_level
 from app.core.contracts.status import ContractStatus
 from app.core.errors import InputError
@@ -191,6 +192,8 @@ def _label_report(project: Path, *, certify: bool, retest: bool, only: str | Non
 def _evaluate(project: Path, study: Study, config: EngineConfig, *, certify: bool,
               retest: bool, only: str | None, acknowledge_ledger: bool, schedule: bool,
               ledger_at: Path | None) -> LabelReport:
+    if engine_database(study.root) is not None:  # the audit evaluates every contract
+        import_in_background()
     labeling, store, notes = _labeling(project, study, config)
     prior = _potato_looks(config, store)
     ledger = Ledger.open(ledger_at or project, prior)

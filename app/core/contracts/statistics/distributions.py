@@ -25,6 +25,8 @@ whose contracts are all answered from the ledger or pending never evaluates one.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from typing import Any
 
 import numpy as np
@@ -73,6 +75,18 @@ def t_cdf(t: float, df: float) -> float:
     from scipy import special
 
     return float(special.stdtr(df, t))
+
+
+def import_in_background() -> None:
+    """Start importing ``scipy.special`` on a thread of its own, for a caller that will
+    evaluate contracts after reading a project: the import (about 0.25 s of the first
+    call) then runs while SQLite reads, which lets go of the interpreter lock. The first
+    call waits for it if it is not done (Python's import lock), and a failure there is
+    raised by that call's own import, as without this."""
+    def load() -> None:
+        with contextlib.suppress(ImportError):  # the caller's own import says why
+            import scipy.special._ufuncs  # noqa: F401
+    threading.Thread(target=load, name="accord-import-scipy", daemon=True).start()
 
 
 def _boost() -> tuple[Any, Any]:
