@@ -38,3 +38,32 @@ def test_a_user_state_shape() -> None:
     assert json_depth(text) == 5
     assert value_deeper_than(state, 4) and not value_deeper_than(state, 5)
     assert not value_deeper_than(state) and not deeper_than(text)
+
+
+def _depth_by_pattern(kept: bytes) -> int:
+    """The oracle: the count before it was done with a running parity (each pair of
+    quotes and what lies between removed by a regular expression, left to right)."""
+    import re
+
+    kept = re.sub(rb'"[^"]*"', b"", kept.replace(b'""', b""))
+    depth = deepest = 0
+    for byte in kept:
+        depth += 1 if byte in b"[{" else -1 if byte in b"]}" else 0
+        deepest = max(deepest, depth)
+    return deepest
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_parity_count_is_the_pattern_count(seed: int) -> None:
+    """``_kept_depth`` (quotes' parity in numpy) against the pattern it replaced, on
+    random texts of quotes and brackets: paired quotes, an odd quote (broken JSON, counted
+    the old way), empty strings, strings of brackets, unbalanced brackets."""
+    import random
+
+    from app.core.formats.nesting import _kept_depth
+
+    rng = random.Random(seed)
+    for _ in range(10_000):
+        alphabet = b'"[]{}' if rng.random() < 0.5 else b'"""[{'
+        kept = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        assert _kept_depth(kept) == _depth_by_pattern(kept), kept

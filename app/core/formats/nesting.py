@@ -55,6 +55,7 @@ _STEP[list(b"]}")] = -1
 _OPENERS_AS_BRACES = bytes(123 if b == 91 else b for b in range(256))
 _DELETE_BUT_OPENERS = bytes(b for b in range(256) if b not in b"[{\n")
 _STRING = re.compile(rb'"[^"]*"')
+_QUOTE = ord('"')
 
 
 def _where(file: Path | str | None, line: int | None, key: str | None) -> dict[str, Any]:
@@ -77,10 +78,32 @@ def json_depth(data: bytes | str) -> int:
 
 def _kept_depth(kept: bytes) -> int:
     """:func:`json_depth` of a text already stripped to its quotes and brackets (escaped
-    backslashes and quotes removed first)."""
-    kept = kept.replace(b'""', b"")  # strings without brackets
+    backslashes and quotes removed first).
+
+    A bracket is inside a string when an odd number of quotes comes before it, so the
+    strings are dropped with a running parity of the quotes, in numpy (a few calls of a
+    few milliseconds on a 14 MB ``user_state.json``; the regular expression that removed
+    them held the interpreter lock 50-190 ms in one call, and the GUI reads projects on a
+    worker thread). An odd number of quotes (broken JSON) is counted as before, by
+    :func:`_kept_depth_by_pattern`."""
+    kept = kept.replace(b'""', b"")  # strings without brackets (keeps every parity)
+    if not kept:
+        return 0
+    codes = np.frombuffer(kept, dtype=np.uint8)
+    steps = _STEP[codes]
     if b'"' in kept:
-        kept = _STRING.sub(b"", kept)
+        quotes = (codes == _QUOTE).view(np.uint8)
+        if int(np.count_nonzero(quotes)) % 2:
+            return _kept_depth_by_pattern(kept)
+        inside = np.bitwise_xor.accumulate(quotes)  # at a bracket: the quotes before it
+        steps[inside.view(bool)] = 0
+    return int(np.cumsum(steps, dtype=np.int32).max(initial=0))
+
+
+def _kept_depth_by_pattern(kept: bytes) -> int:
+    """:func:`_kept_depth` by removing each pair of quotes and what lies between, left
+    to right (a last unpaired quote stays, and the brackets after it count)."""
+    kept = _STRING.sub(b"", kept)
     if not kept:
         return 0
     steps = _STEP[np.frombuffer(kept, dtype=np.uint8)]
