@@ -53,17 +53,33 @@ def _depth_by_pattern(kept: bytes) -> int:
     return deepest
 
 
+@pytest.mark.parametrize("short", [0, 1 << 16])
 @pytest.mark.parametrize("seed", range(3))
-def test_the_parity_count_is_the_pattern_count(seed: int) -> None:
-    """``_kept_depth`` (quotes' parity in numpy) against the pattern it replaced, on
-    random texts of quotes and brackets: paired quotes, an odd quote (broken JSON, counted
-    the old way), empty strings, strings of brackets, unbalanced brackets."""
+def test_the_parity_count_is_the_pattern_count(seed: int, short: int,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_kept_depth`` both ways (``short`` 0: every text the long way, the quotes' parity
+    in numpy; else the C iterators) against the pattern and loop it replaced, on random
+    texts of quotes and brackets: paired quotes, an odd quote (broken JSON), empty
+    strings, strings of brackets, unbalanced brackets."""
     import random
 
+    from app.core.formats import nesting
     from app.core.formats.nesting import _kept_depth
 
+    monkeypatch.setattr(nesting, "_SHORT", short)
+
     rng = random.Random(seed)
-    for _ in range(10_000):
+    for _ in range(5_000):
         alphabet = b'"[]{}' if rng.random() < 0.5 else b'"""[{'
         kept = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
         assert _kept_depth(kept) == _depth_by_pattern(kept), kept
+
+
+def test_a_long_text_is_counted_as_a_short_one() -> None:
+    """A text past the short bound (a whole ``user_state.json``), brackets inside its
+    strings, counted the long way: the depth of its value."""
+    value = {"a": [_nested(40, "string") for _ in range(600)], "b": "[[[[{{{{"}
+    text = json.dumps(value)
+    assert len(text) > 1 << 16
+    assert json_depth(text) == 42
+    assert deeper_than(text, 41) and not deeper_than(text, 42)

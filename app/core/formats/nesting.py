@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,9 @@ _OPENERS_AS_BRACES = bytes(123 if b == 91 else b for b in range(256))
 _DELETE_BUT_OPENERS = bytes(b for b in range(256) if b not in b"[{\n")
 _STRING = re.compile(rb'"[^"]*"')
 _QUOTE = ord('"')
+_STEP_OF = _STEP.tolist()
+_SHORT = 1 << 16
+"""Stripped texts shorter than this are counted without numpy (:func:`_kept_depth`)."""
 
 
 def _where(file: Path | str | None, line: int | None, key: str | None) -> dict[str, Any]:
@@ -80,15 +84,23 @@ def _kept_depth(kept: bytes) -> int:
     """:func:`json_depth` of a text already stripped to its quotes and brackets (escaped
     backslashes and quotes removed first).
 
-    A bracket is inside a string when an odd number of quotes comes before it, so the
-    strings are dropped with a running parity of the quotes, in numpy (a few calls of a
-    few milliseconds on a 14 MB ``user_state.json``; the regular expression that removed
-    them held the interpreter lock 50-190 ms in one call, and the GUI reads projects on a
-    worker thread). An odd number of quotes (broken JSON) is counted as before, by
-    :func:`_kept_depth_by_pattern`."""
+    Two ways, for the GUI's sake (it reads projects on a worker thread; see
+    ``tests/benchmarks/bench_gui_stall.py``):
+
+    - a short text (a piece of a ``user_state.json``: one item's answers) is counted by C
+      iterators that keep the interpreter lock a few microseconds. numpy lets go of the
+      lock inside each call on more than a few hundred elements and takes it back at
+      once; thousands of such calls in a row starved the GUI thread, which asked for the
+      lock each time just too late (40-200 ms stalls);
+    - a long one (a whole 14 MB file) by a running parity of the quotes in numpy, a few
+      calls of a few milliseconds: a bracket is inside a string when an odd number of
+      quotes comes before it (one regular expression over the text held the lock
+      50-190 ms). An odd number of quotes (broken JSON) is counted as the short way."""
     kept = kept.replace(b'""', b"")  # strings without brackets (keeps every parity)
     if not kept:
         return 0
+    if len(kept) < _SHORT:
+        return _kept_depth_by_pattern(kept)
     codes = np.frombuffer(kept, dtype=np.uint8)
     steps = _STEP[codes]
     if b'"' in kept:
@@ -102,12 +114,11 @@ def _kept_depth(kept: bytes) -> int:
 
 def _kept_depth_by_pattern(kept: bytes) -> int:
     """:func:`_kept_depth` by removing each pair of quotes and what lies between, left
-    to right (a last unpaired quote stays, and the brackets after it count)."""
-    kept = _STRING.sub(b"", kept)
-    if not kept:
-        return 0
-    steps = _STEP[np.frombuffer(kept, dtype=np.uint8)]
-    return int(np.cumsum(steps, dtype=np.int32).max(initial=0))
+    to right (a last unpaired quote stays, and the brackets after it count), then a
+    running sum in C iterators."""
+    if b'"' in kept:
+        kept = _STRING.sub(b"", kept)
+    return max(0, max(accumulate(map(_STEP_OF.__getitem__, kept)), default=0))
 
 
 _LONG_TEXT = 1 << 16
