@@ -234,12 +234,12 @@ def test_queries_started_side_by_side_give_the_old_answers(tmp_path: Path, seed:
                                                            monkeypatch: pytest.MonkeyPatch
                                                            ) -> None:
     """With a way to open more connections, the tiers' queries start on worker threads
-    (``engine_sorted``) and their rows are still read in order: the same answers, small
+    (``engine_parallel``) and their rows are still read in order: the same answers, small
     chunks or large, and the workers' connections are closed."""
-    from app.core.formats.potato import engine_columns, engine_sorted
+    from app.core.formats.potato import engine_columns, engine_parallel
     from app.core.formats.potato.engine_answers import read_columns
 
-    monkeypatch.setattr(engine_sorted, "WORKERS", 2)
+    monkeypatch.setattr(engine_parallel, "WORKERS", 2)
     make = (_random_database, _cascade_database, _same_items_database)[seed % 3]
     path = tmp_path / "engine.sqlite"
     db = make(path, seed)

@@ -27,7 +27,7 @@ import numpy as np
 from app.core.formats.potato import engine_columns
 from app.core.formats.potato.engine_columns import TierColumns, probs, tier_columns
 from app.core.formats.potato.engine_json import stored_json
-from app.core.formats.potato.engine_sorted import Connect, SortedQueries
+from app.core.formats.potato.engine_parallel import Connect, SortedQueries
 
 __all__ = ["RawAnswer", "StoredAnswers", "TierColumns", "probs", "read_answers",
            "read_columns"]
@@ -112,7 +112,7 @@ def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...], labels: Sequenc
     this replaced). ``labels``: the values the schemes allow; a ``value_json`` that is one
     of them as ``json.dumps`` writes it comes back from SQLite as its number
     (:func:`_value_cases`). ``connect``: opens another connection to the same database,
-    so the queries start side by side (:mod:`.engine_sorted`)."""
+    so the queries start side by side (:mod:`.engine_parallel`)."""
     latest: dict[tuple[Any, Any], Any] = {}  # (source, schema) -> the last version
     for source, schema, version in _versions(db):
         latest[(source, schema)] = version

@@ -61,11 +61,11 @@ from app.core.formats.labeling.data import (
 )
 from app.core.formats.labeling.table import PredictionTable
 from app.core.formats.potato.engine_answers import StoredAnswers, read_columns
-from app.core.formats.potato.engine_check import IntegrityCheck
-from app.core.formats.potato.engine_check import unreadable as _unreadable
 from app.core.formats.potato.engine_items import ItemMeta, read_items
 from app.core.formats.potato.engine_json import json_column as _json_column
 from app.core.formats.potato.engine_json import stored_json as _json
+from app.core.formats.potato.engine_parallel import IntegrityCheck
+from app.core.formats.potato.engine_parallel import unreadable as _unreadable
 from app.core.formats.potato.engine_predictions import (
     check_labels,
     kept_whole,

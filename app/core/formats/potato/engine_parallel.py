@@ -1,0 +1,135 @@
+"""SQLite's work on ``engine.sqlite`` run on threads of its own, beside the read.
+
+Why a module: SQLite lets go of the interpreter lock while it works, and two pieces of a
+million-item read are long stretches of SQLite alone:
+
+- ``PRAGMA quick_check`` reads every page of the file (1.5 s of a million-item
+  database, a sixth of ``accord label status``): :class:`IntegrityCheck` runs it on its
+  own connection while the tables are read. Nothing read is used until it has answered:
+  a damaged file is named as damaged (the same sentence as when the check ran first),
+  whatever the read made of it.
+- each tier's query sorts a million rows before SQLite hands back the first (about a
+  second): :class:`SortedQueries` starts them together on two threads with connections
+  of their own, so the sorts overlap each other and the decoding of the rows already
+  sorted. Each query's rows are still read in order, by the caller, a chunk at a time;
+  only the first chunk (the one that waits on the sort) is fetched on the worker.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from app.core.errors import InputError
+
+WORKERS = min(2, os.cpu_count() or 1)
+"""Threads sorting at once."""
+Connect = Callable[[], sqlite3.Connection]
+
+
+class _Started:
+    """A query whose first chunk is already fetched: :meth:`fetchmany` hands it back first,
+    then the cursor's next chunks."""
+
+    def __init__(self, cursor: sqlite3.Cursor, first: list[Any]) -> None:
+        self._cursor = cursor
+        self._first: list[Any] | None = first
+
+    def fetchmany(self, size: int) -> list[Any]:
+        if self._first is not None:
+            rows, self._first = self._first, None
+            return rows
+        return self._cursor.fetchmany(size)
+
+
+class SortedQueries:
+    """``query`` run with each of ``params``; iterating gives, in order, an object with
+    ``fetchmany`` per query. With ``connect`` the queries start on worker threads;
+    without, each runs on ``db`` when its turn comes."""
+
+    def __init__(self, db: sqlite3.Connection, connect: Connect | None, query: str,
+                 params: Sequence[Sequence[Any]], chunk: int) -> None:
+        self._db, self._connect, self._query = db, connect, query
+        self._params, self._chunk = list(params), chunk
+        self._pool: ThreadPoolExecutor | None = None
+        self._opened: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> Iterator[Any]:
+        if self._connect is None or WORKERS < 2 or len(self._params) < 2:
+            return (self._db.execute(self._query, p) for p in self._params)
+        self._pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="accord-sort")
+        futures: list[Future[_Started]] = [self._pool.submit(self._start, p)
+                                           for p in self._params]
+        return (future.result() for future in futures)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+        for connection in self._opened:
+            connection.close()
+
+    def _start(self, params: Sequence[Any]) -> _Started:
+        assert self._connect is not None
+        connection = self._connect()  # one per query: a cursor is read by the caller later
+        with self._lock:
+            self._opened.append(connection)
+        cursor = connection.execute(self._query, params)
+        return _Started(cursor, cursor.fetchmany(self._chunk))
+
+
+def unreadable(shown: Path, error: sqlite3.DatabaseError) -> InputError:
+    """The sentence for a file SQLite cannot read."""
+    said = " ".join(str(error).split())[:300]  # one line on stderr, whatever SQLite says
+    return InputError(f"not a readable SQLite database ({said}); expected Potato 2.12's "
+                      "engine database", file=shown)
+
+
+def damaged(shown: Path, answer: str | None) -> InputError:
+    """The sentence for a file whose ``quick_check`` did not answer ``ok``."""
+    found = " ".join(answer.split())[:300] if answer is not None else "no answer"
+    return InputError(f"the database is damaged ({found}); expected an intact SQLite "
+                      "database", file=shown)
+
+
+class IntegrityCheck:
+    """``PRAGMA quick_check`` on a connection of its own, on a thread of its own, from
+    ``with`` to :meth:`raise_if_damaged` (which waits for it)."""
+
+    def __init__(self, connect: Callable[[], sqlite3.Connection]) -> None:
+        self._connect = connect
+        self._answer: str | None = None
+        self._error: sqlite3.DatabaseError | None = None
+        self._thread = threading.Thread(target=self._run, name="accord-quick-check",
+                                        daemon=True)
+
+    def __enter__(self) -> IntegrityCheck:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._thread.join()
+
+    def _run(self) -> None:
+        try:
+            db = self._connect()
+            try:
+                row = db.execute("PRAGMA quick_check").fetchone()
+                self._answer = None if row is None else str(row[0])
+            finally:
+                db.close()
+        except sqlite3.DatabaseError as error:
+            self._error = error
+
+    def raise_if_damaged(self, shown: Path) -> None:
+        """Wait for the check; raise the sentence for a damaged or unreadable file."""
+        self._thread.join()
+        if self._error is not None:
+            raise unreadable(shown, self._error)
+        if self._answer != "ok":
+            raise damaged(shown, self._answer)
