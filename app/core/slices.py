@@ -88,6 +88,20 @@ def tolist_in_slices(values: np.ndarray, size: int = SLICE * 10) -> list[Any]:
     return out
 
 
+def array_in_slices(values: Iterable[Any], dtype: Any, count: int, size: int = SLICE * 10
+                    ) -> np.ndarray:
+    """``np.fromiter(values, dtype, count)``, a slice at a time (3,000,000 label codes in
+    one call held the lock over 100 ms)."""
+    if size < 1:
+        raise ValueError("size must be at least 1")
+    out = np.empty(count, dtype=dtype)
+    iterator = iter(values)
+    for start in range(0, count, size):
+        stop = min(start + size, count)
+        out[start:stop] = np.fromiter(iterator, dtype, stop - start)
+    return out
+
+
 def take_in_slices(values: np.ndarray, codes: np.ndarray, size: int = SLICE * 10
                    ) -> list[Any]:
     """``values[codes].tolist()`` (the objects ``codes`` point at, in a list), a slice

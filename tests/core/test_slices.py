@@ -99,6 +99,30 @@ def test_array_slices_are_tolist(n: int) -> None:
         take_in_slices(names, codes, 0)
 
 
+@pytest.mark.parametrize("n", [0, 1, 9, 10, 11, 1234])
+def test_array_in_slices_is_fromiter(n: int) -> None:
+    """``array_in_slices`` is ``np.fromiter`` with a count: the same values and dtype,
+    the iterator consumed to exactly ``n``, and a short one refused as numpy refuses it."""
+    import numpy as np
+
+    from app.core.slices import array_in_slices
+
+    rng = random.Random(n)
+    values = [rng.randrange(-5, 1000) for _ in range(n)]
+    for size in (1, 3, 10, 100_000):
+        built = array_in_slices(iter(values), np.int32, n, size)
+        expected = np.fromiter(iter(values), np.int32, n)
+        assert built.dtype == expected.dtype and built.tolist() == expected.tolist()
+        longer = iter([*values, 7])
+        array_in_slices(longer, np.int32, n, size)
+        assert next(longer) == 7
+    if n:
+        with pytest.raises(ValueError):
+            array_in_slices(iter(values[:-1]), np.int32, n, 3)
+    with pytest.raises(ValueError, match="at least 1"):
+        array_in_slices(iter(values), np.int32, n, 0)
+
+
 def test_sorted_strings_is_sorted(monkeypatch: pytest.MonkeyPatch) -> None:
     """numpy's order against ``sorted``'s, on strings of every width (and the ones numpy
     orders otherwise or cannot hold, which go to ``sorted``)."""

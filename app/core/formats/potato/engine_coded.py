@@ -13,12 +13,19 @@ tier); a stored prediction has no line, so ``line`` is ``None`` for each.
 
 from __future__ import annotations
 
+from itertools import repeat
+
 import numpy as np
 
 from app.core.formats.labeling.decoded import Columns
 from app.core.formats.labeling.table import PredictionTable
 from app.core.formats.potato.engine_answers import StoredAnswers
-from app.core.slices import list_in_slices
+from app.core.slices import (
+    array_in_slices,
+    dict_update_in_slices,
+    list_in_slices,
+    set_in_slices,
+)
 
 
 def coded_prediction_table(stored: StoredAnswers) -> PredictionTable | None:
@@ -44,11 +51,11 @@ def coded_prediction_table(stored: StoredAnswers) -> PredictionTable | None:
             chosen = rows[positions == position]
             values += list_in_slices(map(columns[position].values.__getitem__,
                                          chosen.tolist()))
-        if not set(map(type, values)) <= {str}:
+        if not set_in_slices(map(type, values)) <= {str}:
             return None
-        for value in dict.fromkeys(values):
+        for value in dict_update_in_slices({}, zip(values, repeat(None))):
             labels.setdefault(value, len(labels))
-        value_codes = np.fromiter(map(labels.__getitem__, values), np.int32, len(values))
+        value_codes = array_in_slices(map(labels.__getitem__, values), np.int32, len(values))
         label = np.empty(len(rows), np.int32)
         confidence = np.empty(len(rows), np.float64)
         start = 0
