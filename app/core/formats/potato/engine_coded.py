@@ -25,6 +25,7 @@ from app.core.slices import (
     dict_update_in_slices,
     list_in_slices,
     set_in_slices,
+    tolist_in_slices,
 )
 
 
@@ -50,7 +51,7 @@ def coded_prediction_table(stored: StoredAnswers) -> PredictionTable | None:
         for position in range(len(columns)):  # each tier's answered values, in row order
             chosen = rows[positions == position]
             values += list_in_slices(map(columns[position].values.__getitem__,
-                                         chosen.tolist()))
+                                         tolist_in_slices(chosen)))
         if not set_in_slices(map(type, values)) <= {str}:
             return None
         for value in dict_update_in_slices({}, zip(values, repeat(None))):

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from app.core.formats.potato.engine_json import json_column, stored_json
-from app.core.slices import dict_in_slices
+from app.core.slices import array_in_slices, dict_in_slices
 
 CHUNK = 50_000
 """Rows fetched and turned into columns at a time."""
@@ -58,13 +58,14 @@ class TierColumns:
               row_of: dict[str, int] | None = None, sorted_items: bool = False
               ) -> TierColumns:
         """The columns, with ``row_of`` (made here unless given) and the masks."""
-        n = len(items)
-        ok = np.fromiter(map("ok".__eq__, statuses), bool, n)
-        valued = np.fromiter(map(is_not, values, repeat(None)), bool, n)
+        n = len(items)  # each column a slice at a time: a million rows held the lock
+        ok = array_in_slices(map("ok".__eq__, statuses), bool, n)
+        valued = array_in_slices(map(is_not, values, repeat(None)), bool, n)
         if row_of is None:
             row_of = dict_in_slices(zip(items, range(n), strict=True))
         return cls(schema, tier, items, values, confidences, statuses, distributions, row_of,
-                   ok & valued, np.asarray(confidences, float).reshape(n), sorted_items)
+                   ok & valued, array_in_slices(confidences, np.float64, n),
+                   sorted_items)
 
     def __len__(self) -> int:
         return len(self.items)

@@ -114,8 +114,8 @@ def read_items(db: sqlite3.Connection) -> ItemMeta:
     distinct = [text for (text,) in db.execute("SELECT DISTINCT meta_json FROM engine_item")]
     if len(distinct) <= FEW_METAS and all(type(text) is str for text in distinct):
         cases = " ".join(f"WHEN ? THEN {code}" for code in range(len(distinct)))
-        rows = db.execute(f"SELECT item_id, CASE meta_json {cases} END FROM engine_item"
-                          " ORDER BY ingest_seq", distinct).fetchall()
+        rows = _fetched(db.execute(f"SELECT item_id, CASE meta_json {cases} END"
+                                   " FROM engine_item ORDER BY ingest_seq", distinct))
         items = list_in_slices(map(itemgetter(0), rows))
         codes = list_in_slices(map(itemgetter(1), rows))
         if None not in codes:
@@ -123,8 +123,8 @@ def read_items(db: sqlite3.Connection) -> ItemMeta:
                 items = [str(item) for item in items]
             return ItemMeta(tuple(items), [_meta(stored_json(text)) for text in distinct],
                             dict_in_slices(zip(items, codes, strict=True)))
-    rows = db.execute("SELECT item_id, meta_json FROM engine_item"
-                      " ORDER BY ingest_seq").fetchall()
+    rows = _fetched(db.execute("SELECT item_id, meta_json FROM engine_item"
+                               " ORDER BY ingest_seq"))
     items = list(map(itemgetter(0), rows))
     if rows and set(map(type, items)) != {str}:
         items = [str(item) for item in items]
@@ -141,6 +141,19 @@ def read_items(db: sqlite3.Connection) -> ItemMeta:
         codes = list(range(len(texts)))
         entries = [_meta(stored_json(text)) for text in texts]
     return ItemMeta(tuple(items), entries, dict_in_slices(zip(items, codes, strict=True)))
+
+
+FETCH = 20_000
+"""Rows fetched at a time (:func:`_fetched`)."""
+
+
+def _fetched(cursor: sqlite3.Cursor) -> list[Any]:
+    """``cursor.fetchall()``, :data:`FETCH` rows at a time: a million rows in one call
+    kept the GUI thread (which opens projects on a worker) waiting 150-180 ms."""
+    rows: list[Any] = []
+    while chunk := cursor.fetchmany(FETCH):
+        rows += chunk
+    return rows
 
 
 def _meta(meta: Any) -> Entry:
