@@ -38,6 +38,15 @@ freezes the collector after reading (single C calls of 60-270 ms held the interp
 lock), and the GUI sets a 1 ms interpreter switch interval (``app.ui.app``): a repaint
 calls Python many times and, at the default 5 ms, each call could wait 5 ms for the
 worker (60-140 ms stalls). The longest gaps are printed with when they happened.
+
+Later (issue 17, 2026-12-03, the same machine, busier): the lidar study 70-92 ms, all of
+it on the GUI thread after the result arrived (the worker's own stalls under 50 ms: a
+depth count that called numpy thousands of times in a row, letting go of the lock and
+taking it back inside each call, starved the GUI thread 40-200 ms; it now uses C
+iterators for short texts); ``--labeling 1000000`` with the JSON Lines store 70 ms (GUI
+side after the result; the worker's longest 54 ms, a million-entry dict's last resize);
+with the ``engine.sqlite`` store 147 ms (the worker: dict resizes and SQLite fetches of
+a million rows; single C calls over a million rows were sliced, 182 ms before).
 """
 
 from __future__ import annotations
