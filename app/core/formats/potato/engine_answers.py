@@ -116,10 +116,11 @@ def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...], labels: Sequenc
     latest: dict[tuple[Any, Any], Any] = {}  # (source, schema) -> the last version
     for source, schema, version in _versions(db):
         latest[(source, schema)] = version
+    sources = set(tiers)
     wanted = [(source, schema, version) for (source, schema), version in latest.items()
-              if source in set(tiers)]
-    texts, known = _label_texts(db, labels)
-    columns = _tier_by_tier(db, wanted, texts, known, connect)
+              if source in sources]
+    value, status, known = _value_cases(db, labels)
+    columns = _tier_by_tier(db, wanted, value, status, known, connect)
     by_schema: dict[Any, dict[Any, TierColumns]] = {}
     for (source, schema, _version), column in zip(wanted, columns, strict=True):
         if column is not None:
@@ -129,16 +130,16 @@ def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...], labels: Sequenc
                           for schema in sorted(by_schema)})
 
 
-def _tier_by_tier(db: sqlite3.Connection, wanted: list[tuple[Any, Any, Any]],
-                  texts: list[str], known: list[Any], connect: Connect | None = None
+def _tier_by_tier(db: sqlite3.Connection, wanted: list[tuple[Any, Any, Any]], value: str,
+                  status: str, known: list[Any], connect: Connect | None = None
                   ) -> list[TierColumns | None]:
     """Each wanted tier's columns from its own sorted query (:func:`tier_columns`).
 
     With ``connect``, every tier's query starts at once on a thread and connection of
     its own: SQLite sorts a tier's rows before it hands back the first (a second for a
     million rows, without the interpreter lock), so the sorts run side by side while
-    this thread turns the rows of the first tier into columns."""
-    value, status = _value_cases(db, texts)
+    this thread turns the rows of the first tier into columns. ``value``, ``status``:
+    the query's expressions of those columns (:func:`_value_cases`)."""
     query = (f"SELECT p.item_id, {value}, {status}, p.raw_conf, p.conf_json"
              " FROM prediction p JOIN source_version v ON v.version_id = p.source_version_id"
              " WHERE v.source_id = ? AND p.schema_name = ? AND v.version_id = ?"
@@ -155,41 +156,29 @@ def _tier_by_tier(db: sqlite3.Connection, wanted: list[tuple[Any, Any, Any]],
     return out
 
 
-def _declared_text(db: sqlite3.Connection) -> bool:
-    """Potato's schema declares ``value_json`` and ``status`` ``TEXT``: SQLite then stores
-    any number written there as text, so an integer the query hands back can only be one
-    of its codes."""
+def _value_cases(db: sqlite3.Connection, labels: Sequence[Any]
+                 ) -> tuple[str, str, list[Any]]:
+    """The value and status expressions of the predictions query, and the values their
+    numbers stand for: ``value_json`` equal to ``json.dumps`` of a label is that label's
+    number, status ``ok`` is ``0``. Only where Potato's schema declares both columns
+    ``TEXT``: SQLite then stores any number written there as text, so an integer can
+    only be one of these numbers."""
     declared = {str(row[1]): str(row[2]).upper()
                 for row in db.execute("PRAGMA table_info(prediction)")}
-    return declared.get("value_json") == "TEXT" and declared.get("status") == "TEXT"
-
-
-def _label_texts(db: sqlite3.Connection, labels: Sequence[Any]) -> tuple[list[str], list[Any]]:
-    """The labels as ``json.dumps`` writes them, each read back as itself, and their values
-    (none unless :func:`_declared_text`)."""
-    if not _declared_text(db):
-        return [], []
+    if declared.get("value_json") != "TEXT" or declared.get("status") != "TEXT":
+        return "p.value_json", "p.status", []
     texts: list[str] = []
     for label in labels:
         text = json.dumps(label)
         if type(label) in (str, int, float, bool) and text not in texts \
                 and stored_json(text) == label and type(stored_json(text)) is type(label):
             texts.append(text)
-    if len(texts) > 200:
-        return [], []
-    return texts, [stored_json(text) for text in texts]
-
-
-def _value_cases(db: sqlite3.Connection, texts: list[str]) -> tuple[str, str]:
-    """The value and status expressions of the per-tier query: ``value_json`` equal to
-    ``texts[k]`` is ``k``, status ``ok`` is ``0`` (only where :func:`_declared_text`)."""
-    if not _declared_text(db):
-        return "p.value_json", "p.status"
     status = "CASE WHEN p.status = 'ok' THEN 0 ELSE p.status END"
-    if not texts:
-        return "p.value_json", status
+    if not texts or len(texts) > 200:
+        return "p.value_json", status, []
     cases = " ".join(f"WHEN {_quoted(text)} THEN {code}" for code, text in enumerate(texts))
-    return f"CASE p.value_json {cases} ELSE p.value_json END", status
+    return f"CASE p.value_json {cases} ELSE p.value_json END", status, \
+        [stored_json(text) for text in texts]
 
 
 def _quoted(text: str) -> str:
