@@ -26,6 +26,20 @@ def test_binom_cdf_is_scipy_stats_bit_for_bit() -> None:
     assert abs(float(binom_cdf(5, 100, 0.1)) - 0.0575769) < 1e-7  # the spec's reference
 
 
+def test_binom_cdf_of_one_count_is_scipy_stats_bit_for_bit() -> None:
+    """The scalar path (Python numbers, as the sequential tests call it) against
+    ``scipy.stats`` on random counts, including those outside the support."""
+    rng = np.random.default_rng(5)
+    for _ in range(3000):
+        n = int(rng.integers(0, 2000))
+        k: float = int(rng.integers(-3, n + 3))
+        if rng.random() < 0.2:
+            k += 0.5
+        p = 0.0 if rng.random() < 0.02 else float(rng.random())
+        mine, theirs = binom_cdf(k, n, p), sps.binom.cdf(k, n, p)
+        assert type(mine) is np.float64 and mine == theirs, (k, n, p, mine, theirs)
+
+
 def test_beta_norm_and_t_are_scipy_stats_bit_for_bit() -> None:
     rng = np.random.default_rng(4)
     for q, a, b in zip(rng.random(3000), rng.integers(1, 500, 3000),
