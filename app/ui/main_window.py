@@ -143,6 +143,21 @@ class MainWindow(QMainWindow):
         except Exception:  # one broken view must not take the window down
             log.exception("view %s could not show the context", name)
 
+    def _context_steps(self, name: str, context: ViewContext) -> list[Callable[[], object]]:
+        """The view's :meth:`View.context_steps`, each kept from taking the window down."""
+        try:
+            steps = self.views[name].context_steps(context)
+        except Exception:
+            log.exception("view %s could not show the context", name)
+            return []
+        return [partial(self._guarded, name, step) for step in steps]
+
+    def _guarded(self, name: str, step: Callable[[], object]) -> None:
+        try:
+            step()
+        except Exception:  # one broken view must not take the window down
+            log.exception("view %s could not show the context", name)
+
     def _staggered(self, steps: list[Callable[[], object]], then: Callable[[], object],
                    generation: int | None = None) -> None:
         """Run ``steps`` one per event-loop turn, so the window paints between them (a new
@@ -259,17 +274,23 @@ class MainWindow(QMainWindow):
         if self.watcher.root != data.path.resolve():
             self.watcher.watch(data.path)
 
+        def docks() -> None:
+            # First: a dock shown or hidden resizes its neighbours, and a view resized
+            # after it drew the project draws it again (the cuboids view's labels were
+            # laid out twice, each time a 35-50 ms repaint).
+            self.dock_layout.show_present_kinds(data)
+            self.dock_layout.raise_detail(context, fallback=True)
+
         def tree() -> None:
             self.tree.show_project(data)
             self.tree.select(context.scheme, context.item)
 
-        steps: list[Callable[[], object]] = [tree]
-        steps += [partial(self._show, name, context) for name in self.views]
+        steps: list[Callable[[], object]] = [docks, tree]
+        for name in self.views:
+            steps += self._context_steps(name, context)
         self._staggered(steps, partial(self._delivered, data))
 
     def _delivered(self, data: ProjectData) -> None:
-        self.dock_layout.show_present_kinds(data)
-        self.dock_layout.raise_detail(self.context, fallback=True)
         self.presentation.refresh()
         self.statusBar().showMessage(f"Opened {data.path}", 4000)
         self.project_loaded.emit(data)

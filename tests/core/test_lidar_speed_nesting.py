@@ -1,14 +1,17 @@
 """``nesting.value_deeper_than`` of a parsed value is ``deeper_than`` of its valid JSON
 text, at the bound and around it, for lists, objects, strings full of brackets and a
-lidar ``user_state.json``'s shape."""
+lidar ``user_state.json``'s shape; and the overlong-integer search, done a slice at a
+time, against one search over the whole text."""
 
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import pytest
 
+from app.core.formats import nesting
 from app.core.formats.nesting import MAX_DEPTH, deeper_than, json_depth, value_deeper_than
 
 
@@ -83,3 +86,25 @@ def test_a_long_text_is_counted_as_a_short_one() -> None:
     assert len(text) > 1 << 16
     assert json_depth(text) == 42
     assert deeper_than(text, 41) and not deeper_than(text, 42)
+
+
+def test_the_long_integer_search_by_slices_finds_what_one_search_finds(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs of digits around the limit, at random places (across slice boundaries
+    too), in bytes and in text: the sliced search answers as one search over the whole
+    text does."""
+    monkeypatch.setattr(nesting, "SCAN_SLICE", 97)
+    rng = random.Random(41)
+    found = 0
+    for _ in range(3000):
+        parts = []
+        for _ in range(rng.randrange(1, 6)):
+            parts.append("".join(rng.choice(' ,:"[]{}ab-é') for _ in range(rng.randrange(0, 250))))
+            parts.append("7" * rng.choice([1, 19, 299, 300, 301, 302, 650]))
+        text = "".join(parts)
+        whole = b"0" * (nesting.MAX_INT_DIGITS + 1) in \
+            text.encode("utf-8", "surrogatepass").translate(nesting._DIGITS)
+        assert nesting.has_long_integer(text) is whole
+        assert nesting.has_long_integer(text.encode("utf-8")) is whole
+        found += whole
+    assert 500 < found < 2500

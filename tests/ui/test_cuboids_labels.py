@@ -238,6 +238,39 @@ def test_layout_equals_the_per_rectangle_loop(monkeypatch: pytest.MonkeyPatch) -
         assert got == expected
 
 
+def test_a_layout_resumed_from_one_without_the_note_equals_one_from_scratch() -> None:
+    """The count note's corner reserved after a first layout: keeping the first layout's
+    labels up to the first that meets the note, and placing the rest again, gives the
+    layout done from scratch with the note reserved."""
+    import random
+
+    from app.ui.views.cuboids.layout import Request, layout
+    from app.ui.views.label_geometry import Rect
+
+    rng = random.Random(29)
+    resumed_late = 0
+    for _ in range(300):
+        width, height = rng.choice([(300.0, 200.0), (800.0, 600.0), (752.0, 291.0)])
+        hubs = [(rng.uniform(0, width), rng.uniform(0, height)) for _ in range(3)]
+        requests = []
+        for _ in range(rng.randrange(1, 60)):
+            hx, hy = rng.choice(hubs)
+            anchor = (rng.gauss(hx, 40), rng.gauss(hy, 40)) if rng.random() < 0.95 \
+                else (float("nan"), float("nan"))
+            requests.append(Request(anchor, (rng.uniform(20, 160), rng.choice([14.0, 28.0])),
+                                    (rng.uniform(10, 60), 14.0)))
+        obstacles = [Rect(rng.uniform(0, width), rng.uniform(0, height), rng.uniform(5, 80),
+                          rng.uniform(5, 80)) for _ in range(rng.randrange(0, 20))]
+        first = layout(requests, width, height, obstacles=obstacles)
+        note = (Rect(6.0, height - 22.0, rng.uniform(60, 260), 16.0),)
+        expected = layout(requests, width, height, reserved=note, obstacles=obstacles)
+        got = layout(requests, width, height, reserved=note, obstacles=obstacles,
+                     earlier=first)
+        assert got == expected
+        resumed_late += got.placed[:3] == first.placed[:3] != ()
+    assert resumed_late > 100  # the kept prefix is exercised, not only the fresh start
+
+
 def test_candidate_arrays_are_the_candidates_in_order() -> None:
     import random
 

@@ -183,10 +183,25 @@ def check_integers(
 
 
 def has_long_integer(data: bytes | str) -> bool:
+    """Whether ``data`` holds a run of more than :data:`MAX_INT_DIGITS` digits.
+
+    Looked for a slice of :data:`SCAN_SLICE` characters at a time (each slice overlaps
+    the next by a run's length, so no run is missed): over a whole 14 MB
+    ``user_state.json`` the translation and search were single C calls that held the
+    interpreter lock 30-60 ms while the window waited (``bench_gui_stall.py``)."""
     if len(data) <= MAX_INT_DIGITS:
         return False
-    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    return _LONG in raw.translate(_DIGITS)
+    reach = SCAN_SLICE + len(_LONG) - 1
+    for start in range(0, max(len(data) - len(_LONG) + 1, 1), SCAN_SLICE):
+        piece = data[start:start + reach]
+        raw = piece.encode("utf-8", "surrogatepass") if isinstance(piece, str) else piece
+        if _LONG in raw.translate(_DIGITS):
+            return True
+    return False
+
+
+SCAN_SLICE = 1 << 18
+"""Characters of a text searched for an overlong integer by one C call."""
 
 
 def _bounded_parse(

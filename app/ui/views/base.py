@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from PySide6.QtCore import Signal
@@ -100,6 +102,12 @@ class View(QWidget):
     def show_context(self, context: ViewContext) -> None:
         """Show ``context``; called on the GUI thread, must be quick (no computation)."""
         raise NotImplementedError
+
+    def context_steps(self, context: ViewContext) -> list[Callable[[], object]]:
+        """:meth:`show_context` as steps that the window runs one per event-loop turn
+        when a project arrives, so that no step together with the repaint it causes
+        stalls the window (the goal is under 50 ms); one step unless a view splits it."""
+        return [partial(self.show_context, context)]
 
     def show_empty(self, sentence: str) -> None:
         """Cover the view with the one empty state every view shares: its title and

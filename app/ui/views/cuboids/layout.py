@@ -206,13 +206,31 @@ def layout(
     height: float,
     reserved: Sequence[Rect] = (),
     obstacles: Sequence[Rect] = (),
+    earlier: Layout | None = None,
 ) -> Layout:
     """Place ``requests`` in order (the first has priority); see the module docstring.
-    No label meets a ``reserved`` rectangle or an ``obstacle`` (the boxes' outlines)."""
+    No label meets a ``reserved`` rectangle or an ``obstacle`` (the boxes' outlines).
+
+    ``earlier``: the layout of the same requests, size and obstacles without
+    ``reserved`` (the count note's corner is reserved after a first layout dropped
+    labels). Its labels before the first whose rectangle meets a reserved one are kept
+    as they are, and only the rest is placed again: more taken rectangles only take
+    candidates away, so a label whose chosen place is still free chooses it again, and
+    each later label then sees the same taken rectangles (the result is the same as a
+    layout from scratch, ``tests/ui/test_cuboids_labels.py``; the lidar view's second
+    layout cost as much as its first)."""
     taken = _Taken([*reserved, *obstacles])
     placed: list[Placed] = []
     dropped = 0
+    start = 0
+    if earlier is not None:
+        start, placed, dropped = _kept_prefix(earlier, _Taken(reserved), requests, width,
+                                               height)
+        for kept in placed:
+            taken.add(kept.rect)
     for k, request in enumerate(requests):
+        if k < start:
+            continue
         ax, ay = request.anchor
         if not on_screen(ax, ay, width, height):
             continue
@@ -226,6 +244,22 @@ def layout(
         else:
             dropped += 1
     return Layout(tuple(placed), dropped)
+
+
+def _kept_prefix(earlier: Layout, reserved: _Taken, requests: Sequence[Request],
+                 width: float, height: float) -> tuple[int, list[Placed], int]:
+    """(index of the first request to place again, the placed labels before it, how
+    many labels before it were dropped) of ``earlier`` once ``reserved`` is taken."""
+    stop = len(requests)
+    for placed in earlier.placed:
+        r = placed.rect
+        if reserved.meets(np.array([r.x]), np.array([r.y]), r.w, r.h).any():
+            stop = placed.index
+            break
+    kept = [p for p in earlier.placed if p.index < stop]
+    # The dropped ones before ``stop`` stay dropped (their candidates only lost places).
+    shown = sum(on_screen(*r.anchor, width, height) for r in requests[:stop])
+    return stop, kept, shown - len(kept)
 
 
 def hidden_note(dropped: int) -> str:

@@ -92,7 +92,8 @@ def arrange(
         probe = hidden_note(result.dropped + len(requests))
         w, h = _size(metrics, metrics, (probe,))
         note_rect = Rect(NOTE_MARGIN, height - h - NOTE_MARGIN, w, h)
-        result = layout(requests, width, height, reserved=(note_rect,), obstacles=outlines)
+        result = layout(requests, width, height, reserved=(note_rect,), obstacles=outlines,
+                        earlier=result)
     texts = tuple(
         ((labels[p.index].short,) if p.short else labels[p.index].lines) for p in result.placed
     )

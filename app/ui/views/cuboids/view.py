@@ -22,6 +22,7 @@ drawing stays quick on the GUI thread).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -122,6 +123,27 @@ class CuboidsView(View):
     # ----------------------------------------------------------------- contract
 
     def show_context(self, context: ViewContext) -> None:
+        draw = self._show_around_canvas(context)
+        if draw is not None:
+            draw()
+
+    def context_steps(self, context: ViewContext) -> list[Callable[[], object]]:
+        """Two steps: the header and legend, then the canvas. The canvas's first paint
+        with a new sweep (its labels laid out) is the longest of the window's repaints
+        (25-35 ms on the 2,000-sweep study); in the same turn as the legend's first
+        layout it stalled the window 50-70 ms (``bench_gui_stall.py``)."""
+        pending: list[Callable[[], None]] = []
+
+        def around() -> None:
+            draw = self._show_around_canvas(context)
+            if draw is not None:
+                pending.append(draw)
+
+        return [around, lambda: [draw() for draw in pending]]
+
+    def _show_around_canvas(self, context: ViewContext) -> Callable[[], None] | None:
+        """Show ``context`` except on the canvas; the call that draws it there (None
+        when the canvas shows nothing)."""
         pick = pick_set_item(context, KINDS, WHAT)
         scale = context.font_scale
         font = self.font()
@@ -138,7 +160,7 @@ class CuboidsView(View):
             self.header.setText(f"Scheme {pick.scheme}" if pick.scheme else "3D cuboids")
             self.legend.setText("")
             self.legend_area.hide()
-            return
+            return None
         assert pick.agreement is not None
         scene = cuboid_scene(pick.agreement, pick.item)
         colors = [annotator_color(annotator_index(context, a)) for a in scene.annotators]
@@ -151,10 +173,13 @@ class CuboidsView(View):
         self.canvas.show()
         self.top_button.setEnabled(True)
         self.fit_button.setEnabled(True)
-        labels = cluster_labels(
-            scene, link_boxes(pick.agreement, pick.item), context.annotator_label
-        )
-        self.canvas.draw(scene, colors, cloud, labels, scale)
+        agreement, item = pick.agreement, pick.item
+
+        def draw() -> None:
+            labels = cluster_labels(scene, link_boxes(agreement, item), context.annotator_label)
+            self.canvas.draw(scene, colors, cloud, labels, scale)
+
+        return draw
 
     # ----------------------------------------------------------------- pieces
 
