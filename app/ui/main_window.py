@@ -38,6 +38,7 @@ from app.ui.settings import Settings
 from app.ui.status_panel import StatusPanel
 from app.ui.views.base import View, ViewContext
 from app.ui.views.registry import available_views
+from app.ui.views.turns import next_turn
 from app.ui.watcher import ProjectWatcher
 from app.ui.workers import JobWorker, WorkerPool
 
@@ -170,7 +171,7 @@ class MainWindow(QMainWindow):
             then()
             return
         steps[0]()
-        QTimer.singleShot(0, self, partial(self._staggered, steps[1:], then, generation))
+        next_turn(self, partial(self._staggered, steps[1:], then, generation))
 
     def pick_item(self, item: str) -> None:
         if item != self.context.item:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from app.core.formats import nesting
+from app.core.formats import digit_runs, nesting
 from app.core.formats.nesting import MAX_DEPTH, deeper_than, json_depth, value_deeper_than
 
 
@@ -93,7 +93,7 @@ def test_the_long_integer_search_by_slices_finds_what_one_search_finds(
     """Runs of digits around the limit, at random places (across slice boundaries
     too), in bytes and in text: the sliced search answers as one search over the whole
     text does."""
-    monkeypatch.setattr(nesting, "SCAN_SLICE", 97)
+    monkeypatch.setattr(digit_runs, "SCAN_SLICE", 97)
     rng = random.Random(41)
     found = 0
     for _ in range(3000):

@@ -38,17 +38,18 @@ import orjson
 import yaml
 
 from app.core.errors import InputError
+from app.core.formats.digit_runs import DIGITS as _DIGITS
+from app.core.formats.digit_runs import LONG as _LONG
+from app.core.formats.digit_runs import MAX_INT_DIGITS as MAX_INT_DIGITS  # re-exported
+from app.core.formats.digit_runs import WIDE as _WIDE
+from app.core.formats.digit_runs import has_long_integer as has_long_integer
+from app.core.formats.digit_runs import has_wide_number as has_wide_number
 
 MAX_DEPTH = 100
-MAX_INT_DIGITS = 300
 MAX_YAML_NODES = 1_000_000
 
 _KEEP = b'"[]{}'
 _DELETE = bytes(b for b in range(256) if b not in _KEEP)
-_DIGITS = bytes(48 if 48 <= b <= 57 else 32 for b in range(256))
-_LONG = b"0" * (MAX_INT_DIGITS + 1)
-_WIDE = b"0" * 19
-"""A run of 19 digits: the shortest integer orjson may read past its 64-bit range."""
 _STEP = np.zeros(256, dtype=np.int8)
 _STEP[list(b"[{")] = 1
 _STEP[list(b"]}")] = -1
@@ -182,28 +183,6 @@ def check_integers(
         _bounded_parse(data, file, line, key)
 
 
-def has_long_integer(data: bytes | str) -> bool:
-    """Whether ``data`` holds a run of more than :data:`MAX_INT_DIGITS` digits.
-
-    Looked for a slice of :data:`SCAN_SLICE` characters at a time (each slice overlaps
-    the next by a run's length, so no run is missed): over a whole 14 MB
-    ``user_state.json`` the translation and search were single C calls that held the
-    interpreter lock 30-60 ms while the window waited (``bench_gui_stall.py``)."""
-    if len(data) <= MAX_INT_DIGITS:
-        return False
-    reach = SCAN_SLICE + len(_LONG) - 1
-    for start in range(0, max(len(data) - len(_LONG) + 1, 1), SCAN_SLICE):
-        piece = data[start:start + reach]
-        raw = piece.encode("utf-8", "surrogatepass") if isinstance(piece, str) else piece
-        if _LONG in raw.translate(_DIGITS):
-            return True
-    return False
-
-
-SCAN_SLICE = 1 << 18
-"""Characters of a text searched for an overlong integer by one C call."""
-
-
 def _bounded_parse(
     data: bytes | str, file: Path | str | None, line: int | None, key: str | None
 ) -> Any:
@@ -240,11 +219,6 @@ def standard_loads(data: bytes | str) -> Any:
     """
     value = orjson_value(data)
     return json.loads(data) if value is REFUSED else value
-
-
-def has_wide_number(raw: bytes) -> bool:
-    """Whether ``raw`` holds a run of 19 digits (an integer past 64 bits may be there)."""
-    return len(raw) >= len(_WIDE) and _WIDE in raw.translate(_DIGITS)
 
 
 REFUSED = object()

@@ -11,7 +11,10 @@
 - ``budget_first``: the share of the corpus certifiable against the error target.
 
 Each builder returns a ready ``PlotWidget`` or ``None`` when the result holds nothing to
-draw. Plots are white with dark axes, like every other plot in Accord, and do not pan.
+draw. Plots are white with dark axes, like every other plot in Accord, and do not pan
+or zoom; they have no right-click menu either (its axis controls serve a plot that
+moves, and pyqtgraph builds the menu's two forms with every plot: 15 of the 25 ms a plot
+took, in the panel's longest step on the GUI thread, ``bench_gui_stall.py``).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ TARGET_COLOR = QColor("#C0392B")
 
 
 def _plot(title: str, x_label: str, y_label: str) -> pg.PlotWidget:
-    widget = pg.PlotWidget(background="w")
+    widget = pg.PlotWidget(background="w", viewBox=pg.ViewBox(enableMenu=False))
     widget.setFixedHeight(PLOT_HEIGHT)
     widget.setMinimumWidth(460)
     item = widget.getPlotItem()

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from functools import partial
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -59,6 +59,7 @@ from app.ui.views.contracts.text import (
     looks_line,
     projection_line,
 )
+from app.ui.views.turns import next_turn
 
 Confirm = Callable[[QWidget, str, str], bool]
 
@@ -309,7 +310,7 @@ class ContractsView(View):
             return
         self._pending.pop(0)()
         if self._pending:
-            QTimer.singleShot(0, self, partial(self._run_pending, generation))
+            next_turn(self, partial(self._run_pending, generation))
 
     def complete(self) -> None:
         """Build what is still pending now (tests, and anything that reads
