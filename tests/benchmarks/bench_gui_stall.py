@@ -47,6 +47,19 @@ iterators for short texts); ``--labeling 1000000`` with the JSON Lines store 70 
 side after the result; the worker's longest 54 ms, a million-entry dict's last resize);
 with the ``engine.sqlite`` store 147 ms (the worker: dict resizes and SQLite fetches of
 a million rows; single C calls over a million rows were sliced, 182 ms before).
+
+Then (2026-12-03, session 10): the lidar study 38-43 ms offscreen (goal met), after the
+cuboids view drew header and legend and the canvas on two turns, the count note's second
+label layout resumed from the first and the docks were arranged before the views drew;
+under Xvfb with Mesa's software OpenGL (``QT_QPA_PLATFORM=xcb``) 100-110 ms, the first
+OpenGL paint of a sweep (lines 27 ms, the labels' image 34 ms, Mesa's composition of
+the window 26 ms; the labels' text drawn through OpenGL had been another 70 ms).
+``--labeling 1000000``, JSON Lines: the GUI side after the result 39 ms (the window's
+and the contracts panel's steps chained by zero-delay calls ran back to back with no
+timer in between: they now wait on a 1 ms timer), the worker's longest 59 ms (the last
+resize of the million-entry dict of items, one C call); ``engine.sqlite``: after the
+result 53 ms, the worker's longest 100-190 ms (the resizes of million-entry dicts and
+sets, slowed by SQLite's threads sorting beside them).
 """
 
 from __future__ import annotations
