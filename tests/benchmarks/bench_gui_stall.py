@@ -174,7 +174,13 @@ def worker_open(window: MainWindow, project: Path,
     worker.signals.finished.connect(lambda _: arrived.append(time.monotonic()))
     loop.exec()
     elapsed = time.monotonic() - started
-    wait(200)  # the views' own deferred work after the result arrived counts too
+    # The views' own deferred work after the result arrived counts too: the contracts
+    # panel builds its cards a step per turn after the window has delivered the project.
+    for _ in range(200):
+        if not any(getattr(view, "building", False) for view in window.views.values()):
+            break
+        wait(25)
+    wait(200)
     stall = beat.stop()
     after = [b for b in beat.beats if b >= arrived[0]] if arrived else []
     delivery = 1000.0 * max((b - a for a, b in itertools.pairwise(after)),

@@ -252,7 +252,8 @@ def test_cards_are_built_a_step_per_event_loop_turn(qtbot: QtBot,
     view.show_context(ViewContext(project=sentiment))
     first = next(iter(labels.contracts))
     assert list(view.cards) == [first] and view.cards[first].plot is None
-    qtbot.waitUntil(lambda: not view._pending, timeout=5000)
+    assert view.building
+    qtbot.waitUntil(lambda: not view.building, timeout=5000)
     assert list(view.cards) == list(labels.contracts)
     assert view.cards["accuracy"].plot is not None
     view.show_context(ViewContext(project=sentiment))

@@ -312,6 +312,11 @@ class ContractsView(View):
         if self._pending:
             next_turn(self, partial(self._run_pending, generation))
 
+    @property
+    def building(self) -> bool:
+        """Whether cards are still being built, a step per event-loop turn."""
+        return bool(self._pending)
+
     def complete(self) -> None:
         """Build what is still pending now (tests, and anything that reads
         :attr:`cards` before the event loop ran)."""
