@@ -139,10 +139,7 @@ class MainWindow(QMainWindow):
             self._show(name, context)
 
     def _show(self, name: str, context: ViewContext) -> None:
-        try:
-            self.views[name].show_context(context)
-        except Exception:  # one broken view must not take the window down
-            log.exception("view %s could not show the context", name)
+        self._guarded(name, partial(self.views[name].show_context, context))
 
     def _context_steps(self, name: str, context: ViewContext) -> list[Callable[[], object]]:
         """The view's :meth:`View.context_steps`, each kept from taking the window down."""

@@ -76,3 +76,32 @@ def test_anonymous_mode_and_missing_inputs(qtbot: QtBot, lidar: ProjectData) -> 
     view.show_context(ViewContext(project=lidar, item="no_such_item"))
     assert "no answers" in view.message.text() and view.empty_message == ""
     assert view.legend_area.isHidden()
+
+
+def test_the_window_s_two_steps_show_what_show_context_shows(
+    qtbot: QtBot, lidar: ProjectData
+) -> None:
+    """A new project reaches the view in two steps (header and legend, then the canvas):
+    run in order they leave the view as one ``show_context`` does, and the canvas is
+    untouched until the second."""
+    context = ViewContext(project=lidar, item="sweep_002")
+    whole, stepped = CuboidsView(), CuboidsView()
+    for view in (whole, stepped):
+        qtbot.addWidget(view)
+        view.resize(800, 500)
+        view.show()
+    whole.show_context(context)
+    first, second = stepped.context_steps(context)
+    first()
+    assert stepped.header.text() == whole.header.text()
+    assert stepped.legend.text() == whole.legend.text()
+    assert stepped.canvas.scene is None
+    second()
+    whole.grab()
+    stepped.grab()
+    assert isinstance(whole.canvas, FlatCanvas) and isinstance(stepped.canvas, FlatCanvas)
+    assert [label.lines for label in stepped.canvas.labels] == \
+        [label.lines for label in whole.canvas.labels]
+    a, b = stepped.canvas.drawn, whole.canvas.drawn
+    assert a is not None and b is not None
+    assert a.layout == b.layout and a.texts == b.texts and a.layout.placed
