@@ -50,3 +50,15 @@ def test_beta_norm_and_t_are_scipy_stats_bit_for_bit() -> None:
         assert norm_ppf(float(q)) == float(sps.norm.ppf(q))
     for t, df in zip(rng.normal(size=3000) * 4, rng.integers(1, 300, 3000), strict=True):
         assert t_cdf(float(t), int(df)) == float(sps.t.cdf(t, df))
+
+
+def test_binom_cdf_outside_its_domain_is_scipy_stats() -> None:
+    """NaN and infinite counts, p outside [0, 1] or NaN, n negative or fractional: the
+    answer scipy gives (NaN where it is undefined), as scalars and as arrays."""
+    cases = [(k, n, p) for k in (float("nan"), float("inf"), float("-inf"), -1, 0, 3, 12)
+             for n in (10, -2, 2.5, 0) for p in (0.3, -0.1, 1.5, float("nan"), 0.0, 1.0)]
+    for k, n, p in cases:
+        mine, theirs = binom_cdf(k, n, p), sps.binom.cdf(k, n, p)
+        assert (np.isnan(mine) and np.isnan(theirs)) or mine == theirs, (k, n, p, mine, theirs)
+    k, n, p = (np.array(column, dtype=float) for column in zip(*cases, strict=True))
+    assert np.array_equal(binom_cdf(k, n, p), sps.binom.cdf(k, n, p), equal_nan=True)

@@ -45,7 +45,8 @@ def binom_cdf(k: Numbers, n: Numbers, p: Numbers) -> Any:
         from scipy import stats
 
         return stats.binom.cdf(k, n, p)
-    if type(k) in _SCALARS and type(n) is int and type(p) in _SCALARS:
+    if type(k) in _SCALARS and type(n) is int and type(p) in _SCALARS and math.isfinite(k) \
+            and n >= 0 and 0.0 <= p <= 1.0:
         # One count (the sequential tests ask tens of thousands of these in a row): the
         # same ufunc on the same float64 arguments, without the array masks (about
         # 30 µs a call) around it.
@@ -58,8 +59,11 @@ def binom_cdf(k: Numbers, n: Numbers, p: Numbers) -> Any:
     kf = np.floor(np.asarray(k, dtype=np.float64))
     nn = np.asarray(n)
     pp = np.asarray(p, dtype=np.float64)
-    inside = (kf >= 0) & (kf < nn)
-    out = np.where(kf >= nn, 1.0, 0.0)
+    # scipy answers NaN outside the distribution's parameters (n a count, 0 <= p <= 1)
+    # and for a NaN count, whatever the count's place.
+    undefined = np.isnan(kf) | ~((nn >= 0) & (nn == np.floor(nn)) & (pp >= 0) & (pp <= 1))
+    inside = (kf >= 0) & (kf < nn) & ~undefined
+    out = np.where(undefined, np.nan, np.where(kf >= nn, 1.0, 0.0))
     if np.any(inside):
         value = _binom_cdf(np.where(inside, kf, 0.0), nn, pp)
         out = np.where(inside, value, out)
