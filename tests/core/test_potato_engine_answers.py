@@ -235,8 +235,9 @@ def test_queries_started_side_by_side_give_the_old_answers(tmp_path: Path, seed:
                                                            ) -> None:
     """With a way to open more connections, the tiers' queries start on worker threads
     (``engine_parallel``) and their rows are still read in order: the same answers, small
-    chunks or large, and the workers' connections are closed."""
-    from app.core.formats.potato import engine_columns, engine_parallel
+    chunks or large, and the workers' connections are closed. ``meanwhile`` runs once,
+    before any row is read, and may use the caller's connection."""
+    from app.core.formats.potato import engine_answers, engine_columns, engine_parallel
     from app.core.formats.potato.engine_answers import read_columns
 
     monkeypatch.setattr(engine_parallel, "WORKERS", 2)
@@ -249,12 +250,27 @@ def test_queries_started_side_by_side_give_the_old_answers(tmp_path: Path, seed:
         opened.append(sqlite3.connect(path, check_same_thread=False))
         return opened[-1]
 
+    tiers_read: list[object] = []
+    seen: list[tuple[int, int]] = []
+    real_tier_columns = engine_answers.tier_columns
+
+    def counted(*args: Any) -> Any:
+        tiers_read.append(args[2])
+        return real_tier_columns(*args)
+    monkeypatch.setattr(engine_answers, "tier_columns", counted)
     tiers = ("cheap", "strong", "judge")
     for chunk in (2, 50_000):
         monkeypatch.setattr(engine_columns, "CHUNK", chunk)
         for labels in (("pos", "neg"), ()):
-            mine = read_columns(db, tiers, labels, connect).raw_answers()
+            seen.clear()
+
+            def meanwhile() -> None:  # (tiers read so far, a query on the caller's db)
+                seen.append((len(tiers_read), db.execute("SELECT count(*) FROM prediction"
+                                                         ).fetchone()[0]))
+            tiers_read.clear()
+            mine = read_columns(db, tiers, labels, connect, meanwhile).raw_answers()
             _same(mine, _reference(db, tiers))
+            assert len(seen) == 1 and seen[0][0] == 0
     versions = {row[0] for row in db.execute("SELECT source_version_id FROM prediction")}
     assert len(opened) >= (2 if len(versions) > 1 else 0)
     for connection in opened:

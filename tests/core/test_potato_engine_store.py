@@ -215,14 +215,15 @@ def test_a_database_changed_while_read_in_place_is_read_again_from_a_copy(
     calls: list[int] = []
 
     def changing(db: sqlite3.Connection, tiers: tuple[str, ...],
-                 labels: tuple[str, ...] = (), connect: object = None) -> object:
+                 labels: tuple[str, ...] = (), connect: object = None,
+                 meanwhile: object = None) -> object:
         if not calls:  # the first read: Potato's server writes meanwhile
             with sqlite3.connect(path) as writer:
                 writer.execute("UPDATE prediction SET raw_conf = 0.75 WHERE item_id = 'a'"
                                " AND value_json = '\"pos\"' AND source_version_id = 'v2'")
             writer.close()
         calls.append(1)
-        return real(db, tiers, labels, connect)
+        return real(db, tiers, labels, connect, meanwhile)
     monkeypatch.setattr(engine_store, "read_columns", changing)
     store = read_engine_store(path, ("cheap", "strong"))
     assert copies == [path] and len(calls) == 2

@@ -18,17 +18,31 @@ them falls back to ``scipy.stats`` (slower to import, same numbers), as do argum
 outside the range handled here (``beta_ppf`` at ``q`` 0 or 1), so behaviour never
 depends on the shortcut.
 
-``scipy.special`` itself is imported on the first call, not with this module: its
-import costs about 0.2 s (it loads scipy's array-API layer), and a ``label status``
-whose contracts are all answered from the ledger or pending never evaluates one.
+**Loading the kernels.** ``import scipy.special`` costs about 0.3 s of interpreter time
+(its ``__init__`` loads scipy's array-API layer, which clones numpy's namespace and so
+imports ``numpy.f2py``, ``numpy.testing`` and more): a sixth of a 100,000-item
+``label status``. The kernels themselves are compiled modules that load in about 10 ms.
+When this is the process's only thread (the command line), :func:`kernels` loads
+``scipy.special._ufuncs`` under its own name with ``scipy.special`` standing in
+sys.modules as a bare package (its spec, its path, its ``__init__`` not run) for that
+moment, then removes the stand-in: the same compiled functions, and a later
+``import scipy.special`` runs the package's ``__init__`` as usual and finds them loaded.
+With other threads alive (the GUI's pool), one of them could import ``scipy.special``
+during that moment and get the stand-in, so the package is imported as usual (on a
+thread of its own, :func:`import_in_background`, while SQLite reads). Either way is
+the same code; if the short way fails, nothing it loaded is kept and the usual import
+runs.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
 import math
+import sys
 import threading
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -82,35 +96,79 @@ def beta_ppf(q: float, a: float, b: float) -> float:
 
 def norm_ppf(q: float) -> float:
     """The standard normal quantile, as ``scipy.stats.norm.ppf``."""
-    from scipy import special
-
-    return float(special.ndtri(q))
+    return float(kernels().ndtri(q))
 
 
 def t_cdf(t: float, df: float) -> float:
     """Student's t distribution function, as ``scipy.stats.t.cdf``."""
-    from scipy import special
-
-    return float(special.stdtr(df, t))
+    return float(kernels().stdtr(df, t))
 
 
 def import_in_background() -> None:
-    """Start importing ``scipy.special`` on a thread of its own, for a caller that will
-    evaluate contracts after reading a project: the import (about 0.25 s of the first
-    call) then runs while SQLite reads, which lets go of the interpreter lock. The first
-    call waits for it if it is not done (Python's import lock), and a failure there is
-    raised by that call's own import, as without this."""
+    """Have the kernels ready for a caller that will evaluate contracts after reading a
+    project. Alone in the process they load now (about 10 ms, :func:`kernels`);
+    otherwise ``scipy.special`` is imported on a thread of its own (about 0.3 s), which
+    then runs while SQLite reads and lets go of the interpreter lock. The first call
+    waits for it if it is not done (Python's import lock), and a failure there is raised
+    by that call's own import, as without this."""
+    if _alone():
+        kernels()
+        return
+
     def load() -> None:
         with contextlib.suppress(ImportError):  # the caller's own import says why
             import scipy.special._ufuncs  # noqa: F401
     threading.Thread(target=load, name="accord-import-scipy", daemon=True).start()
 
 
+_UFUNCS = "scipy.special._ufuncs"
+
+
+def kernels() -> ModuleType:
+    """``scipy.special._ufuncs``, the compiled module holding every kernel used here,
+    loaded without the package's ``__init__`` when that is safe (module docstring)."""
+    loaded = sys.modules.get(_UFUNCS)
+    if loaded is not None:
+        return loaded
+    if "scipy.special" not in sys.modules and _alone():
+        quick = _load_without_package_init()
+        if quick is not None:
+            return quick
+    return importlib.import_module(_UFUNCS)
+
+
+def _alone() -> bool:
+    """This is the main thread and no other Python thread is alive."""
+    return threading.current_thread() is threading.main_thread() \
+        and threading.active_count() == 1
+
+
+def _load_without_package_init() -> ModuleType | None:
+    """:data:`_UFUNCS` imported with a bare ``scipy.special`` standing in for the package
+    (``None``, and nothing kept, if that does not work with this scipy)."""
+    before = set(sys.modules)
+    try:
+        spec = importlib.util.find_spec("scipy.special")
+        if spec is None or spec.submodule_search_locations is None:
+            return None
+        sys.modules["scipy.special"] = importlib.util.module_from_spec(spec)
+        try:
+            module = importlib.import_module(_UFUNCS)
+        finally:
+            del sys.modules["scipy.special"]
+    except Exception:  # any failure: forget it all, import as usual
+        for name in set(sys.modules) - before:
+            if name.startswith("scipy.special"):
+                del sys.modules[name]
+        return None
+    return module
+
+
 @functools.cache
 def _boost() -> tuple[Any, Any]:
     """``(_binom_cdf, _beta_ppf)`` from ``scipy.special``, or ``None`` each where absent."""
     try:
-        from scipy.special._ufuncs import _beta_ppf, _binom_cdf
-    except ImportError:  # pragma: no cover - a scipy without the Boost ufuncs
+        ufuncs = kernels()
+    except ImportError:  # pragma: no cover - no scipy.special at all
         return None, None
-    return _binom_cdf, _beta_ppf
+    return getattr(ufuncs, "_binom_cdf", None), getattr(ufuncs, "_beta_ppf", None)

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
 
 import numpy as np
 
-from app.core.formats.potato import engine_columns
 from app.core.formats.potato.engine_columns import TierColumns, probs, tier_columns
 from app.core.formats.potato.engine_json import stored_json
 from app.core.formats.potato.engine_parallel import Connect, SortedQueries
@@ -101,7 +100,8 @@ def read_answers(db: sqlite3.Connection, tiers: tuple[str, ...]) -> list[RawAnsw
 
 
 def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...], labels: Sequence[Any] = (),
-                 connect: Connect | None = None) -> StoredAnswers:
+                 connect: Connect | None = None,
+                 meanwhile: Callable[[], object] | None = None) -> StoredAnswers:
     """Each tier's current prediction per item and schema: of the version of each
     (source, schema) ordered last by ``created_at`` and version id, the row of the
     highest id per item.
@@ -112,7 +112,9 @@ def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...], labels: Sequenc
     this replaced). ``labels``: the values the schemes allow; a ``value_json`` that is one
     of them as ``json.dumps`` writes it comes back from SQLite as its number
     (:func:`_value_cases`). ``connect``: opens another connection to the same database,
-    so the queries start side by side (:mod:`.engine_parallel`)."""
+    so the queries start side by side (:mod:`.engine_parallel`). ``meanwhile``: called
+    once (always), when the queries have started and before their rows are read, so this thread does
+    other work (on ``db``) while SQLite sorts them."""
     latest: dict[tuple[Any, Any], Any] = {}  # (source, schema) -> the last version
     for source, schema, version in _versions(db):
         latest[(source, schema)] = version
@@ -120,7 +122,7 @@ def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...], labels: Sequenc
     wanted = [(source, schema, version) for (source, schema), version in latest.items()
               if source in sources]
     value, status, known = _value_cases(db, labels)
-    columns = _tier_by_tier(db, wanted, value, status, known, connect)
+    columns = _tier_by_tier(db, wanted, value, status, known, connect, meanwhile)
     by_schema: dict[Any, dict[Any, TierColumns]] = {}
     for (source, schema, _version), column in zip(wanted, columns, strict=True):
         if column is not None:
@@ -131,14 +133,16 @@ def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...], labels: Sequenc
 
 
 def _tier_by_tier(db: sqlite3.Connection, wanted: list[tuple[Any, Any, Any]], value: str,
-                  status: str, known: list[Any], connect: Connect | None = None
+                  status: str, known: list[Any], connect: Connect | None = None,
+                  meanwhile: Callable[[], object] | None = None
                   ) -> list[TierColumns | None]:
     """Each wanted tier's columns from its own sorted query (:func:`tier_columns`).
 
     With ``connect``, every tier's query starts at once on a thread and connection of
     its own: SQLite sorts a tier's rows before it hands back the first (a second for a
     million rows, without the interpreter lock), so the sorts run side by side while
-    this thread turns the rows of the first tier into columns. ``value``, ``status``:
+    this thread does ``meanwhile``'s work, then turns the rows of each tier into
+    columns. ``value``, ``status``:
     the query's expressions of those columns (:func:`_value_cases`)."""
     query = (f"SELECT p.item_id, {value}, {status}, p.raw_conf, p.conf_json"
              " FROM prediction p JOIN source_version v ON v.version_id = p.source_version_id"
@@ -147,7 +151,9 @@ def _tier_by_tier(db: sqlite3.Connection, wanted: list[tuple[Any, Any, Any]], va
     shared: dict[str, str] = {}  # one string object per status, all tiers
     read: list[TierColumns] = []
     out: list[TierColumns | None] = []
-    with SortedQueries(db, connect, query, wanted, engine_columns.CHUNK) as cursors:
+    with SortedQueries(db, connect, query, wanted) as cursors:
+        if meanwhile is not None:
+            meanwhile()
         for (source, schema, _version), cursor in zip(wanted, cursors, strict=True):
             column = tier_columns(cursor, str(schema), str(source), shared, read, known)
             out.append(column)

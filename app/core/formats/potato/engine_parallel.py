@@ -10,9 +10,12 @@ million-item read are long stretches of SQLite alone:
   whatever the read made of it.
 - each tier's query sorts a million rows before SQLite hands back the first (about a
   second): :class:`SortedQueries` starts them together on two threads with connections
-  of their own, so the sorts overlap each other and the decoding of the rows already
-  sorted. Each query's rows are still read in order, by the caller, a chunk at a time;
-  only the first chunk (the one that waits on the sort) is fetched on the worker.
+  of their own, each fetching only its first row (which waits on the sort), so the
+  sorts overlap each other and whatever the caller does meanwhile (the other tables).
+  The rows are read in order, by the caller, a chunk at a time. A worker fetching more
+  than that first row would hold the interpreter lock for each row it makes, against
+  the caller's Python work: each hands the lock to the other at every row (SQLite lets
+  go of it for each step), and the read of the other tables took half as long again.
 """
 
 from __future__ import annotations
@@ -33,8 +36,8 @@ Connect = Callable[[], sqlite3.Connection]
 
 
 class _Started:
-    """A query whose first chunk is already fetched: :meth:`fetchmany` hands it back first,
-    then the cursor's next chunks."""
+    """A query whose first row is already fetched: :meth:`fetchmany` hands back that row
+    with the rest of the first chunk, then the cursor's next chunks."""
 
     def __init__(self, cursor: sqlite3.Cursor, first: list[Any]) -> None:
         self._cursor = cursor
@@ -43,7 +46,7 @@ class _Started:
     def fetchmany(self, size: int) -> list[Any]:
         if self._first is not None:
             rows, self._first = self._first, None
-            return rows
+            return rows + self._cursor.fetchmany(size - len(rows)) if rows else rows
         return self._cursor.fetchmany(size)
 
 
@@ -53,9 +56,9 @@ class SortedQueries:
     without, each runs on ``db`` when its turn comes."""
 
     def __init__(self, db: sqlite3.Connection, connect: Connect | None, query: str,
-                 params: Sequence[Sequence[Any]], chunk: int) -> None:
+                 params: Sequence[Sequence[Any]]) -> None:
         self._db, self._connect, self._query = db, connect, query
-        self._params, self._chunk = list(params), chunk
+        self._params = list(params)
         self._pool: ThreadPoolExecutor | None = None
         self._opened: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
@@ -80,7 +83,7 @@ class SortedQueries:
         with self._lock:
             self._opened.append(connection)
         cursor = connection.execute(self._query, params)
-        return _Started(cursor, cursor.fetchmany(self._chunk))
+        return _Started(cursor, cursor.fetchmany(1))  # waits on the sort
 
 
 def unreadable(shown: Path, error: sqlite3.DatabaseError) -> InputError:

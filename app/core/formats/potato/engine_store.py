@@ -199,11 +199,17 @@ def _read(location: str, shown: Path, tiers: tuple[str, ...], labels: Sequence[A
     with IntegrityCheck(connect) as check, closing(_connected(location, shown)) as db:
         try:
             _check_tables(db, shown)
-            answers = read_columns(db, tiers, labels, connect)
-            requests, others = _requests(db)
-            meta = read_items(db)
-            records = read_records(db, shown)
-            rows = EngineRows(answers, _done(db), meta.order)
+            other: dict[str, Any] = {}
+
+            def read_the_other_tables() -> None:  # while SQLite sorts the predictions
+                other["requests"] = _requests(db)
+                other["meta"] = read_items(db)
+                other["records"] = read_records(db, shown)
+                other["done"] = _done(db)
+            answers = read_columns(db, tiers, labels, connect, read_the_other_tables)
+            requests, others = other["requests"]
+            meta, records = other["meta"], other["records"]
+            rows = EngineRows(answers, other["done"], meta.order)
         except sqlite3.DatabaseError as error:
             check.raise_if_damaged(shown)  # a damaged file is named as damaged
             raise _unreadable(shown, error) from None
