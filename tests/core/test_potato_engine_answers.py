@@ -11,6 +11,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from app.core.formats.potato.engine_answers import RawAnswer, probs, read_answers
@@ -161,9 +162,10 @@ def test_chunks_of_any_size_give_the_old_answers(tmp_path: Path, seed: int,
                     for s, v in zip(column.statuses, column.values, strict=True)]
 
 
-def _same_items_database(path: Path, seed: int) -> sqlite3.Connection:
+def _same_items_database(path: Path, seed: int, nulls: bool = True) -> sqlite3.Connection:
     """Tiers answering the same items with string labels and no distribution: the case
-    ``engine_coded`` reads as codes (two schemas, abstentions, an item stored twice)."""
+    ``engine_coded`` reads as codes (two schemas, abstentions, an item stored twice; null
+    values unless not ``nulls``)."""
     rng = random.Random(seed)
     db = sqlite3.connect(path)
     for migration in migrations.MIGRATIONS:
@@ -176,7 +178,7 @@ def _same_items_database(path: Path, seed: int) -> sqlite3.Connection:
         for version in ("v1", "v2"):
             for item in items:
                 for _ in range(2 if rng.random() < 0.05 else 1):
-                    rows.append((item, schema, version, rng.choice(['"pos"', '"neg"', "null"]),
+                    rows.append((item, schema, version, rng.choice(['"pos"', '"neg"', "null"][:3 if nulls else 2]),
                                  rng.choice(["ok", "ok", "ok", "abstain"]),
                                  rng.choice([None, 0.5, rng.random()])))
     db.executemany("INSERT INTO prediction (item_id, schema_name, source_version_id, "
@@ -189,24 +191,36 @@ def _same_items_database(path: Path, seed: int) -> sqlite3.Connection:
 @pytest.mark.parametrize("seed", range(30))
 def test_the_coded_table_equals_the_table_of_lists(tmp_path: Path, seed: int) -> None:
     """``engine_coded``'s table against the lists (the same predictions, in order, each
-    field decoded the same) and against the old reader."""
+    field decoded the same) and against the old reader; with the values read as texts
+    and, given the labels, as the labels' numbers (``TierColumns.codes``)."""
     from app.core.formats.labeling.data import Prediction
     from app.core.formats.potato.engine_answers import read_columns
     from app.core.formats.potato.engine_coded import coded_prediction_table
     from app.core.formats.potato.engine_predictions import listed_prediction_table
 
-    db = _same_items_database(tmp_path / "engine.sqlite", seed)
-    stored = read_columns(db, ("cheap", "strong"))
-    coded = coded_prediction_table(stored)
-    assert coded is not None and coded.coded is not None
-    listed = listed_prediction_table(stored)
-    assert [repr(p) for p in coded] == [repr(p) for p in listed]
-    for field in ("item", "schema", "tier", "label", "confidence"):
-        assert getattr(coded, field) == getattr(listed, field), field
+    nulls = seed % 2 == 0
+    db = _same_items_database(tmp_path / "engine.sqlite", seed, nulls)
     expected = [Prediction(a.item, a.schema, a.tier, a.value, a.confidence, a.distribution)
                 for a in _reference(db, ("cheap", "strong"))
                 if a.status == "ok" and a.value is not None]
-    assert [repr(p) for p in coded] == [repr(p) for p in expected]
+    with_null = set(db.execute(  # a text that is no label: that tier is read as texts
+        "SELECT DISTINCT schema_name, CASE source_version_id WHEN 'v1' THEN 'cheap'"
+        " ELSE 'strong' END FROM prediction WHERE value_json = 'null'").fetchall())
+    as_texts = coded_prediction_table(read_columns(db, ("cheap", "strong")))
+    assert as_texts is not None and as_texts.coded is not None
+    for labels in ((), ("pos", "neg"), ("neg", "other", "pos")):
+        stored = read_columns(db, ("cheap", "strong"), labels)
+        assert all((tier.codes is not None) == (bool(labels) and (
+            tier.schema, tier.tier) not in with_null) for tier in stored)
+        coded = coded_prediction_table(stored)
+        assert coded is not None and coded.coded is not None
+        listed = listed_prediction_table(stored)
+        assert [repr(p) for p in coded] == [repr(p) for p in listed]
+        for field in ("item", "schema", "tier", "label", "confidence"):
+            assert getattr(coded, field) == getattr(listed, field), field
+        assert coded.coded.labels == as_texts.coded.labels  # the codes' order too
+        assert np.array_equal(coded.coded.label, as_texts.coded.label)
+        assert [repr(p) for p in coded] == [repr(p) for p in expected]
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -225,8 +239,15 @@ def test_labels_read_as_numbers_give_the_old_answers(tmp_path: Path, seed: int,
     for chunk in (3, 50_000):
         monkeypatch.setattr(engine_columns, "CHUNK", chunk)
         for labels in (("pos", "neg"), ("neg", 3, 1.5, True, None, "it's", "absent"), ()):
-            mine = read_columns(db, tiers, labels).raw_answers()
-            _same(mine, _reference(db, tiers))
+            stored = read_columns(db, tiers, labels)
+            _same(stored.raw_answers(), _reference(db, tiers))
+            for tier in stored:  # the codes, where kept, name each row's very value
+                if tier.codes is not None:
+                    assert len(tier.codes) == len(tier.values)
+                    assert all(tier.known[code] is value
+                               for code, value in zip(tier.codes.tolist(), tier.values))
+                    assert tier.answered.tolist() == [
+                        s == "ok" and v is not None for s, v in zip(tier.statuses, tier.values)]
 
 
 @pytest.mark.parametrize("seed", range(30))

@@ -27,8 +27,13 @@ LABELS = ("pos", "neg", "mixed")
 
 
 def table_of(population: Sequence[PopulationItem], n_tiers: int,
-             fields: dict[str, dict[str, str]] | None = None) -> PopulationTable:
-    """The same population as columns: each tier's answers in population order."""
+             fields: dict[str, dict[str, str]] | None = None, coded: bool = False
+             ) -> PopulationTable:
+    """The same population as columns: each tier's answers in population order; with
+    ``coded``, each tier whose values are all known (none is null) carries their codes
+    over one list of known values, as the store's reader gives them."""
+    known: list[Any] = list(dict.fromkeys(
+        a.value for p in population for a in p.tiers if a is not None and a.value is not None))
     columns: list[TierColumns | None] = []
     rows = np.full((n_tiers, len(population)), -1, np.int64)
     for j in range(n_tiers):
@@ -38,11 +43,16 @@ def table_of(population: Sequence[PopulationItem], n_tiers: int,
             columns.append(None)
             continue
         answers = [a for _, _, a in answered]
+        values = [known[known.index(a.value)] if a.value is not None else None
+                  for a in answers]
+        codes = np.array([known.index(v) for v in values], np.int32) \
+            if coded and None not in values else None
         columns.append(TierColumns.build(
-            "s", f"t{j}", [item for _, item, _ in answered], [a.value for a in answers],
+            "s", f"t{j}", [item for _, item, _ in answered], values,
             [a.confidence for a in answers], [a.status for a in answers],
             [dict(a.distribution) if a.distribution is not None else None for a in answers]
-            if any(a.distribution is not None for a in answers) else None))
+            if any(a.distribution is not None for a in answers) else None,
+            codes=codes, known=known))
         for row, (i, _, _) in enumerate(answered):
             rows[j, i] = row
     output = np.array([next((j for j, a in enumerate(p.tiers) if a == p.output), -1)
@@ -106,7 +116,7 @@ def test_the_table_is_its_items(seed: int) -> None:
     rng = random.Random(seed)
     population = [dataclasses.replace(p, output=rng.choice([a for a in p.tiers] + [None]))
                   for p in _population(rng, 3, rng.randint(0, 50))]
-    table = table_of(population, 3)
+    table = table_of(population, 3, coded=seed % 2 == 1)
     assert table == tuple(population)
     assert list(table) == population
     if population:
@@ -142,9 +152,10 @@ def test_coverage_from_the_columns_equals_the_walk(seed: int) -> None:
 @pytest.mark.parametrize("case", CASES[::3])
 def test_ppi_on_the_columns_equals_ppi_on_the_items(case: str) -> None:
     contract, view, look = _case(case)
-    table = table_of(view.population, len(view.tiers),
-                     {k: dict(v) for k, v in view.item_fields.items()})
-    as_table = dataclasses.replace(view, population=table)
-    assert machine_tier(contract, as_table) == machine_tier(contract, view)
-    assert evaluate_ppi(contract, as_table, look).to_json() == \
-        evaluate_ppi(contract, view, look).to_json()
+    for coded in (False, True):
+        table = table_of(view.population, len(view.tiers),
+                         {k: dict(v) for k, v in view.item_fields.items()}, coded)
+        as_table = dataclasses.replace(view, population=table)
+        assert machine_tier(contract, as_table) == machine_tier(contract, view)
+        assert evaluate_ppi(contract, as_table, look).to_json() == \
+            evaluate_ppi(contract, view, look).to_json()

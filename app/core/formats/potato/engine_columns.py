@@ -50,22 +50,32 @@ class TierColumns:
     """:attr:`confidences` as float64."""
     sorted_items: bool = False
     """The rows are in ``sorted(items)`` order (SQLite sorted string ids)."""
+    codes: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """Per row, the index in :attr:`known` of its value (``values[r] is known[codes[r]]``),
+    when every row's value came from SQLite as a known label's number; else ``None``.
+    Readers of a million rows turn codes into labels once per label, not once per row."""
+    known: Sequence[Any] = field(default=(), repr=False, compare=False)
+    """The values :attr:`codes` index (the schemes' labels, one list for every tier)."""
 
     @classmethod
     def build(cls, schema: str, tier: str, items: list[str], values: list[Any],
               confidences: list[float], statuses: list[str],
               distributions: list[dict[str, float] | None] | None,
-              row_of: dict[str, int] | None = None, sorted_items: bool = False
-              ) -> TierColumns:
+              row_of: dict[str, int] | None = None, sorted_items: bool = False,
+              codes: np.ndarray | None = None, known: Sequence[Any] = ()) -> TierColumns:
         """The columns, with ``row_of`` (made here unless given) and the masks."""
         n = len(items)  # each column a slice at a time: a million rows held the lock
         ok = array_in_slices(map("ok".__eq__, statuses), bool, n)
-        valued = array_in_slices(map(is_not, values, repeat(None)), bool, n)
+        if codes is not None:
+            valued = np.array([value is not None for value in known], bool)[codes] \
+                if len(known) else np.zeros(n, bool)
+        else:
+            valued = array_in_slices(map(is_not, values, repeat(None)), bool, n)
         if row_of is None:
             row_of = dict_in_slices(zip(items, range(n), strict=True))
         return cls(schema, tier, items, values, confidences, statuses, distributions, row_of,
                    ok & valued, array_in_slices(confidences, np.float64, n),
-                   sorted_items)
+                   sorted_items, codes, known if codes is not None else ())
 
     def __len__(self) -> int:
         return len(self.items)
@@ -114,11 +124,13 @@ def tier_columns(cursor: sqlite3.Cursor, schema: str, tier: str, shared: dict[st
             distributions += [probs(parse_distribution(text)) for text in conf_texts]
     if not items:
         return None
+    codes = parse_values.codes()
     text_ids = set(map(type, items)) == {str}
     same = next((c for c in candidates if len(c.items) == len(items)), None)
     if same is not None and text_ids:
         return TierColumns.build(schema, tier, same.items, values, confidences, statuses,
-                                 distributions, same.row_of, sorted_items=True)
+                                 distributions, same.row_of, sorted_items=True,
+                                 codes=codes, known=known)
     row_of: dict[Any, int] = dict_in_slices(zip(items, range(len(items)), strict=True))
     if len(row_of) != len(items):  # an item stored twice: its last row stays
         kept = list(row_of.values())
@@ -127,12 +139,15 @@ def tier_columns(cursor: sqlite3.Cursor, schema: str, tier: str, shared: dict[st
             for column in (items, values, statuses, confidences))
         if distributions is not None:
             distributions = list(map(distributions.__getitem__, kept))
+        if codes is not None:
+            codes = codes[np.array(kept, np.int64)]
         row_of = dict_in_slices(zip(items, range(len(items)), strict=True))
     if not text_ids:  # not stored as text (null, a number): named by its text, as before
         items = [str(item) for item in items]
         row_of = dict_in_slices(zip(items, range(len(items)), strict=True))
     return TierColumns.build(schema, tier, items, values, confidences, statuses,
-                             distributions, row_of, sorted_items=text_ids)
+                             distributions, row_of, sorted_items=text_ids, codes=codes,
+                             known=known)
 
 
 def _statuses(texts: tuple[Any, ...], shared: dict[str, str]) -> list[str]:
@@ -156,11 +171,21 @@ class _ValueReader:
         self._known = list(known)
         self._parsed: dict[str | None, Any] = {}
         self._per_row: Callable[[Any], Any] = json_column()
+        self._codes: list[np.ndarray] | None = []
+
+    def codes(self) -> np.ndarray | None:
+        """The numbers of every text read so far, when each was one (else ``None``)."""
+        if self._codes is None:
+            return None
+        return np.concatenate(self._codes) if self._codes else np.zeros(0, np.int32)
 
     def __call__(self, texts: tuple[Any, ...]) -> list[Any]:
         kinds = set(map(type, texts))
         if kinds == {int}:
+            if self._codes is not None:
+                self._codes.append(np.fromiter(texts, np.int32, len(texts)))
             return list(map(self._known.__getitem__, texts))
+        self._codes = None
         if int in kinds:
             return [self._known[t] if type(t) is int else self._per_row(t) for t in texts]
         if kinds <= {str, type(None)}:

@@ -112,16 +112,35 @@ class PopulationTable(Sequence[PopulationItem]):
         root = self._root
         if position not in root._names:
             answered = root.answered(position)
-            names: Vector = np.empty(len(root), dtype=object)
-            names[:] = list_in_slices(map(str, root.answer_column(position, "values")))
+            names = root._names_from_codes(position)
+            if names is None:
+                names = np.empty(len(root), dtype=object)
+                names[:] = list_in_slices(map(str, root.answer_column(position, "values")))
             names[~answered] = None
-            root._names[position] = (
-                names, not any(root.answer_column(position, "distributions")))
+            plain = all(t is None or t.distributions is None for t in root.tiers) \
+                or not any(root.answer_column(position, "distributions"))
+            root._names[position] = (names, plain)
         names, plain = root._names[position]
         if self._index is None:
             return names, plain
         return names[self._index], plain or not any(
             self.answer_column(position, "distributions"))
+
+    def _names_from_codes(self, position: int | None) -> Vector | None:
+        """:meth:`class_names` before the unanswered are blanked, from the tiers'
+        :attr:`~TierColumns.codes` (``str`` of each known value once, not of each row's),
+        or ``None`` when a tier has no codes over the one list of known values."""
+        present = [t for t in self.tiers if t is not None]
+        known = present[0].known if present else ()
+        codes = [t.codes for t in present if t.codes is not None and t.known is known]
+        if not present or len(codes) != len(present):
+            return None
+        flat = np.concatenate([*codes, np.full(1, len(known), codes[0].dtype)])
+        index = self._gathered(position, [0 if t is None else len(t) for t in self.tiers])
+        name_of: Vector = np.empty(len(known) + 1, dtype=object)
+        name_of[:] = [str(value) for value in known] + [None]
+        names: Vector = name_of[flat[index]]
+        return names
 
     def field_column(self, key: str) -> list[str | None] | None:
         """Each item's field ``key`` (ppi's ``by``), ``None`` when the table has none."""
