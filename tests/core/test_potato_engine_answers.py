@@ -178,7 +178,8 @@ def _same_items_database(path: Path, seed: int, nulls: bool = True) -> sqlite3.C
         for version in ("v1", "v2"):
             for item in items:
                 for _ in range(2 if rng.random() < 0.05 else 1):
-                    rows.append((item, schema, version, rng.choice(['"pos"', '"neg"', "null"][:3 if nulls else 2]),
+                    value = rng.choice(['"pos"', '"neg"', "null"][:3 if nulls else 2])
+                    rows.append((item, schema, version, value,
                                  rng.choice(["ok", "ok", "ok", "abstain"]),
                                  rng.choice([None, 0.5, rng.random()])))
     db.executemany("INSERT INTO prediction (item_id, schema_name, source_version_id, "
@@ -196,7 +197,10 @@ def test_the_coded_table_equals_the_table_of_lists(tmp_path: Path, seed: int) ->
     from app.core.formats.labeling.data import Prediction
     from app.core.formats.potato.engine_answers import read_columns
     from app.core.formats.potato.engine_coded import coded_prediction_table
-    from app.core.formats.potato.engine_predictions import listed_prediction_table
+    from app.core.formats.potato.engine_predictions import (
+        listed_prediction_table,
+        plain_labels,
+    )
 
     nulls = seed % 2 == 0
     db = _same_items_database(tmp_path / "engine.sqlite", seed, nulls)
@@ -206,7 +210,8 @@ def test_the_coded_table_equals_the_table_of_lists(tmp_path: Path, seed: int) ->
     with_null = set(db.execute(  # a text that is no label: that tier is read as texts
         "SELECT DISTINCT schema_name, CASE source_version_id WHEN 'v1' THEN 'cheap'"
         " ELSE 'strong' END FROM prediction WHERE value_json = 'null'").fetchall())
-    as_texts = coded_prediction_table(read_columns(db, ("cheap", "strong")))
+    texts = read_columns(db, ("cheap", "strong"))
+    as_texts = coded_prediction_table(texts)
     assert as_texts is not None and as_texts.coded is not None
     for labels in ((), ("pos", "neg"), ("neg", "other", "pos")):
         stored = read_columns(db, ("cheap", "strong"), labels)
@@ -219,6 +224,7 @@ def test_the_coded_table_equals_the_table_of_lists(tmp_path: Path, seed: int) ->
         for field in ("item", "schema", "tier", "label", "confidence"):
             assert getattr(coded, field) == getattr(listed, field), field
         assert coded.coded.labels == as_texts.coded.labels  # the codes' order too
+        assert plain_labels(stored) == plain_labels(texts) is not None
         assert np.array_equal(coded.coded.label, as_texts.coded.label)
         assert [repr(p) for p in coded] == [repr(p) for p in expected]
 
@@ -245,9 +251,11 @@ def test_labels_read_as_numbers_give_the_old_answers(tmp_path: Path, seed: int,
                 if tier.codes is not None:
                     assert len(tier.codes) == len(tier.values)
                     assert all(tier.known[code] is value
-                               for code, value in zip(tier.codes.tolist(), tier.values))
+                               for code, value in zip(tier.codes.tolist(), tier.values,
+                                                      strict=True))
                     assert tier.answered.tolist() == [
-                        s == "ok" and v is not None for s, v in zip(tier.statuses, tier.values)]
+                        s == "ok" and v is not None
+                        for s, v in zip(tier.statuses, tier.values, strict=True)]
 
 
 @pytest.mark.parametrize("seed", range(30))

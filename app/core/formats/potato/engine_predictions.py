@@ -120,10 +120,13 @@ def plain_labels(stored: StoredAnswers) -> set[tuple[str, Any]] | None:
     string or an integer (no two distinct ones equal); else ``None``."""
     out: set[tuple[str, Any]] = set()
     for column in stored:
-        labels = list_in_slices(compress(column.values, column.answered))
-        if not set(map(type, labels)) <= {str, int}:
+        if column.codes is not None:  # each label once, from its number
+            distinct = [column.known[k] for k in np.unique(column.codes[column.answered])]
+        else:
+            distinct = list(set(list_in_slices(compress(column.values, column.answered))))
+        if not set(map(type, distinct)) <= {str, int}:
             return None
-        out.update(zip(repeat(column.schema), set(labels)))
+        out.update(zip(repeat(column.schema), distinct))
     return out
 
 

@@ -49,7 +49,7 @@ from app.core.formats.potato.datafiles import (
     legacy_lines,
 )
 from app.core.formats.potato.place import Place, sys_intern
-from app.core.model import Item, Kind, Scheme, Study, TraceStep
+from app.core.model import NO_ENTRIES, Item, Kind, Scheme, Study, TraceStep
 from app.core.objects import ObjectSet, SceneObject, Span
 from app.core.progress import Job, Progress, run
 from app.core.slices import dict_in_slices
@@ -158,20 +158,20 @@ def _read_items(config: PotatoConfig, path: Path, items: dict[str, Item],
             raise InputError(f"item id '{item_id}' appears twice; expected unique ids",
                              file=path, line=line, key=config.id_key)
         text = record.get(config.text_key) if config.text_key else None
-        item = Item(item_id, record, text if isinstance(text, str) else None)
+        media: dict[str, Path] = {}
         for key in config.media_keys:
             value = record.get(key)
             if isinstance(value, str) and value and not value.startswith(URL_PREFIXES):
-                media = _media_path(config, value, path, line, key)
-                if present(media):  # a regular file inside (it may be large: media)
-                    item.media[key] = checked_file(media, root=config.root, limit=UNBOUNDED)
+                found = _media_path(config, value, path, line, key)
+                if present(found):  # a regular file inside (it may be large: media)
+                    media[key] = checked_file(found, root=config.root, limit=UNBOUNDED)
                 else:
                     missing_media[key] += 1
-        for steps_key, scheme in steps_keys.items():
-            raw_steps = record.get(steps_key)
-            if isinstance(raw_steps, list):
-                item.steps[steps_key] = _trace_steps(config, scheme, raw_steps, path, line)
-        items[item_id] = item
+        steps = {steps_key: _trace_steps(config, scheme, raw, path, line)
+                 for steps_key, scheme in steps_keys.items()
+                 if isinstance(raw := record.get(steps_key), list)}
+        items[item_id] = Item(item_id, record, text if isinstance(text, str) else None,
+                              media or NO_ENTRIES, steps or NO_ENTRIES)
     return items
 
 
