@@ -279,3 +279,9 @@ def test_item_meta_is_read_alike_with_few_or_many_distinct_texts(tmp_path: Path,
     assert meta.pi_column(["i5", "nope"], "s", 0.0) == [meta.pi("i5", "s", 0.0), 0.0]
     assert meta.field_column(["i5", "nope"], "g") == [(meta.item_fields.get("i5") or {})
                                                       .get("g"), None]
+    # the items' own order (the population) is answered from the codes read with them,
+    # the same as looking each one up
+    assert meta.pi_column(meta.order, "s", 0.0) == meta.pi_column(list(meta.order), "s", 0.0) \
+        == [meta.pi(item, "s", 0.0) for item in meta.order]
+    assert meta.field_column(meta.order, "g") == meta.field_column(list(meta.order), "g") \
+        == [(meta.item_fields.get(item) or {}).get("g") for item in meta.order]

@@ -62,8 +62,9 @@ def table_of(population: Sequence[PopulationItem], n_tiers: int,
 
     def field_column(items: Sequence[str], key: str) -> list[str | None]:
         return [((fields or {}).get(item) or {}).get(key) for item in items]
-    return PopulationTable([p.item for p in population], columns, rows, output,
-                           [p.pi for p in population], field_column)
+    items = [p.item for p in population]
+    return PopulationTable(items, columns, rows, output, [p.pi for p in population],
+                           field_column, dict.fromkeys(items).keys() if coded else None)
 
 
 def _answer(rng: random.Random) -> TierAnswer | None:
@@ -119,6 +120,7 @@ def test_the_table_is_its_items(seed: int) -> None:
     table = table_of(population, 3, coded=seed % 2 == 1)
     assert table == tuple(population)
     assert list(table) == population
+    assert set(table.members()) == {p.item for p in population}  # given, or made
     if population:
         assert table[-1] == population[-1]
         assert table[1:4] == tuple(population[1:4])

@@ -142,9 +142,11 @@ def method_view(store: EngineStore, config: EngineConfig, scheme: Scheme,
     items = store.rows.items
     rows = _rows_of(columns, items)
     output, complete_all = route_rows(tiers, columns, rows, route_map, cells, per_class)
+    lookup = store.meta.code_of  # its keys are the items when no item is there twice
     population = PopulationTable(items, columns, rows, output,
                                  store.meta.pi_column(items, scheme.name, 0.0),
-                                 store.meta.field_column)
+                                 store.meta.field_column,
+                                 lookup.keys() if len(lookup) == len(items) else None)
 
     def slots(item: str) -> tuple[TierAnswer | None, ...]:
         return tuple(population.answer(j, -1 if c is None else c.row_of.get(item, -1))

@@ -52,7 +52,6 @@ from app.core.contracts.potato_method.view import (
     TierAnswer,
 )
 from app.core.contracts.statistics.looks import look_level
-from app.core.slices import set_in_slices
 
 MIN_LABELS = 10
 """Labels a group needs before it is estimated (Potato's ``MIN_LABELS``)."""
@@ -244,7 +243,7 @@ def evaluate_ppi(contract: MethodContract, view: MethodView, look: int = 1) -> M
             result.notes.append(f"by: no item has a {by!r} field, so only the overall "
                                 "estimate is reported.")
 
-    in_population = set_in_slices(table.items) if table is not None \
+    in_population = table.members() if table is not None \
         else {p.item for p in view.population}
     usable = [c for c in view.calibration
               if c.pi is not None and c.pi > 0 and c.truth is not None]

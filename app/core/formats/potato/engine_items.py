@@ -34,6 +34,9 @@ class ItemMeta:
     entries: list[Entry] = field(default_factory=list)
     code_of: dict[str, int] = field(default_factory=dict)
     """item → its entry in :attr:`entries`."""
+    codes: list[int] = field(default_factory=list)
+    """Each item's entry in :attr:`order`'s order: the lookups of :attr:`order` itself,
+    made once (the population is :attr:`order`, a million items)."""
 
     def entry(self, item: str) -> Entry | None:
         code = self.code_of.get(item)
@@ -49,15 +52,19 @@ class ItemMeta:
         """:meth:`pi` of each of ``items`` (``default`` where there is none)."""
         per_entry = [default if pis is None else pis.get(schema, default)
                      for pis, _ in self.entries] + [default]
-        return list_in_slices(map(per_entry.__getitem__,
-                                  map(self.code_of.get, items, repeat(len(self.entries)))))
+        return list_in_slices(map(per_entry.__getitem__, self._codes_of(items)))
 
     def field_column(self, items: Sequence[str], key: str) -> list[str | None]:
         """Each item's ``fields[key]`` (``None`` where it has none)."""
         per_entry = [None if values is None else values.get(key)
                      for _, values in self.entries] + [None]
-        return list_in_slices(map(per_entry.__getitem__,
-                                  map(self.code_of.get, items, repeat(len(self.entries)))))
+        return list_in_slices(map(per_entry.__getitem__, self._codes_of(items)))
+
+    def _codes_of(self, items: Sequence[str]) -> Iterator[int]:
+        """Each item's entry (``len(entries)`` for an unknown item)."""
+        if items is self.order and len(self.codes) == len(items) == len(self.code_of):
+            return iter(self.codes)  # the same as the lookups: no item is there twice
+        return map(self.code_of.get, items, repeat(len(self.entries)))
 
     @property
     def item_pi(self) -> dict[str, dict[str, float]]:
@@ -122,7 +129,7 @@ def read_items(db: sqlite3.Connection) -> ItemMeta:
             if rows and set(map(type, items)) != {str}:
                 items = [str(item) for item in items]
             return ItemMeta(tuple(items), [_meta(stored_json(text)) for text in distinct],
-                            dict_in_slices(zip(items, codes, strict=True)))
+                            dict_in_slices(zip(items, codes, strict=True)), codes)
     rows = _fetched(db.execute("SELECT item_id, meta_json FROM engine_item"
                                " ORDER BY ingest_seq"))
     items = list(map(itemgetter(0), rows))
@@ -140,7 +147,8 @@ def read_items(db: sqlite3.Connection) -> ItemMeta:
     else:  # a meta stored as a number or null: read row by row
         codes = list(range(len(texts)))
         entries = [_meta(stored_json(text)) for text in texts]
-    return ItemMeta(tuple(items), entries, dict_in_slices(zip(items, codes, strict=True)))
+    return ItemMeta(tuple(items), entries, dict_in_slices(zip(items, codes, strict=True)),
+                    codes)
 
 
 FETCH = 20_000

@@ -14,14 +14,14 @@ machine terms) read its columns instead when they get one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any, overload
 
 import numpy as np
 
 from app.core.contracts.potato_method.view import PopulationItem, TierAnswer
 from app.core.formats.potato.engine_answers import TierColumns
-from app.core.slices import list_in_slices, tolist_in_slices
+from app.core.slices import list_in_slices, set_in_slices, tolist_in_slices
 
 Vector = np.ndarray
 
@@ -31,15 +31,17 @@ class PopulationTable(Sequence[PopulationItem]):
     columns (``-1``: the tier has no answer for it), ``output[i]`` the position of the
     tier whose answer is its routed output (``-1``: none)."""
 
-    __slots__ = ("_fields", "_index", "_names", "_root", "items", "output", "pi", "rows",
-                 "tiers")
+    __slots__ = ("_fields", "_index", "_members", "_names", "_root", "items", "output", "pi",
+                 "rows", "tiers")
 
     def __init__(self, items: Sequence[str], tiers: Sequence[TierColumns | None],
                  rows: Vector, output: Vector, pi: Sequence[float | None],
-                 fields: Callable[[Sequence[str], str], list[str | None]] | None = None
-                 ) -> None:
+                 fields: Callable[[Sequence[str], str], list[str | None]] | None = None,
+                 members: Collection[str] | None = None) -> None:
         self.items, self.tiers, self.rows, self.output, self.pi = items, tiers, rows, output, pi
         self._fields = fields
+        self._members = members
+        """A collection of exactly :attr:`items` the caller has (the store's lookup)."""
         self._root: PopulationTable = self
         self._index: Vector | None = None
         """This table's items' positions in ``_root`` (``None``: it is the root)."""
@@ -141,6 +143,11 @@ class PopulationTable(Sequence[PopulationItem]):
         name_of[:] = [str(value) for value in known] + [None]
         names: Vector = name_of[flat[index]]
         return names
+
+    def members(self) -> Collection[str]:
+        """The items, for membership tests: the collection given, else a set of them
+        (a million-entry set the store's own lookup spares)."""
+        return self._members if self._members is not None else set_in_slices(self.items)
 
     def field_column(self, key: str) -> list[str | None] | None:
         """Each item's field ``key`` (ppi's ``by``), ``None`` when the table has none."""
