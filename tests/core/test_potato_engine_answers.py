@@ -264,10 +264,11 @@ def test_queries_started_side_by_side_give_the_old_answers(tmp_path: Path, seed:
                                                            ) -> None:
     """With a way to open more connections, the tiers' queries start on worker threads
     (``engine_parallel``) and their rows are still read in order: the same answers, small
-    chunks or large, and the workers' connections are closed. ``meanwhile`` runs once,
-    before any row is read, and may use the caller's connection."""
+    chunks or large, and the workers' connections are closed. Started
+    (``PendingColumns``), nothing of the rows is read until ``finish``, and the caller's
+    connection is free meanwhile; a start abandoned (``close``) reads nothing."""
     from app.core.formats.potato import engine_answers, engine_columns, engine_parallel
-    from app.core.formats.potato.engine_answers import read_columns
+    from app.core.formats.potato.engine_answers import PendingColumns
 
     monkeypatch.setattr(engine_parallel, "WORKERS", 2)
     make = (_random_database, _cascade_database, _same_items_database)[seed % 3]
@@ -280,7 +281,6 @@ def test_queries_started_side_by_side_give_the_old_answers(tmp_path: Path, seed:
         return opened[-1]
 
     tiers_read: list[object] = []
-    seen: list[tuple[int, int]] = []
     real_tier_columns = engine_answers.tier_columns
 
     def counted(*args: Any) -> Any:
@@ -291,15 +291,13 @@ def test_queries_started_side_by_side_give_the_old_answers(tmp_path: Path, seed:
     for chunk in (2, 50_000):
         monkeypatch.setattr(engine_columns, "CHUNK", chunk)
         for labels in (("pos", "neg"), ()):
-            seen.clear()
-
-            def meanwhile() -> None:  # (tiers read so far, a query on the caller's db)
-                seen.append((len(tiers_read), db.execute("SELECT count(*) FROM prediction"
-                                                         ).fetchone()[0]))
             tiers_read.clear()
-            mine = read_columns(db, tiers, labels, connect, meanwhile).raw_answers()
-            _same(mine, _reference(db, tiers))
-            assert len(seen) == 1 and seen[0][0] == 0
+            pending = PendingColumns(db, tiers, labels, connect)
+            assert db.execute("SELECT count(*) FROM prediction").fetchone()[0] > 0
+            assert tiers_read == []
+            _same(pending.finish().raw_answers(), _reference(db, tiers))
+            PendingColumns(db, tiers, labels, connect).close()  # abandoned
+    assert len(tiers_read) > 0
     versions = {row[0] for row in db.execute("SELECT source_version_id FROM prediction")}
     assert len(opened) >= (2 if len(versions) > 1 else 0)
     for connection in opened:

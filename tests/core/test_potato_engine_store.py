@@ -204,27 +204,25 @@ def test_a_database_with_its_wal_is_read_from_a_copy(tmp_path: Path,
 
 def test_a_database_changed_while_read_in_place_is_read_again_from_a_copy(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from app.core.formats.potato import engine_store
+    from app.core.formats.potato import engine_answers
 
     path = tmp_path / "engine.sqlite"
     with _database(path) as db:
         _fill(db)
     db.close()
     copies = _spy_copies(monkeypatch)
-    real = engine_store.read_columns  # type: ignore[attr-defined]
+    real = engine_answers.PendingColumns.finish
     calls: list[int] = []
 
-    def changing(db: sqlite3.Connection, tiers: tuple[str, ...],
-                 labels: tuple[str, ...] = (), connect: object = None,
-                 meanwhile: object = None) -> object:
+    def changing(self: object) -> object:
         if not calls:  # the first read: Potato's server writes meanwhile
             with sqlite3.connect(path) as writer:
                 writer.execute("UPDATE prediction SET raw_conf = 0.75 WHERE item_id = 'a'"
                                " AND value_json = '\"pos\"' AND source_version_id = 'v2'")
             writer.close()
         calls.append(1)
-        return real(db, tiers, labels, connect, meanwhile)
-    monkeypatch.setattr(engine_store, "read_columns", changing)
+        return real(self)  # type: ignore[arg-type]
+    monkeypatch.setattr(engine_answers.PendingColumns, "finish", changing)
     store = read_engine_store(path, ("cheap", "strong"))
     assert copies == [path] and len(calls) == 2
     assert [(p.item, p.confidence) for p in store.labeling.predictions] == [

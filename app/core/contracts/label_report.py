@@ -50,8 +50,10 @@ from app.core.formats.labeling.reader import (
     labeling_dir,
     read_labeling,
 )
+from app.core.formats.potato.config import read_config
 from app.core.formats.potato.engine_store import (
     EngineStore,
+    StartedRead,
     engine_database,
     for_study,
     read_engine_store,
@@ -156,7 +158,45 @@ def label_report(project: Path, *, certify: bool = False, retest: bool = False,
 def _label_report(project: Path, *, certify: bool, retest: bool, only: str | None,
                   acknowledge_ledger: bool, study: Study | None, schedule: bool,
                   ledger_at: Path | None = None) -> LabelReport:
-    study = study if study is not None else load_study(project)
+    if study is not None:
+        return _label_report_of(project, study, None, certify=certify, retest=retest,
+                                only=only, acknowledge_ledger=acknowledge_ledger,
+                                schedule=schedule, ledger_at=ledger_at)
+    early = _start_engine_read(project)
+    try:
+        return _label_report_of(project, load_study(project), early, certify=certify,
+                                retest=retest, only=only,
+                                acknowledge_ledger=acknowledge_ledger, schedule=schedule,
+                                ledger_at=ledger_at)
+    finally:
+        if early is not None:
+            early.close()  # used, or abandoned on the way (an error, another store)
+
+
+def _start_engine_read(project: Path) -> StartedRead | None:
+    """The project's ``engine.sqlite`` read started before its data files are parsed, so
+    SQLite's long work (the integrity check, each tier's sort) runs on its threads while
+    this thread parses them (a million items: seconds). ``None`` without a database, or
+    when anything here goes wrong: the read then happens in its turn, and so does the
+    error, in the order it always had."""
+    try:
+        potato = read_config(project)
+        database = engine_database(potato.root)
+        config = load_engine_config(project, None) if database is not None else None
+        if database is None or config is None or not config.enabled:
+            return None
+        labels = [label for scheme in potato.schemes
+                  for label in (*scheme.labels, *scheme.scale)]
+        import_in_background()  # alone in the process, before SQLite's threads: 10 ms
+        return StartedRead(database, config.tier_names, labels)
+    except Exception:  # named later, where the read would have named it
+        return None
+
+
+def _label_report_of(project: Path, study: Study, early: StartedRead | None, *,
+                     certify: bool, retest: bool, only: str | None,
+                     acknowledge_ledger: bool, schedule: bool, ledger_at: Path | None
+                     ) -> LabelReport:
     config = load_engine_config(project, study)
     if config is None:
         raise InputError("no labeling engine is configured: expected labeling/engine.yaml or "
@@ -180,7 +220,7 @@ def _label_report(project: Path, *, certify: bool, retest: bool, only: str | Non
                 busy = [SCHEDULE_BUSY]
             else:
                 recover(project)  # a crashed run's temporary files and head
-        report = _evaluate(project, study, config, certify=certify, retest=retest,
+        report = _evaluate(project, study, config, early, certify=certify, retest=retest,
                            only=only, acknowledge_ledger=acknowledge_ledger,
                            schedule=schedule, ledger_at=ledger_at)
     report.notes.extend(busy)
@@ -189,12 +229,12 @@ def _label_report(project: Path, *, certify: bool, retest: bool, only: str | Non
     return report
 
 
-def _evaluate(project: Path, study: Study, config: EngineConfig, *, certify: bool,
-              retest: bool, only: str | None, acknowledge_ledger: bool, schedule: bool,
-              ledger_at: Path | None) -> LabelReport:
+def _evaluate(project: Path, study: Study, config: EngineConfig, early: StartedRead | None,
+              *, certify: bool, retest: bool, only: str | None, acknowledge_ledger: bool,
+              schedule: bool, ledger_at: Path | None) -> LabelReport:
     if engine_database(study.root) is not None:  # the audit evaluates every contract
         import_in_background()
-    labeling, store, notes = _labeling(project, study, config)
+    labeling, store, notes = _labeling(project, study, config, early)
     prior = _potato_looks(config, store)
     ledger = Ledger.open(ledger_at or project, prior)
     if ledger_at is not None:  # a preview: certify on the scratch ledger, if it is intact
@@ -248,10 +288,13 @@ def _potato_looks(config: EngineConfig, store: EngineStore | None
     return out
 
 
-def _labeling(project: Path, study: Study, config: EngineConfig
+def _labeling(project: Path, study: Study, config: EngineConfig,
+              early: StartedRead | None = None
               ) -> tuple[LabelingData, EngineStore | None, list[str]]:
     """The labels from Potato's ``engine.sqlite`` when the project has one, else from
-    Accord's ``labeling/*.jsonl``; both at once is an error naming both."""
+    Accord's ``labeling/*.jsonl``; both at once is an error naming both. ``early``: the
+    database's read started before the study was loaded, used when it is the read this
+    one would start (the same database, tiers and labels)."""
     database = engine_database(study.root)
     if database is None:
         return read_labeling(project, study, config.tier_names), None, []
@@ -260,7 +303,14 @@ def _labeling(project: Path, study: Study, config: EngineConfig
     if own:
         raise InputError(f"the labels are kept twice: in {database} (Potato's engine) and in "
                          f"{own[0]}; expected one store", file=own[0])
-    store = read_engine_store(database, config.tier_names, [
-        label for scheme in study.schemes.values() for label in (*scheme.labels, *scheme.scale)])
+    labels = [label for scheme in study.schemes.values()
+              for label in (*scheme.labels, *scheme.scale)]
+    if early is not None and (early.database, early.tiers, early.labels) == (
+            database, config.tier_names, labels):
+        store = early.finish()
+    else:
+        if early is not None:
+            early.close()  # another read than this one: not waited for
+        store = read_engine_store(database, config.tier_names, labels)
     labeling, notes = for_study(store, study.items.keys(), study.schemes)
     return labeling, store, notes

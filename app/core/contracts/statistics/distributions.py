@@ -111,6 +111,8 @@ def import_in_background() -> None:
     then runs while SQLite reads and lets go of the interpreter lock. The first call
     waits for it if it is not done (Python's import lock), and a failure there is raised
     by that call's own import, as without this."""
+    if sys.modules.get(_UFUNCS) is not None:
+        return  # loaded already
     if _alone():
         kernels()
         return

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
@@ -28,8 +29,8 @@ from app.core.formats.potato.engine_columns import TierColumns, probs, tier_colu
 from app.core.formats.potato.engine_json import stored_json
 from app.core.formats.potato.engine_parallel import Connect, SortedQueries
 
-__all__ = ["RawAnswer", "StoredAnswers", "TierColumns", "probs", "read_answers",
-           "read_columns"]
+__all__ = ["PendingColumns", "RawAnswer", "StoredAnswers", "TierColumns", "probs",
+           "read_answers", "read_columns", "tier_columns"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,8 +101,7 @@ def read_answers(db: sqlite3.Connection, tiers: tuple[str, ...]) -> list[RawAnsw
 
 
 def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...], labels: Sequence[Any] = (),
-                 connect: Connect | None = None,
-                 meanwhile: Callable[[], object] | None = None) -> StoredAnswers:
+                 connect: Connect | None = None) -> StoredAnswers:
     """Each tier's current prediction per item and schema: of the version of each
     (source, schema) ordered last by ``created_at`` and version id, the row of the
     highest id per item.
@@ -112,54 +112,66 @@ def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...], labels: Sequenc
     this replaced). ``labels``: the values the schemes allow; a ``value_json`` that is one
     of them as ``json.dumps`` writes it comes back from SQLite as its number
     (:func:`_value_cases`). ``connect``: opens another connection to the same database,
-    so the queries start side by side (:mod:`.engine_parallel`). ``meanwhile``: called
-    once (always), when the queries have started and before their rows are read, so this thread does
-    other work (on ``db``) while SQLite sorts them."""
-    latest: dict[tuple[Any, Any], Any] = {}  # (source, schema) -> the last version
-    for source, schema, version in _versions(db):
-        latest[(source, schema)] = version
-    sources = set(tiers)
-    wanted = [(source, schema, version) for (source, schema), version in latest.items()
-              if source in sources]
-    value, status, known = _value_cases(db, labels)
-    columns = _tier_by_tier(db, wanted, value, status, known, connect, meanwhile)
-    by_schema: dict[Any, dict[Any, TierColumns]] = {}
-    for (source, schema, _version), column in zip(wanted, columns, strict=True):
-        if column is not None:
-            by_schema.setdefault(schema, {})[source] = column
-    return StoredAnswers({schema: {t: by_schema[schema][t] for t in tiers
-                                   if t in by_schema[schema]}
-                          for schema in sorted(by_schema)})
+    so the queries start side by side (:mod:`.engine_parallel`)."""
+    return PendingColumns(db, tiers, labels, connect).finish()
 
 
-def _tier_by_tier(db: sqlite3.Connection, wanted: list[tuple[Any, Any, Any]], value: str,
-                  status: str, known: list[Any], connect: Connect | None = None,
-                  meanwhile: Callable[[], object] | None = None
-                  ) -> list[TierColumns | None]:
-    """Each wanted tier's columns from its own sorted query (:func:`tier_columns`).
+class PendingColumns:
+    """:func:`read_columns` started: the queries are running (with ``connect``, each
+    sorting on a thread and connection of its own, without the interpreter lock: a
+    second for a million rows), and :meth:`finish` reads their rows. Between the two the
+    caller may do other work, on ``db`` too; :meth:`close` abandons them.
+    ``sorted_event`` is set once no query sorts any more."""
 
-    With ``connect``, every tier's query starts at once on a thread and connection of
-    its own: SQLite sorts a tier's rows before it hands back the first (a second for a
-    million rows, without the interpreter lock), so the sorts run side by side while
-    this thread does ``meanwhile``'s work, then turns the rows of each tier into
-    columns. ``value``, ``status``:
-    the query's expressions of those columns (:func:`_value_cases`)."""
-    query = (f"SELECT p.item_id, {value}, {status}, p.raw_conf, p.conf_json"
-             " FROM prediction p JOIN source_version v ON v.version_id = p.source_version_id"
-             " WHERE v.source_id = ? AND p.schema_name = ? AND v.version_id = ?"
-             " ORDER BY p.item_id, p.id")
-    shared: dict[str, str] = {}  # one string object per status, all tiers
-    read: list[TierColumns] = []
-    out: list[TierColumns | None] = []
-    with SortedQueries(db, connect, query, wanted) as cursors:
-        if meanwhile is not None:
-            meanwhile()
-        for (source, schema, _version), cursor in zip(wanted, cursors, strict=True):
-            column = tier_columns(cursor, str(schema), str(source), shared, read, known)
+    def __init__(self, db: sqlite3.Connection, tiers: tuple[str, ...],
+                 labels: Sequence[Any] = (), connect: Connect | None = None,
+                 sorted_event: threading.Event | None = None) -> None:
+        latest: dict[tuple[Any, Any], Any] = {}  # (source, schema) -> the last version
+        for source, schema, version in _versions(db):
+            latest[(source, schema)] = version
+        sources = set(tiers)
+        self._tiers = tiers
+        self._wanted = [(source, schema, version) for (source, schema), version
+                        in latest.items() if source in sources]
+        value, status, self._known = _value_cases(db, labels)
+        query = (f"SELECT p.item_id, {value}, {status}, p.raw_conf, p.conf_json FROM"
+                 " prediction p JOIN source_version v ON v.version_id = p.source_version_id"
+                 " WHERE v.source_id = ? AND p.schema_name = ? AND v.version_id = ?"
+                 " ORDER BY p.item_id, p.id")
+        self._queries = SortedQueries(db, connect, query, self._wanted, sorted_event)
+        self._cursors = self._queries.__enter__()
+
+    def finish(self) -> StoredAnswers:
+        """Every wanted tier's columns (:func:`tier_columns`), read in turn; the queries
+        are closed whatever happens."""
+        try:
+            columns = self._tier_by_tier()
+        finally:
+            self.close()
+        by_schema: dict[Any, dict[Any, TierColumns]] = {}
+        for (source, schema, _version), column in zip(self._wanted, columns, strict=True):
+            if column is not None:
+                by_schema.setdefault(schema, {})[source] = column
+        return StoredAnswers({schema: {t: by_schema[schema][t] for t in self._tiers
+                                       if t in by_schema[schema]}
+                              for schema in sorted(by_schema)})
+
+    def close(self) -> None:
+        """Stop the queries (their sorts cut short) and close their connections."""
+        self._queries.close()
+
+    def _tier_by_tier(self) -> list[TierColumns | None]:
+        shared: dict[str, str] = {}  # one string object per status, all tiers
+        read: list[TierColumns] = []
+        out: list[TierColumns | None] = []
+        for (source, schema, _version), cursor in zip(self._wanted, self._cursors,
+                                                      strict=True):
+            column = tier_columns(cursor, str(schema), str(source), shared, read,
+                                  self._known)
             out.append(column)
             if column is not None:
                 read.append(column)
-    return out
+        return out
 
 
 def _value_cases(db: sqlite3.Connection, labels: Sequence[Any]

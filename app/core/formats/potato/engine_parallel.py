@@ -9,18 +9,22 @@ million-item read are long stretches of SQLite alone:
   a damaged file is named as damaged (the same sentence as when the check ran first),
   whatever the read made of it.
 - each tier's query sorts a million rows before SQLite hands back the first (about a
-  second): :class:`SortedQueries` starts them together on two threads with connections
-  of their own, each fetching only its first row (which waits on the sort), so the
-  sorts overlap each other and whatever the caller does meanwhile (the other tables).
-  The rows are read in order, by the caller, a chunk at a time. A worker fetching more
-  than that first row would hold the interpreter lock for each row it makes, against
-  the caller's Python work: each hands the lock to the other at every row (SQLite lets
-  go of it for each step), and the read of the other tables took half as long again.
+  second): :class:`SortedQueries` starts them on a worker thread with connections of
+  their own, each fetching only its first row (which waits on the sort), so the sorts
+  run while the caller does something else (``label status`` parses the data files and
+  reads the other tables meanwhile). The rows are read in order, by the caller, a chunk
+  at a time. A worker fetching more than that first row would hold the interpreter lock
+  for each row it makes, against the caller's Python work: each hands the lock to the
+  other at every row (SQLite lets go of it for each step), and the read of the other
+  tables took half as long again.
+
+One of these threads works at a time (the check waits for the sorts, :data:`WORKERS`
+is one): the caller is the one that cannot wait, and on two cores three threads beside
+it left it half a core.
 """
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -30,8 +34,10 @@ from typing import Any
 
 from app.core.errors import InputError
 
-WORKERS = min(2, os.cpu_count() or 1)
-"""Threads sorting at once."""
+WORKERS = 1
+"""Threads sorting at once. One: the caller's own thread keeps a core of its own (on two
+cores, two sorts and the integrity check beside it took half of it: the data files
+parsed meanwhile took 4 s instead of 2.5), and the sorts still end before it needs them."""
 Connect = Callable[[], sqlite3.Connection]
 
 
@@ -56,15 +62,21 @@ class SortedQueries:
     without, each runs on ``db`` when its turn comes."""
 
     def __init__(self, db: sqlite3.Connection, connect: Connect | None, query: str,
-                 params: Sequence[Sequence[Any]]) -> None:
+                 params: Sequence[Sequence[Any]], sorted_event: threading.Event | None = None
+                 ) -> None:
         self._db, self._connect, self._query = db, connect, query
         self._params = list(params)
         self._pool: ThreadPoolExecutor | None = None
         self._opened: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        self._closing = False
+        self._started = 0
+        self.sorted = sorted_event or threading.Event()
+        """Set once no worker sorts any more (every query started, or the queries closed)."""
 
     def __enter__(self) -> Iterator[Any]:
-        if self._connect is None or WORKERS < 2 or len(self._params) < 2:
+        if self._connect is None or WORKERS < 1 or not self._params:
+            self.sorted.set()
             return (self._db.execute(self._query, p) for p in self._params)
         self._pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="accord-sort")
         futures: list[Future[_Started]] = [self._pool.submit(self._start, p)
@@ -72,18 +84,38 @@ class SortedQueries:
         return (future.result() for future in futures)
 
     def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """End the queries: a sort still running is interrupted (its query then fails,
+        unread), the workers are waited for and their connections closed. Idempotent."""
+        with self._lock:
+            self._closing = True
+            for connection in self._opened:
+                connection.interrupt()
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        self.sorted.set()
         for connection in self._opened:
             connection.close()
+        self._opened.clear()
 
     def _start(self, params: Sequence[Any]) -> _Started:
         assert self._connect is not None
         connection = self._connect()  # one per query: a cursor is read by the caller later
-        with self._lock:
-            self._opened.append(connection)
-        cursor = connection.execute(self._query, params)
-        return _Started(cursor, cursor.fetchmany(1))  # waits on the sort
+        try:
+            with self._lock:
+                self._opened.append(connection)
+                if self._closing:  # abandoned before it started: nobody will read it
+                    raise sqlite3.OperationalError("interrupted")
+            cursor = connection.execute(self._query, params)
+            return _Started(cursor, cursor.fetchmany(1))  # waits on the sort
+        finally:
+            with self._lock:
+                self._started += 1
+                if self._started == len(self._params):
+                    self.sorted.set()
 
 
 def unreadable(shown: Path, error: sqlite3.DatabaseError) -> InputError:
@@ -102,14 +134,20 @@ def damaged(shown: Path, answer: str | None) -> InputError:
 
 class IntegrityCheck:
     """``PRAGMA quick_check`` on a connection of its own, on a thread of its own, from
-    ``with`` to :meth:`raise_if_damaged` (which waits for it)."""
+    ``with`` to :meth:`raise_if_damaged` (which waits for it); with ``after``, once that
+    event is set (the sorts are done)."""
 
-    def __init__(self, connect: Callable[[], sqlite3.Connection]) -> None:
+    def __init__(self, connect: Callable[[], sqlite3.Connection],
+                 after: threading.Event | None = None) -> None:
         self._connect = connect
+        self._after = after
         self._answer: str | None = None
         self._error: sqlite3.DatabaseError | None = None
         self._thread = threading.Thread(target=self._run, name="accord-quick-check",
                                         daemon=True)
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        self._stopped = False
 
     def __enter__(self) -> IntegrityCheck:
         self._thread.start()
@@ -119,15 +157,32 @@ class IntegrityCheck:
         self._thread.join()
 
     def _run(self) -> None:
+        if self._after is not None:
+            self._after.wait()  # one of SQLite's threads at a time beside the caller
         try:
             db = self._connect()
+            with self._lock:
+                if self._stopped:
+                    db.close()
+                    return
+                self._db = db
             try:
                 row = db.execute("PRAGMA quick_check").fetchone()
                 self._answer = None if row is None else str(row[0])
             finally:
+                with self._lock:
+                    self._db = None
                 db.close()
         except sqlite3.DatabaseError as error:
             self._error = error
+
+    def stop(self) -> None:
+        """Cut the check short (a read abandoned): it then answers nothing useful, so
+        :meth:`raise_if_damaged` is not for after this."""
+        with self._lock:
+            self._stopped = True
+            if self._db is not None:
+                self._db.interrupt()
 
     def raise_if_damaged(self, shown: Path) -> None:
         """Wait for the check; raise the sentence for a damaged or unreadable file."""

@@ -1,4 +1,15 @@
-"""What Potato 2.12.1 recorded about its contracts, resolved labels and certificates.
+"""What Potato 2.12.1 recorded about its contracts, resolved labels and certificates, and
+the human requests it made (:func:`read_requests`, :func:`read_done`).
+
+**Requests.** Purposes ``calibration`` and ``certification`` are calibration requests
+(blind, random); ``verify`` is a verification request; every other purpose
+(distribution, audit, resolve, adjudicate, gold, organic) is counted in
+:attr:`EngineStore.other_requests` and not read as a calibration label. ``split`` dev
+or cert as stored (``none``: no split); ``pi`` is ``inclusion_prob`` as stored.
+Status ``done`` is an answered request (its ``label_json``, answered at
+``completed_at``), ``open``/``assigned`` unanswered, ``cancelled`` left out.
+The annotator is ``user_id``, else ``assigned_user``. Potato overwrites an edited
+label in place, so each request has one version.
 
 These are Potato's own conclusions, read from ``engine.sqlite`` as stored, for the
 audit beside Accord's recomputation (``contracts.md``, "Agreeing with Potato 2.12.1",
@@ -20,7 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.core.formats.labeling.data import LabelVersion, Request, RequestKind, Split
 from app.core.formats.nesting import within_bounds
+from app.core.formats.potato.engine_json import json_column, stored_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,3 +129,65 @@ def _object(text: Any) -> dict[str, Any]:
     except (TypeError, ValueError, RecursionError):
         return {"unreadable": str(text)[:200]}
     return value if isinstance(value, dict) else {"value": value}
+
+
+# ------------------------------------------------------------------- requests
+
+CALIBRATION_PURPOSES = frozenset({"calibration", "certification"})
+VERIFICATION_PURPOSES = frozenset({"verify"})
+
+
+@dataclass(frozen=True, slots=True)
+class DoneRequest:
+    """One answered calibration or certification request, as Potato orders them
+    (priority first, then id)."""
+
+    id: int
+    item: str
+    schema: str
+    split: str
+    pi: float | None
+    label: Any
+    user: str | None
+
+
+def read_done(db: sqlite3.Connection) -> tuple[DoneRequest, ...]:
+    purposes = ", ".join(f"'{p}'" for p in sorted(CALIBRATION_PURPOSES))
+    return tuple(
+        DoneRequest(int(ident), str(item), str(schema), str(split),
+                    None if pi is None else float(pi), stored_json(label),
+                    None if user is None else str(user))
+        for ident, item, schema, split, pi, label, user in db.execute(
+            "SELECT id, item_id, schema_name, split, inclusion_prob, label_json, user_id"
+            f" FROM human_request WHERE status = 'done' AND purpose IN ({purposes})"
+            " ORDER BY priority DESC, id"))
+
+
+def read_requests(db: sqlite3.Connection) -> tuple[tuple[Request, ...], Counter[str]]:
+    out: list[Request] = []
+    others: Counter[str] = Counter()
+    parse = json_column()
+    for (ident, item, schema, purpose, pi, split, status, label, user, assigned,
+         done_at) in db.execute(
+            "SELECT id, item_id, schema_name, purpose, inclusion_prob, split, status,"
+            " label_json, user_id, assigned_user, completed_at FROM human_request"
+            " ORDER BY id"):
+        if purpose in CALIBRATION_PURPOSES:
+            kind = RequestKind.CALIBRATION
+        elif purpose in VERIFICATION_PURPOSES:
+            kind = RequestKind.VERIFICATION
+        else:
+            others[str(purpose)] += 1
+            continue
+        if status == "cancelled":
+            continue
+        value = parse(label) if status == "done" else None
+        history = (LabelVersion(value, int(ident), done_at),) if status == "done" \
+            and value is not None else ()
+        annotator = user or assigned
+        out.append(Request(f"potato-{ident}", str(item), str(schema), kind,
+                           None if pi is None else float(pi),
+                           Split(split) if split in ("dev", "cert") else None,
+                           None if annotator is None else str(annotator), history,
+                           int(ident)))
+    return tuple(out), others

@@ -27,15 +27,7 @@ Choices where Potato is silent on what an outside reader should do:
   (abstain, error) or whose value is null is no prediction, as Potato's router treats it.
 - **Confidence** is ``raw_conf`` (0 when null), what Potato's contracts read; ``conf_json``
   (the label distribution) becomes ``probs``.
-- **Requests.** Purposes ``calibration`` and ``certification`` are calibration requests
-  (blind, random); ``verify`` is a verification request; every other purpose
-  (distribution, audit, resolve, adjudicate, gold, organic) is counted in
-  :attr:`EngineStore.other_requests` and not read as a calibration label. ``split`` dev
-  or cert as stored (``none``: no split); ``pi`` is ``inclusion_prob`` as stored.
-  Status ``done`` is an answered request (its ``label_json``, answered at
-  ``completed_at``), ``open``/``assigned`` unanswered, ``cancelled`` left out.
-  The annotator is ``user_id``, else ``assigned_user``. Potato overwrites an edited
-  label in place, so each request has one version.
+- **Requests**: see :mod:`.engine_records`.
 """
 
 from __future__ import annotations
@@ -43,9 +35,10 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import tempfile
+import threading
 from collections import Counter
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,16 +47,10 @@ from app.core.errors import InputError
 from app.core.formats.boundary import checked_file, present
 from app.core.formats.labeling.data import (
     LabelingData,
-    LabelVersion,
-    Request,
-    RequestKind,
-    Split,
 )
 from app.core.formats.labeling.table import PredictionTable
-from app.core.formats.potato.engine_answers import StoredAnswers, read_columns
+from app.core.formats.potato.engine_answers import PendingColumns, StoredAnswers
 from app.core.formats.potato.engine_items import ItemMeta, read_items
-from app.core.formats.potato.engine_json import json_column as _json_column
-from app.core.formats.potato.engine_json import stored_json as _json
 from app.core.formats.potato.engine_parallel import IntegrityCheck
 from app.core.formats.potato.engine_parallel import unreadable as _unreadable
 from app.core.formats.potato.engine_predictions import (
@@ -73,7 +60,13 @@ from app.core.formats.potato.engine_predictions import (
     prediction_table,
     table_for_study,
 )
-from app.core.formats.potato.engine_records import EngineRecords, read_records
+from app.core.formats.potato.engine_records import (
+    DoneRequest,
+    EngineRecords,
+    read_done,
+    read_records,
+    read_requests,
+)
 
 DATABASE = "engine.sqlite"
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -90,27 +83,11 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 """The tables and columns Accord reads; any of them missing is a database of another
 Potato version."""
 
-CALIBRATION_PURPOSES = frozenset({"calibration", "certification"})
-VERIFICATION_PURPOSES = frozenset({"verify"})
 _COPY_TRIES = 3
 MAX_DATABASE_BYTES = 4 * 1024 * 1024 * 1024
 """The largest ``engine.sqlite`` (and WAL) read, 4 GiB, above the boundary's 512 MiB for
 files parsed whole: a million items with three tiers is about 600 MB of database, of
 which only the columns read become Python objects (SQLite pages the rest from a copy)."""
-
-
-@dataclass(frozen=True, slots=True)
-class DoneRequest:
-    """One answered calibration or certification request, as Potato orders them
-    (priority first, then id)."""
-
-    id: int
-    item: str
-    schema: str
-    split: str
-    pi: float | None
-    label: Any
-    user: str | None
 
 
 @dataclass(frozen=True)
@@ -164,19 +141,52 @@ def read_engine_store(database: Path, tiers: tuple[str, ...], labels: Sequence[A
     """Read ``database`` (a Potato 2.12 ``engine.sqlite``): in place when it is at rest and
     did not change while it was read, else from a private copy. ``labels``: the values
     the project's schemes allow (read faster when given; the same store either way)."""
-    if not any(present(side) for side in _side_files(database)):
-        before = _stamp(database)
-        try:
-            store = _read(_at_rest_uri(database), database, tiers, labels)
-        except InputError:
-            if _stamp(database) == before:
-                raise  # the file did not change: a real problem, named
-        else:
-            if _stamp(database) == before and not any(present(side)
-                                                       for side in _side_files(database)):
-                return store
-    with _private_copy(database) as copy:
-        return _read(str(copy), database, tiers, labels)
+    return StartedRead(database, tiers, labels).finish()
+
+
+class StartedRead:
+    """:func:`read_engine_store` started: SQLite's long work (the integrity check, each
+    tier's sort) runs on its threads, without the interpreter lock, while the caller
+    does something else (``label status`` parses the data files meanwhile);
+    :meth:`finish` reads the rest and gives the same store, :meth:`close` abandons it.
+    A problem met while starting is raised by :meth:`finish`, where it would have been."""
+
+    def __init__(self, database: Path, tiers: tuple[str, ...], labels: Sequence[Any] = ()
+                 ) -> None:
+        self.database, self.tiers, self.labels = database, tiers, list(labels)
+        self._reading: _Reading | None = None
+        self._error: InputError | None = None
+        self._before = _stamp(database)
+        self._in_place = not any(present(side) for side in _side_files(database))
+        if self._in_place:
+            try:
+                self._reading = _Reading(_at_rest_uri(database), database, tiers, labels)
+            except InputError as error:
+                self._error = error
+
+    def finish(self) -> EngineStore:
+        """The store (read again from a copy when the file changed meanwhile)."""
+        database = self.database
+        if self._in_place:
+            try:
+                if self._reading is None:
+                    assert self._error is not None
+                    raise self._error
+                store = self._reading.finish()
+            except InputError:
+                if _stamp(database) == self._before:
+                    raise  # the file did not change: a real problem, named
+            else:
+                if _stamp(database) == self._before and not any(
+                        present(side) for side in _side_files(database)):
+                    return store
+        with _private_copy(database) as copy:
+            return _Reading(str(copy), database, self.tiers, self.labels).finish()
+
+    def close(self) -> None:
+        """Abandon the read: its queries stopped, its connections and threads ended."""
+        if self._reading is not None:
+            self._reading.close()
 
 
 def _side_files(database: Path) -> tuple[Path, ...]:
@@ -191,34 +201,72 @@ def _at_rest_uri(database: Path) -> str:
     return database.absolute().as_uri() + "?mode=ro&immutable=1"
 
 
-def _read(location: str, shown: Path, tiers: tuple[str, ...], labels: Sequence[Any]
-          ) -> EngineStore:
-    def connect() -> sqlite3.Connection:
-        return _open(location)
+class _Reading:
+    """One read of the database at ``location`` (named ``shown``), started."""
 
-    with IntegrityCheck(connect) as check, closing(_connected(location, shown)) as db:
+    def __init__(self, location: str, shown: Path, tiers: tuple[str, ...],
+                 labels: Sequence[Any]) -> None:
+        def connect() -> sqlite3.Connection:
+            return _open(location)
+
+        self._shown = shown
+        self._sorted = threading.Event()  # the check waits for the sorts: one at a time
+        self._check = IntegrityCheck(connect, after=self._sorted)
+        self._check.__enter__()
+        self._db: sqlite3.Connection | None = None
+        self._columns: PendingColumns | None = None
         try:
-            _check_tables(db, shown)
-            other: dict[str, Any] = {}
-
-            def read_the_other_tables() -> None:  # while SQLite sorts the predictions
-                other["requests"] = _requests(db)
-                other["meta"] = read_items(db)
-                other["records"] = read_records(db, shown)
-                other["done"] = _done(db)
-            answers = read_columns(db, tiers, labels, connect, read_the_other_tables)
-            requests, others = other["requests"]
-            meta, records = other["meta"], other["records"]
-            rows = EngineRows(answers, other["done"], meta.order)
-        except sqlite3.DatabaseError as error:
-            check.raise_if_damaged(shown)  # a damaged file is named as damaged
-            raise _unreadable(shown, error) from None
-        except InputError:
-            check.raise_if_damaged(shown)
+            with self._named():
+                self._db = _connected(location, shown)
+                _check_tables(self._db, shown)
+                self._columns = PendingColumns(self._db, tiers, labels, connect,
+                                               self._sorted)
+        except BaseException:
+            self.close()
             raise
-        check.raise_if_damaged(shown)
-    return EngineStore(shown, LabelingData(prediction_table(answers), requests), records,
-                       meta, others, rows)
+
+    def finish(self) -> EngineStore:
+        db, columns, shown = self._db, self._columns, self._shown
+        assert db is not None and columns is not None
+        try:
+            with self._named():  # the other tables first, while SQLite sorts the tiers
+                requests, others = read_requests(db)
+                meta = read_items(db)
+                records = read_records(db, shown)
+                rows = EngineRows(columns.finish(), read_done(db), meta.order)
+            self._check.raise_if_damaged(shown)
+        finally:
+            self._end()
+        return EngineStore(shown, LabelingData(prediction_table(rows.answers), requests),
+                           records, meta, others, rows)
+
+    def close(self) -> None:
+        """Abandon the read (its sorts and the integrity check cut short)."""
+        self._check.stop()
+        self._end()
+
+    def _end(self) -> None:
+        self._sorted.set()  # nothing sorts any more (or nothing was started)
+        if self._columns is not None:
+            self._columns.close()
+        if self._db is not None:
+            self._db.close()
+        self._check.__exit__(None, None, None)
+
+    @contextmanager
+    def _named(self) -> Iterator[None]:
+        """SQLite's errors as one sentence; a damaged file named as damaged (the check
+        answers first), whatever the read made of it."""
+        try:
+            yield
+        except sqlite3.DatabaseError as error:
+            self._sorted.set()  # the check runs now, if it waited for sorts
+            self._check.raise_if_damaged(self._shown)
+            raise _unreadable(self._shown, error) from None
+        except InputError:
+            self._sorted.set()
+            self._check.raise_if_damaged(self._shown)
+            raise
 
 
 @contextmanager
@@ -297,48 +345,6 @@ def _check_tables(db: sqlite3.Connection, shown: Path) -> None:
                                  key=table)
     except sqlite3.DatabaseError as error:
         raise _unreadable(shown, error) from None
-
-
-def _done(db: sqlite3.Connection) -> tuple[DoneRequest, ...]:
-    purposes = ", ".join(f"'{p}'" for p in sorted(CALIBRATION_PURPOSES))
-    return tuple(
-        DoneRequest(int(ident), str(item), str(schema), str(split),
-                    None if pi is None else float(pi), _json(label),
-                    None if user is None else str(user))
-        for ident, item, schema, split, pi, label, user in db.execute(
-            "SELECT id, item_id, schema_name, split, inclusion_prob, label_json, user_id"
-            f" FROM human_request WHERE status = 'done' AND purpose IN ({purposes})"
-            " ORDER BY priority DESC, id"))
-
-
-def _requests(db: sqlite3.Connection) -> tuple[tuple[Request, ...], Counter[str]]:
-    out: list[Request] = []
-    others: Counter[str] = Counter()
-    parse = _json_column()
-    for (ident, item, schema, purpose, pi, split, status, label, user, assigned,
-         done_at) in db.execute(
-            "SELECT id, item_id, schema_name, purpose, inclusion_prob, split, status,"
-            " label_json, user_id, assigned_user, completed_at FROM human_request"
-            " ORDER BY id"):
-        if purpose in CALIBRATION_PURPOSES:
-            kind = RequestKind.CALIBRATION
-        elif purpose in VERIFICATION_PURPOSES:
-            kind = RequestKind.VERIFICATION
-        else:
-            others[str(purpose)] += 1
-            continue
-        if status == "cancelled":
-            continue
-        value = parse(label) if status == "done" else None
-        history = (LabelVersion(value, int(ident), done_at),) if status == "done" \
-            and value is not None else ()
-        annotator = user or assigned
-        out.append(Request(f"potato-{ident}", str(item), str(schema), kind,
-                           None if pi is None else float(pi),
-                           Split(split) if split in ("dev", "cert") else None,
-                           None if annotator is None else str(annotator), history,
-                           int(ident)))
-    return tuple(out), others
 
 
 def for_study(store: EngineStore, items: Collection[str], schemes: Collection[str]
