@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import subprocess
@@ -296,6 +297,8 @@ def store_lines(tmp: Path, n_items: int) -> tuple[list[str], bool]:
     jsonl, engine = tmp / f"jsonl-{n_items}", tmp / f"engine-{n_items}"
     generate(jsonl, n_items)
     generate_engine(engine, n_items)
+    os.sync()  # the studies just written reach the disk before any run is timed (the
+    # kernel's write-back of a 576 MB database otherwise runs beside the first runs)
     plain = {
         "JSON Lines files": [sys.executable, "-c", PLAIN_JSONL,
                              str(jsonl / "labeling" / "predictions.jsonl"),
