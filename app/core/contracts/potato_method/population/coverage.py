@@ -39,10 +39,11 @@ def coverage_counts(table: PopulationTable, tiers: tuple[str, ...],
         here, their_rows = here[answered], their_rows[answered]
         if per_class:
             keys = [class_of(column.values[r]) for r in their_rows.tolist()]
-        else:
-            keys = ["*"] * len(here)
-        codes = {key: code for code, key in enumerate(dict.fromkeys(keys))}
-        coded = np.fromiter(map(codes.__getitem__, keys), np.int64, len(keys))
+            codes = {key: code for code, key in enumerate(dict.fromkeys(keys))}
+            coded = np.fromiter(map(codes.__getitem__, keys), np.int64, len(keys))
+        else:  # one key for all: no list of a million "*" to code (one long C call each)
+            codes = {"*": 0} if len(here) else {}
+            coded = np.zeros(len(here), np.int64)
         keep = _limits(codes, route.get(position, {}))
         accept = _limits(codes, acceptance.get(tier, {}))
         confidence = column.confidence_array[their_rows]
