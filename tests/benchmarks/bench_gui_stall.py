@@ -60,6 +60,13 @@ timer in between: they now wait on a 1 ms timer), the worker's longest 59 ms (th
 resize of the million-entry dict of items, one C call); ``engine.sqlite``: after the
 result 53 ms, the worker's longest 100-190 ms (the resizes of million-entry dicts and
 sets, slowed by SQLite's threads sorting beside them).
+
+Then (session 11, a slow hour of the same machine): ``engine.sqlite`` at a million items,
+the worker's longest 55-72 ms, after the result 51-93 ms (two runs). One SQLite thread
+works beside the read instead of three, ppi no longer builds a million-entry set, and
+selective_risk's coverage no longer codes a million ``"*"``. Left: the last resize of
+each million-entry dict (the items' lookups: 52-60 ms each) and numpy calls over three
+million rows (``merged_order``: 72 ms), each one C call that holds the lock.
 """
 
 from __future__ import annotations
