@@ -303,3 +303,15 @@ def test_queries_started_side_by_side_give_the_old_answers(tmp_path: Path, seed:
     for connection in opened:
         with pytest.raises(sqlite3.ProgrammingError):  # closed
             connection.execute("SELECT 1")
+
+
+@pytest.mark.parametrize("n_known", [1, 3, 16, 17, 40])
+def test_codes_are_given_out_in_the_order_first_met(n_known: int) -> None:
+    """``engine_coded._first_met`` (counting, or sorting when many codes are met)
+    against the order a dict keeps."""
+    from app.core.formats.potato.engine_coded import _first_met
+
+    rng = np.random.default_rng(n_known)
+    for size in (0, 1, 5, 1000):
+        codes = rng.integers(0, n_known, size).astype(np.int32)
+        assert _first_met(codes, n_known) == list(dict.fromkeys(codes.tolist()))
