@@ -45,9 +45,7 @@ from typing import Any
 
 from app.core.errors import InputError
 from app.core.formats.boundary import checked_file, present
-from app.core.formats.labeling.data import (
-    LabelingData,
-)
+from app.core.formats.labeling.data import LabelingData
 from app.core.formats.labeling.table import PredictionTable
 from app.core.formats.potato.engine_answers import PendingColumns, StoredAnswers
 from app.core.formats.potato.engine_items import ItemMeta, read_items
