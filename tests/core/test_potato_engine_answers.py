@@ -315,3 +315,20 @@ def test_codes_are_given_out_in_the_order_first_met(n_known: int) -> None:
     for size in (0, 1, 5, 1000):
         codes = rng.integers(0, n_known, size).astype(np.int32)
         assert _first_met(codes, n_known) == list(dict.fromkeys(codes.tolist()))
+
+
+def test_a_started_query_hands_back_chunks_of_the_size_asked() -> None:
+    """``engine_parallel._Started``: the row fetched on the worker comes first, within the
+    first chunk, whatever its size (a first chunk of one is that row alone)."""
+    from app.core.formats.potato.engine_parallel import _Started
+
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE t (x)")
+    db.executemany("INSERT INTO t VALUES (?)", [(k,) for k in range(7)])
+    for size in (1, 2, 3, 10):
+        cursor = db.execute("SELECT x FROM t ORDER BY x")
+        started = _Started(cursor, cursor.fetchmany(1))
+        chunks = []
+        while chunk := started.fetchmany(size):
+            chunks.append([x for (x,) in chunk])
+        assert chunks == [list(range(k, min(k + size, 7))) for k in range(0, 7, size)]

@@ -52,7 +52,9 @@ class _Started:
     def fetchmany(self, size: int) -> list[Any]:
         if self._first is not None:
             rows, self._first = self._first, None
-            return rows + self._cursor.fetchmany(size - len(rows)) if rows else rows
+            if rows and size > len(rows):  # (fetchmany(0) would fetch every row)
+                rows += self._cursor.fetchmany(size - len(rows))
+            return rows
         return self._cursor.fetchmany(size)
 
 
@@ -103,8 +105,8 @@ class SortedQueries:
 
     def _start(self, params: Sequence[Any]) -> _Started:
         assert self._connect is not None
-        connection = self._connect()  # one per query: a cursor is read by the caller later
         try:
+            connection = self._connect()  # one per query: its cursor is read later
             with self._lock:
                 self._opened.append(connection)
                 if self._closing:  # abandoned before it started: nobody will read it
