@@ -8,6 +8,7 @@ import threading
 import time
 from itertools import compress
 
+import numpy as np
 import pytest
 
 from app.core.slices import dict_in_slices, list_in_slices, set_in_slices
@@ -139,3 +140,52 @@ def test_sorted_strings_is_sorted(monkeypatch: pytest.MonkeyPatch) -> None:
         assert got == sorted(values)
         by_value = {id(v) for v in values}
         assert all(id(v) in by_value for v in got)  # the very objects
+
+
+def test_string_order_is_sorteds_stable_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The order numpy gives (ties kept in place) against ``sorted``'s on the indices,
+    with repeated strings and the ones that go to ``sorted``."""
+    from app.core import slices
+
+    monkeypatch.setattr(slices, "SORT_IN_NUMPY", 10)
+    rng = random.Random(4)
+    alphabet = ["a", "b", "é", "\U0001f600", "Z", "\u0800", "\x01"]
+    for extra in ([], ["a\x00b"], ["x\ud800"]):
+        values = ["".join(rng.choice(alphabet) for _ in range(rng.randrange(4)))
+                  for _ in range(3000)] + extra
+        expected = sorted(range(len(values)), key=values.__getitem__)
+        assert slices.string_order(values, 100).tolist() == expected
+
+
+@pytest.mark.parametrize("size", [1, 2, 7, 1 << 19])
+def test_split_in_slices_is_split(size: int) -> None:
+    from app.core.slices import split_in_slices
+
+    rng = random.Random(size)
+    for _ in range(200):
+        text = "".join(rng.choice("ab\x1f") for _ in range(rng.randrange(40)))
+        assert split_in_slices(text, "\x1f", size) == text.split("\x1f")
+    with pytest.raises(ValueError, match="one character"):
+        split_in_slices("a,b", ",,")
+
+
+@pytest.mark.parametrize("size", [1, 3, 10, 1 << 19])
+def test_ints_in_slices_reads_what_group_concat_writes(size: int) -> None:
+    """Integers of any sign and width up to int64's ends, as SQLite joins them."""
+    import sqlite3
+
+    from app.core.slices import ints_in_slices
+
+    rng = random.Random(size)
+    numbers = [rng.choice([0, -1, 7, 2**63 - 1, -(2**63), rng.randrange(-(2**62), 2**62)])
+               for _ in range(500)]
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE t (x INTEGER)")
+    db.executemany("INSERT INTO t VALUES (?)", [(n,) for n in numbers])
+    for count in (1, 2, 500):
+        (text,) = db.execute(f"SELECT group_concat(x) FROM (SELECT x FROM t LIMIT {count})"
+                             ).fetchone()
+        assert ints_in_slices(text, np.int64, size).tolist() == numbers[:count]
+    for bad in ("1,x,3", "x", "1,,2", "1.5,2"):
+        with pytest.raises(ValueError):
+            ints_in_slices(bad, np.int64, size)

@@ -2,8 +2,12 @@
 
 Why a module: this is the one table that grows with the corpus times the cascade (three
 million rows for a million items and three tiers). Its rows become one list per field per
-(schema, tier), :class:`TierColumns`, filled a chunk of rows at a time by C-level calls
-(:mod:`.engine_columns`): no Python object per prediction is made until someone asks for one
+(schema, tier), :class:`TierColumns`. Given the schemes' labels, SQLite joins each tier's
+rows into one text per column (:class:`~.engine_columns.JoinedQuery`, on a worker thread,
+without the interpreter lock), which numpy splits, parses and sorts; where those texts
+cannot stand for the rows exactly, or without labels, the columns are filled a chunk of
+sorted rows at a time by C-level calls (:mod:`.engine_columns`). Either way the same
+columns, and no Python object per prediction is made until someone asks for one
 (:meth:`StoredAnswers.raw_answers`, kept for the tests and for small readers). The
 consumers that scale (the prediction table of :mod:`engine_store`, Potato's view in
 :mod:`app.core.contracts.potato_method.from_store`) read the columns.
@@ -25,7 +29,14 @@ from typing import Any
 
 import numpy as np
 
-from app.core.formats.potato.engine_columns import TierColumns, probs, tier_columns
+from app.core.formats.potato.engine_columns import (
+    JoinedQuery,
+    TierColumns,
+    joined_tier,
+    probs,
+    quoted,
+    tier_columns,
+)
 from app.core.formats.potato.engine_json import stored_json
 from app.core.formats.potato.engine_parallel import Connect, SortedQueries
 
@@ -133,11 +144,16 @@ class PendingColumns:
         self._tiers = tiers
         self._wanted = [(source, schema, version) for (source, schema), version
                         in latest.items() if source in sources]
-        value, status, self._known = _value_cases(db, labels)
-        query = (f"SELECT p.item_id, {value}, {status}, p.raw_conf, p.conf_json FROM"
-                 " prediction p JOIN source_version v ON v.version_id = p.source_version_id"
-                 " WHERE v.source_id = ? AND p.schema_name = ? AND v.version_id = ?"
-                 " ORDER BY p.item_id, p.id")
+        value, status, label_texts = _value_cases(db, labels)
+        self._known = [stored_json(text) for text in label_texts]
+        self._db = db
+        rows = (" FROM prediction p JOIN source_version v ON v.version_id ="
+                " p.source_version_id WHERE v.source_id = ? AND p.schema_name = ?"
+                " AND v.version_id = ?")
+        self._select = (f"SELECT p.item_id, {value}, {status}, p.raw_conf, p.conf_json"
+                        f"{rows} ORDER BY p.item_id, p.id")
+        # with the labels' numbers, each tier comes back as a few joined texts, unsorted
+        query = JoinedQuery(rows, label_texts).sql() if label_texts else self._select
         self._queries = SortedQueries(db, connect, query, self._wanted, sorted_event)
         self._cursors = self._queries.__enter__()
 
@@ -163,20 +179,37 @@ class PendingColumns:
     def _tier_by_tier(self) -> list[TierColumns | None]:
         shared: dict[str, str] = {}  # one string object per status, all tiers
         read: list[TierColumns] = []
+        joined: list[Any] = []  # the tiers read from joined texts (see joined_tier)
         out: list[TierColumns | None] = []
-        for (source, schema, _version), cursor in zip(self._wanted, self._cursors,
-                                                      strict=True):
-            column = tier_columns(cursor, str(schema), str(source), shared, read,
-                                  self._known)
+        for (source, schema, version), cursor in zip(self._wanted, self._cursors,
+                                                     strict=True):
+            column: TierColumns | bool | None = False
+            if self._known:
+                column = self._from_texts(cursor, str(schema), str(source), shared, joined)
+                if column is False:  # the texts cannot say it: the rows, read here
+                    cursor = self._db.execute(self._select, (source, schema, version))
+            if column is False:
+                column = tier_columns(cursor, str(schema), str(source), shared, read,
+                                      self._known)
+            assert column is None or isinstance(column, TierColumns)
             out.append(column)
             if column is not None:
                 read.append(column)
         return out
 
+    def _from_texts(self, cursor: Any, schema: str, tier: str, shared: dict[str, str],
+                    joined: list[Any]) -> TierColumns | bool | None:
+        """The tier from its :class:`JoinedQuery` row (``False``: read its rows)."""
+        try:
+            row = cursor.fetchmany(1)[0]
+        except sqlite3.DataError:  # a joined text longer than SQLite allows
+            return False
+        return joined_tier(row, schema, tier, shared, joined, self._known)
+
 
 def _value_cases(db: sqlite3.Connection, labels: Sequence[Any]
-                 ) -> tuple[str, str, list[Any]]:
-    """The value and status expressions of the predictions query, and the values their
+                 ) -> tuple[str, str, list[str]]:
+    """The value and status expressions of the predictions query, and the texts their
     numbers stand for: ``value_json`` equal to ``json.dumps`` of a label is that label's
     number, status ``ok`` is ``0``. Only where Potato's schema declares both columns
     ``TEXT``: SQLite then stores any number written there as text, so an integer can
@@ -194,14 +227,8 @@ def _value_cases(db: sqlite3.Connection, labels: Sequence[Any]
     status = "CASE WHEN p.status = 'ok' THEN 0 ELSE p.status END"
     if not texts or len(texts) > 200:
         return "p.value_json", status, []
-    cases = " ".join(f"WHEN {_quoted(text)} THEN {code}" for code, text in enumerate(texts))
-    return f"CASE p.value_json {cases} ELSE p.value_json END", status, \
-        [stored_json(text) for text in texts]
-
-
-def _quoted(text: str) -> str:
-    """An SQL string literal of ``text``."""
-    return "'" + text.replace("'", "''") + "'"
+    cases = " ".join(f"WHEN {quoted(text)} THEN {code}" for code, text in enumerate(texts))
+    return f"CASE p.value_json {cases} ELSE p.value_json END", status, texts
 
 
 _VERSIONS = ("SELECT v.source_id, p.schema_name, v.version_id FROM prediction p"

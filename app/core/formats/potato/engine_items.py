@@ -18,8 +18,18 @@ from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
+import numpy as np
+
 from app.core.formats.potato.engine_json import stored_json
-from app.core.slices import dict_in_slices, list_in_slices
+from app.core.slices import (
+    dict_in_slices,
+    ints_in_slices,
+    list_in_slices,
+    object_array,
+    split_in_slices,
+    take_in_slices,
+    tolist_in_slices,
+)
 
 Entry = tuple[dict[str, float] | None, dict[str, str] | None]
 """One parsed ``meta_json``: (``pi`` per schema, ``fields``), each ``None`` when absent."""
@@ -121,6 +131,9 @@ def read_items(db: sqlite3.Connection) -> ItemMeta:
     distinct = [text for (text,) in db.execute("SELECT DISTINCT meta_json FROM engine_item")]
     if len(distinct) <= FEW_METAS and all(type(text) is str for text in distinct):
         cases = " ".join(f"WHEN ? THEN {code}" for code in range(len(distinct)))
+        joined = _joined_items(db, cases, distinct)
+        if joined is not None:
+            return joined
         rows = _fetched(db.execute(f"SELECT item_id, CASE meta_json {cases} END"
                                    " FROM engine_item ORDER BY ingest_seq", distinct))
         items = list_in_slices(map(itemgetter(0), rows))
@@ -151,6 +164,40 @@ def read_items(db: sqlite3.Connection) -> ItemMeta:
                     codes)
 
 
+def _joined_items(db: sqlite3.Connection, cases: str, distinct: list[str]
+                  ) -> ItemMeta | None:
+    """:func:`read_items`'s coded read from one row of joined texts (``group_concat`` in
+    table order, ordered by ``ingest_seq`` in numpy, ties in table order as Potato's
+    index orders them): a million ids come back as one text split in C instead of a
+    million rows fetched. ``None`` where the texts cannot stand for the rows exactly (an
+    id that is not text or holds the separator, a sequence number that is not an
+    integer, a meta none of ``distinct``)."""
+    try:
+        count, ids_counted, id_type, seq_type, seqs_counted, ids, seqs, codes = db.execute(
+            "SELECT count(*), count(item_id), typeof(max(item_id)), typeof(sum(ingest_seq)),"
+            " count(ingest_seq), group_concat(item_id, char(31)), group_concat(ingest_seq),"
+            f" group_concat(ifnull(CASE meta_json {cases} END, -1)) FROM engine_item",
+            distinct).fetchone()
+    except (sqlite3.DataError, sqlite3.OperationalError):  # too long; a sum past int64
+        return None
+    if not count or count != ids_counted or count != seqs_counted or id_type != "text" \
+            or seq_type != "integer":
+        return None
+    scanned = split_in_slices(ids, SEPARATOR)
+    if len(scanned) != count:
+        return None
+    order = np.argsort(ints_in_slices(seqs, np.int64), kind="stable")
+    coded = ints_in_slices(codes, np.int64)[order]
+    if (coded < 0).any():
+        return None
+    items = tuple(take_in_slices(object_array(scanned), order))
+    code_list = tolist_in_slices(coded)
+    return ItemMeta(items, [_meta(stored_json(text)) for text in distinct],
+                    dict_in_slices(zip(items, code_list, strict=True)), code_list)
+
+
+SEPARATOR = "\x1f"
+"""Between the ids of :func:`_joined_items`' text."""
 FETCH = 20_000
 """Rows fetched at a time (:func:`_fetched`)."""
 

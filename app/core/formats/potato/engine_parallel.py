@@ -8,12 +8,14 @@ million-item read are long stretches of SQLite alone:
   own connection while the tables are read. Nothing read is used until it has answered:
   a damaged file is named as damaged (the same sentence as when the check ran first),
   whatever the read made of it.
-- each tier's query sorts a million rows before SQLite hands back the first (about a
-  second): :class:`SortedQueries` starts them on a worker thread with connections of
-  their own, each fetching only its first row (which waits on the sort), so the sorts
-  run while the caller does something else (``label status`` parses the data files and
-  reads the other tables meanwhile). The rows are read in order, by the caller, a chunk
-  at a time. A worker fetching more than that first row would hold the interpreter lock
+- each tier's query works through a million rows before SQLite hands back the first
+  (joining them into texts, :class:`~.engine_columns.JoinedQuery`, about two seconds;
+  sorting them, for the row-by-row read, about one): :class:`SortedQueries` starts them
+  on a worker thread with connections of their own, each fetching only its first row
+  (which waits on that work), so it runs while the caller does something else (``label
+  status`` parses the data files and reads the other tables meanwhile). The rest of a
+  sorted query's rows are read in order, by the caller, a chunk at a time. A worker
+  fetching more than that first row would hold the interpreter lock
   for each row it makes, against the caller's Python work: each hands the lock to the
   other at every row (SQLite lets go of it for each step), and the read of the other
   tables took half as long again.
@@ -45,11 +47,16 @@ class _Started:
     """A query whose first row is already fetched: :meth:`fetchmany` hands back that row
     with the rest of the first chunk, then the cursor's next chunks."""
 
-    def __init__(self, cursor: sqlite3.Cursor, first: list[Any]) -> None:
+    def __init__(self, cursor: sqlite3.Cursor | None, first: list[Any] | None,
+                 error: sqlite3.DataError | None = None) -> None:
         self._cursor = cursor
-        self._first: list[Any] | None = first
+        self._first = first
+        self._error = error
 
     def fetchmany(self, size: int) -> list[Any]:
+        if self._error is not None:  # raised where the rows are read, as without workers
+            raise self._error
+        assert self._cursor is not None
         if self._first is not None:
             rows, self._first = self._first, None
             if rows and size > len(rows):  # (fetchmany(0) would fetch every row)
@@ -79,7 +86,7 @@ class SortedQueries:
     def __enter__(self) -> Iterator[Any]:
         if self._connect is None or WORKERS < 1 or not self._params:
             self.sorted.set()
-            return (self._db.execute(self._query, p) for p in self._params)
+            return (self._here(p) for p in self._params)
         self._pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="accord-sort")
         futures: list[Future[_Started]] = [self._pool.submit(self._start, p)
                                            for p in self._params]
@@ -103,6 +110,13 @@ class SortedQueries:
             connection.close()
         self._opened.clear()
 
+    def _here(self, params: Sequence[Any]) -> Any:
+        """The query run on the caller's connection when its turn comes."""
+        try:
+            return self._db.execute(self._query, params)
+        except sqlite3.DataError as error:  # (an aggregate fails at once): raised on reading
+            return _Started(None, None, error)
+
     def _start(self, params: Sequence[Any]) -> _Started:
         assert self._connect is not None
         try:
@@ -111,8 +125,11 @@ class SortedQueries:
                 self._opened.append(connection)
                 if self._closing:  # abandoned before it started: nobody will read it
                     raise sqlite3.OperationalError("interrupted")
-            cursor = connection.execute(self._query, params)
-            return _Started(cursor, cursor.fetchmany(1))  # waits on the sort
+            try:  # (an aggregate is made by execute: the sort's wait is in either)
+                cursor = connection.execute(self._query, params)
+                return _Started(cursor, cursor.fetchmany(1))  # waits on the sort
+            except sqlite3.DataError as error:  # a value too long: the reader decides
+                return _Started(None, None, error)
         finally:
             with self._lock:
                 self._started += 1

@@ -232,11 +232,12 @@ class _Reading:
                 meta = read_items(db)
                 records = read_records(db, shown)
                 rows = EngineRows(columns.finish(), read_done(db), meta.order)
+                self._release()  # the check runs on alone while the table is made
+                labeling = LabelingData(prediction_table(rows.answers), requests)
             self._check.raise_if_damaged(shown)
         finally:
             self._end()
-        return EngineStore(shown, LabelingData(prediction_table(rows.answers), requests),
-                           records, meta, others, rows)
+        return EngineStore(shown, labeling, records, meta, others, rows)
 
     def close(self) -> None:
         """Abandon the read (its sorts and the integrity check cut short)."""
@@ -244,12 +245,16 @@ class _Reading:
         self._end()
 
     def _end(self) -> None:
+        self._release()
+        self._check.__exit__(None, None, None)
+
+    def _release(self) -> None:
+        """Close the queries and the connection (idempotent); the check runs on."""
         self._sorted.set()  # nothing sorts any more (or nothing was started)
         if self._columns is not None:
             self._columns.close()
         if self._db is not None:
             self._db.close()
-        self._check.__exit__(None, None, None)
 
     @contextmanager
     def _named(self) -> Iterator[None]:
@@ -261,7 +266,13 @@ class _Reading:
             self._sorted.set()  # the check runs now, if it waited for sorts
             self._check.raise_if_damaged(self._shown)
             raise _unreadable(self._shown, error) from None
-        except InputError:
+        except InputError as error:
+            self._sorted.set()
+            self._check.raise_if_damaged(self._shown)
+            if error.file is None:  # a value of the database: named with the file
+                raise InputError(error.problem, file=self._shown, key=error.key) from None
+            raise
+        except Exception:  # (what a damaged file's rows made go wrong, too)
             self._sorted.set()
             self._check.raise_if_damaged(self._shown)
             raise
