@@ -73,10 +73,15 @@ class TierColumns:
               confidences: list[float], statuses: list[str],
               distributions: list[dict[str, float] | None] | None,
               row_of: dict[str, int] | None = None, sorted_items: bool = False,
-              codes: np.ndarray | None = None, known: Sequence[Any] = ()) -> TierColumns:
-        """The columns, with ``row_of`` (made here unless given) and the masks."""
+              codes: np.ndarray | None = None, known: Sequence[Any] = (),
+              confidence_array: np.ndarray | None = None, all_ok: bool = False
+              ) -> TierColumns:
+        """The columns, with ``row_of`` (made here unless given) and the masks;
+        ``confidence_array``: :attr:`confidence_array`, when the caller has it;
+        ``all_ok``: every status is ``ok``, as the caller knows."""
         n = len(items)  # each column a slice at a time: a million rows held the lock
-        ok = array_in_slices(map("ok".__eq__, statuses), bool, n)
+        ok = np.ones(n, bool) if all_ok else array_in_slices(map("ok".__eq__, statuses),
+                                                             bool, n)
         if codes is not None:
             valued = np.array([value is not None for value in known], bool)[codes] \
                 if len(known) else np.zeros(n, bool)
@@ -84,9 +89,11 @@ class TierColumns:
             valued = array_in_slices(map(is_not, values, repeat(None)), bool, n)
         if row_of is None:
             row_of = dict_in_slices(zip(items, range(n), strict=True))
+        if confidence_array is None:
+            confidence_array = array_in_slices(confidences, np.float64, n)
         return cls(schema, tier, items, values, confidences, statuses, distributions, row_of,
-                   ok & valued, array_in_slices(confidences, np.float64, n),
-                   sorted_items, codes, known if codes is not None else ())
+                   ok & valued, confidence_array, sorted_items, codes,
+                   known if codes is not None else ())
 
     def __len__(self) -> int:
         return len(self.items)
@@ -271,8 +278,9 @@ def joined_tier(row: Sequence[Any], schema: str, tier: str, shared: dict[str, st
     if "x" in value_text:  # a value that is not one of the labels
         return False
     codes = ints_in_slices(value_text, np.int32)[order]
-    confidences = tolist_in_slices(ints_in_slices(conf_text, np.int64)[order] * (1 / SCALE))
-    statuses = _joined_statuses(status_text, count, order, shared)
+    confidence_array = ints_in_slices(conf_text, np.int64)[order] * (1 / SCALE)
+    all_ok = len(status_text) == count - 1 and not status_text.strip(SEPARATOR)
+    statuses = [OK] * count if all_ok else _joined_statuses(status_text, count, order, shared)
     distributions: list[dict[str, float] | None] | None = None
     if with_distribution:
         texts = split_in_slices(distribution_text, DISTRIBUTION_SEPARATOR)
@@ -285,9 +293,11 @@ def joined_tier(row: Sequence[Any], schema: str, tier: str, shared: dict[str, st
         return False
     per_code = [*known, None]  # a null value is -1: None, and the tier has no codes
     values = list_in_slices(map(per_code.__getitem__, codes.tolist()))
-    column = TierColumns.build(schema, tier, items, values, confidences, statuses,
-                               distributions, row_of, sorted_items=True,
-                               codes=None if (codes < 0).any() else codes, known=known)
+    column = TierColumns.build(schema, tier, items, values, tolist_in_slices(confidence_array),
+                               statuses, distributions, row_of, sorted_items=True,
+                               codes=None if (codes < 0).any() else codes, known=known,
+                               confidence_array=confidence_array,
+                               all_ok=all_ok)
     if same is None:
         read.append(_Joined(ids, order, column))
     return column
@@ -296,13 +306,11 @@ def joined_tier(row: Sequence[Any], schema: str, tier: str, shared: dict[str, st
 def _joined_statuses(text: str, count: int, order: np.ndarray, shared: dict[str, str]
                      ) -> list[str] | None:
     """The statuses of a joined status text, in ``order`` (``None``: not ``count``)."""
-    if len(text) == count - 1 and not text.strip(SEPARATOR):  # all ok
-        return [OK] * count
     texts = split_in_slices(text, SEPARATOR)
     if len(texts) != count:
         return None
     names = {text: OK if text == "" else shared.setdefault(text, text) for text in set(texts)}
-    return take_in_slices(object_array(list(map(names.__getitem__, texts))), order)
+    return take_in_slices(object_array(list_in_slices(map(names.__getitem__, texts))), order)
 
 
 def _ascending(items: list[str], size: int = 100_000) -> bool:
