@@ -134,7 +134,7 @@ def sorted_strings(values: list[str], size: int = SLICE) -> list[str]:
     slice at a time."""
     if len(values) < SORT_IN_NUMPY:
         return sorted(values)
-    return take_in_slices(object_array(values, size), string_order(values, size), size)
+    return take_in_slices(object_array(values, size), string_order(values, size))
 
 
 def string_order(values: list[str], size: int = SLICE) -> np.ndarray:

@@ -153,7 +153,7 @@ class PendingColumns:
         self._select = (f"SELECT p.item_id, {value}, {status}, p.raw_conf, p.conf_json"
                         f"{rows} ORDER BY p.item_id, p.id")
         # with the labels' numbers, each tier comes back as a few joined texts, unsorted
-        query = JoinedQuery(rows, label_texts).sql() if label_texts else self._select
+        query = JoinedQuery(label_texts).chosen if label_texts else self._select
         self._queries = SortedQueries(db, connect, query, self._wanted, sorted_event)
         self._cursors = self._queries.__enter__()
 

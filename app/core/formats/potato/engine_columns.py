@@ -179,28 +179,34 @@ which SQLite writes exactly and numpy reads back exactly; the product and its in
 are exact (a power of two)."""
 
 
+SCAN_SHARE = 4
+"""A tier holding at least a quarter of the predictions is read by scanning the table
+(SQLite's ``NOT INDEXED``): a million rows of three took 1.8 s so instead of 2.2-2.6 s
+through the index, one seek per row. A smaller tier is read through the index."""
+
+
 @dataclass(frozen=True)
 class JoinedQuery:
     """A tier's rows joined into one text per column inside SQLite (``group_concat``),
     in whatever order SQLite scans them, no sort: a million rows come back as a few
     texts, split and parsed in C in a fraction of the time their million rows took to
-    fetch, and SQLite's share (about a second) runs without the interpreter lock.
-    :func:`joined_tier` sorts them in numpy. ``from_where``: the ``FROM ... WHERE``
-    naming the tier's rows (``p`` the predictions); ``labels``: each label's
-    ``value_json`` text, its number its place."""
+    fetch, and SQLite's share (about two seconds) runs without the interpreter lock.
+    :func:`joined_tier` sorts them in numpy. Run with ``(source, schema, version)``;
+    ``labels``: each label's ``value_json`` text, its number its place."""
 
-    from_where: str
     labels: Sequence[str]
 
-    def sql(self) -> str:
-        """``(rows, the largest id, status and distribution and their types, the
-        confidences' range, distributions, ids, values, statuses, confidences,
-        distributions)``. A value is its label's number (``-1`` null, ``x`` any other,
-        which the numbers' parse refuses); a status ``""`` for ``ok`` (a stored ``""``
-        becomes the separator, which the split's count refuses); a confidence its
-        :data:`SCALE` multiple. The largest of each column tells whether any is a blob
-        (SQLite orders blobs after everything else), or a confidence text: the joined
-        texts cannot stand for those exactly (:func:`_odd`)."""
+    def chosen(self, db: sqlite3.Connection, params: Sequence[Any]) -> str:
+        """:meth:`sql` for this tier: scanning the table when the tier is at least
+        :data:`SCAN_SHARE`'s share of it (counted on Potato's index, a tenth of a second
+        for a million rows)."""
+        _source, schema, version = params
+        (rows,) = db.execute("SELECT count(*) FROM prediction WHERE source_version_id = ?"
+                             " AND schema_name = ?", (version, schema)).fetchone()
+        (last,) = db.execute("SELECT max(rowid) FROM prediction").fetchone()
+        return self.sql(scan=rows * SCAN_SHARE >= (last or 0))
+
+    def sql(self, scan: bool = False) -> str:
         cases = " ".join(f"WHEN {quoted(text)} THEN {code}"
                          for code, text in enumerate(self.labels))
         value = (f"CASE p.value_json {cases} ELSE"
@@ -213,7 +219,10 @@ class JoinedQuery:
                 f" group_concat(p.item_id, char(31)), group_concat({value}),"
                 f" group_concat({status}, char(31)),"
                 f" group_concat(ifnull(CAST(p.raw_conf * {SCALE!r} AS INTEGER), 0)),"
-                f" group_concat(ifnull(p.conf_json, ''), char(30)) {self.from_where}")
+                " group_concat(ifnull(p.conf_json, ''), char(30))"
+                f" FROM prediction p{' NOT INDEXED' if scan else ''} JOIN source_version v"
+                " ON v.version_id = p.source_version_id WHERE v.source_id = ?"
+                " AND p.schema_name = ? AND v.version_id = ?")
 
 
 def _odd(id_type: str, status_type: str, distribution_type: str, conf_type: str,

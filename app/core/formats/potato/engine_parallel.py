@@ -41,6 +41,8 @@ WORKERS = 1
 cores, two sorts and the integrity check beside it took half of it: the data files
 parsed meanwhile took 4 s instead of 2.5), and the sorts still end before it needs them."""
 Connect = Callable[[], sqlite3.Connection]
+Query = str | Callable[[sqlite3.Connection, Sequence[Any]], str]
+"""A query's text, or what chooses it for each parameters on the connection it runs on."""
 
 
 class _Started:
@@ -70,7 +72,7 @@ class SortedQueries:
     ``fetchmany`` per query. With ``connect`` the queries start on worker threads;
     without, each runs on ``db`` when its turn comes."""
 
-    def __init__(self, db: sqlite3.Connection, connect: Connect | None, query: str,
+    def __init__(self, db: sqlite3.Connection, connect: Connect | None, query: Query,
                  params: Sequence[Sequence[Any]], sorted_event: threading.Event | None = None
                  ) -> None:
         self._db, self._connect, self._query = db, connect, query
@@ -110,10 +112,14 @@ class SortedQueries:
             connection.close()
         self._opened.clear()
 
+    def _text(self, db: sqlite3.Connection, params: Sequence[Any]) -> str:
+        """The query for ``params`` (one chosen on ``db`` when ``query`` chooses)."""
+        return self._query if isinstance(self._query, str) else self._query(db, params)
+
     def _here(self, params: Sequence[Any]) -> Any:
         """The query run on the caller's connection when its turn comes."""
         try:
-            return self._db.execute(self._query, params)
+            return self._db.execute(self._text(self._db, params), params)
         except sqlite3.DataError as error:  # (an aggregate fails at once): raised on reading
             return _Started(None, None, error)
 
@@ -126,7 +132,7 @@ class SortedQueries:
                 if self._closing:  # abandoned before it started: nobody will read it
                     raise sqlite3.OperationalError("interrupted")
             try:  # (an aggregate is made by execute: the sort's wait is in either)
-                cursor = connection.execute(self._query, params)
+                cursor = connection.execute(self._text(connection, params), params)
                 return _Started(cursor, cursor.fetchmany(1))  # waits on the sort
             except sqlite3.DataError as error:  # a value too long: the reader decides
                 return _Started(None, None, error)
