@@ -68,9 +68,11 @@ class _Started:
 
 
 class SortedQueries:
-    """``query`` run with each of ``params``; iterating gives, in order, an object with
-    ``fetchmany`` per query. With ``connect`` the queries start on worker threads;
-    without, each runs on ``db`` when its turn comes."""
+    """``query`` run with each of ``params`` (a :data:`Query` that chooses is asked on the
+    connection the query runs on, so its own look at the table is a worker's too);
+    iterating gives, in order, an object with ``fetchmany`` per query. With ``connect``
+    the queries start on worker threads; without, each runs on ``db`` when its turn
+    comes."""
 
     def __init__(self, db: sqlite3.Connection, connect: Connect | None, query: Query,
                  params: Sequence[Sequence[Any]], sorted_event: threading.Event | None = None
