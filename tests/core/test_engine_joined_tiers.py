@@ -273,3 +273,26 @@ def test_joined_items_equal_the_rows(tmp_path: Path, odd: str | None, seed: int,
     assert joined == fields(engine_items.read_items(db))
     assert len(answered) == 1
     assert (answered[0] is not None) == (odd is None)  # each odd row refused; not vacuous
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_tier_joined_from_a_scan_equals_one_joined_through_the_index(tmp_path: Path,
+                                                                      seed: int) -> None:
+    """Both ways ``JoinedQuery.chosen`` may read a tier (their rows in other orders, the
+    index ordering them by calibrated confidence) give the same columns."""
+    from app.core.formats.potato.engine_columns import JoinedQuery, joined_tier
+
+    db = _database(tmp_path / "engine.sqlite", seed)
+    db.execute("UPDATE prediction SET calibrated_conf = (id * 7919) % 13 / 13.0")
+    db.commit()
+    query = JoinedQuery(['"pos"', '"neg"', '"it\'s"', "3"])
+    known = ["pos", "neg", "it's", 3]
+    tiers = db.execute("SELECT DISTINCT v.source_id, p.schema_name, v.version_id FROM"
+                       " prediction p JOIN source_version v ON v.version_id ="
+                       " p.source_version_id").fetchall()
+    assert tiers
+    for params in tiers:
+        scanned, indexed = (joined_tier(db.execute(query.sql(scan), params).fetchone(), "s",
+                                        "t", {}, [], known) for scan in (True, False))
+        assert isinstance(scanned, TierColumns) and isinstance(indexed, TierColumns)
+        assert _fields(scanned) == _fields(indexed)
