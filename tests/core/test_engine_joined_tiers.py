@@ -1,10 +1,10 @@
-"""A tier read from its joined texts (``engine_columns.JoinedQuery``, ``joined_tier``)
-against the same tier read row by row (``tier_columns``, the reader the other tests hold
-against the whole-table oracle): every field equal, confidences to the bit; the joined
-path taken where it can say the rows exactly, and each row it cannot stand for (a blob, a
-separator inside a text, a stored ``""`` status, an item stored twice, a value that is no
-label, a confidence outside the exact range, a text longer than SQLite allows) sending the
-tier back to its rows."""
+"""A tier read from its joined texts (``engine_answers.JoinedQuery``,
+``engine_columns.joined_tier``) against the same tier read row by row (``tier_columns``,
+the reader the other tests hold against the whole-table oracle): every field equal,
+confidences to the bit; the joined path taken where it can say the rows exactly, and
+each row it cannot stand for (a blob, a separator inside a text, a stored ``""`` status,
+an item stored twice, a value that is no label, a confidence outside the exact range, a
+text longer than SQLite allows) sending the tier back to its rows."""
 
 from __future__ import annotations
 
@@ -280,7 +280,8 @@ def test_a_tier_joined_from_a_scan_equals_one_joined_through_the_index(tmp_path:
                                                                       seed: int) -> None:
     """Both ways ``JoinedQuery.chosen`` may read a tier (their rows in other orders, the
     index ordering them by calibrated confidence) give the same columns."""
-    from app.core.formats.potato.engine_columns import JoinedQuery, joined_tier
+    from app.core.formats.potato.engine_answers import JoinedQuery
+    from app.core.formats.potato.engine_columns import joined_tier
 
     db = _database(tmp_path / "engine.sqlite", seed)
     db.execute("UPDATE prediction SET calibrated_conf = (id * 7919) % 13 / 13.0")

@@ -3,7 +3,7 @@
 Why a module: this is the one table that grows with the corpus times the cascade (three
 million rows for a million items and three tiers). Its rows become one list per field per
 (schema, tier), :class:`TierColumns`. Given the schemes' labels, SQLite joins each tier's
-rows into one text per column (:class:`~.engine_columns.JoinedQuery`, on a worker thread,
+rows into one text per column (:class:`~.engine_answers.JoinedQuery`, on a worker thread,
 without the interpreter lock), which numpy splits, parses and sorts; where those texts
 cannot stand for the rows exactly, or without labels, the columns are filled a chunk of
 sorted rows at a time by C-level calls (:mod:`.engine_columns`). Either way the same
@@ -30,11 +30,10 @@ from typing import Any
 import numpy as np
 
 from app.core.formats.potato.engine_columns import (
-    JoinedQuery,
+    SCALE,
     TierColumns,
     joined_tier,
     probs,
-    quoted,
     tier_columns,
 )
 from app.core.formats.potato.engine_json import stored_json
@@ -207,6 +206,57 @@ class PendingColumns:
         return joined_tier(row, schema, tier, shared, joined, self._known)
 
 
+SCAN_SHARE = 4
+"""A tier holding at least a quarter of the predictions is read by scanning the table
+(SQLite's ``NOT INDEXED``): a million rows of three took 1.8 s so instead of 2.2-2.6 s
+through the index, one seek per row. A smaller tier is read through the index."""
+
+
+@dataclass(frozen=True)
+class JoinedQuery:
+    """A tier's rows joined into one text per column inside SQLite (``group_concat``),
+    in whatever order SQLite scans them, no sort: a million rows come back as a few
+    texts, split and parsed in C in a fraction of the time their million rows took to
+    fetch, and SQLite's share (about two seconds) runs without the interpreter lock.
+    :func:`joined_tier` sorts them in numpy. Run with ``(source, schema, version)``;
+    ``labels``: each label's ``value_json`` text, its number its place."""
+
+    labels: Sequence[str]
+
+    def chosen(self, db: sqlite3.Connection, params: Sequence[Any]) -> str:
+        """:meth:`sql` for this tier: scanning the table when the tier is at least
+        :data:`SCAN_SHARE`'s share of it (counted on Potato's index, a tenth of a second
+        for a million rows)."""
+        _source, schema, version = params
+        (rows,) = db.execute("SELECT count(*) FROM prediction WHERE source_version_id = ?"
+                             " AND schema_name = ?", (version, schema)).fetchone()
+        (last,) = db.execute("SELECT max(rowid) FROM prediction").fetchone()
+        return self.sql(scan=rows * SCAN_SHARE >= (last or 0))
+
+    def sql(self, scan: bool = False) -> str:
+        cases = " ".join(f"WHEN {_quoted(text)} THEN {code}"
+                         for code, text in enumerate(self.labels))
+        value = (f"CASE p.value_json {cases} ELSE"
+                 " CASE WHEN p.value_json IS NULL THEN -1 ELSE 'x' END END")
+        status = "CASE p.status WHEN 'ok' THEN '' WHEN '' THEN char(31) ELSE p.status END"
+        return ("SELECT count(*), typeof(max(p.item_id)), typeof(max(p.status)),"
+                " typeof(max(p.conf_json)), typeof(max(p.raw_conf)), max(p.raw_conf),"
+                " min(p.raw_conf), min(CASE WHEN p.raw_conf > 0.0 THEN p.raw_conf END),"
+                " max(CASE WHEN p.raw_conf < 0.0 THEN p.raw_conf END), count(p.conf_json),"
+                f" group_concat(p.item_id, char(31)), group_concat({value}),"
+                f" group_concat({status}, char(31)),"
+                f" group_concat(ifnull(CAST(p.raw_conf * {SCALE!r} AS INTEGER), 0)),"
+                " group_concat(ifnull(p.conf_json, ''), char(30))"
+                f" FROM prediction p{' NOT INDEXED' if scan else ''} JOIN source_version v"
+                " ON v.version_id = p.source_version_id WHERE v.source_id = ?"
+                " AND p.schema_name = ? AND v.version_id = ?")
+
+
+def _quoted(text: str) -> str:
+    """An SQL string literal of ``text``."""
+    return "'" + text.replace("'", "''") + "'"
+
+
 def _value_cases(db: sqlite3.Connection, labels: Sequence[Any]
                  ) -> tuple[str, str, list[str]]:
     """The value and status expressions of the predictions query, and the texts their
@@ -227,7 +277,7 @@ def _value_cases(db: sqlite3.Connection, labels: Sequence[Any]
     status = "CASE WHEN p.status = 'ok' THEN 0 ELSE p.status END"
     if not texts or len(texts) > 200:
         return "p.value_json", status, []
-    cases = " ".join(f"WHEN {quoted(text)} THEN {code}" for code, text in enumerate(texts))
+    cases = " ".join(f"WHEN {_quoted(text)} THEN {code}" for code, text in enumerate(texts))
     return f"CASE p.value_json {cases} ELSE p.value_json END", status, texts
 
 

@@ -179,52 +179,6 @@ which SQLite writes exactly and numpy reads back exactly; the product and its in
 are exact (a power of two)."""
 
 
-SCAN_SHARE = 4
-"""A tier holding at least a quarter of the predictions is read by scanning the table
-(SQLite's ``NOT INDEXED``): a million rows of three took 1.8 s so instead of 2.2-2.6 s
-through the index, one seek per row. A smaller tier is read through the index."""
-
-
-@dataclass(frozen=True)
-class JoinedQuery:
-    """A tier's rows joined into one text per column inside SQLite (``group_concat``),
-    in whatever order SQLite scans them, no sort: a million rows come back as a few
-    texts, split and parsed in C in a fraction of the time their million rows took to
-    fetch, and SQLite's share (about two seconds) runs without the interpreter lock.
-    :func:`joined_tier` sorts them in numpy. Run with ``(source, schema, version)``;
-    ``labels``: each label's ``value_json`` text, its number its place."""
-
-    labels: Sequence[str]
-
-    def chosen(self, db: sqlite3.Connection, params: Sequence[Any]) -> str:
-        """:meth:`sql` for this tier: scanning the table when the tier is at least
-        :data:`SCAN_SHARE`'s share of it (counted on Potato's index, a tenth of a second
-        for a million rows)."""
-        _source, schema, version = params
-        (rows,) = db.execute("SELECT count(*) FROM prediction WHERE source_version_id = ?"
-                             " AND schema_name = ?", (version, schema)).fetchone()
-        (last,) = db.execute("SELECT max(rowid) FROM prediction").fetchone()
-        return self.sql(scan=rows * SCAN_SHARE >= (last or 0))
-
-    def sql(self, scan: bool = False) -> str:
-        cases = " ".join(f"WHEN {quoted(text)} THEN {code}"
-                         for code, text in enumerate(self.labels))
-        value = (f"CASE p.value_json {cases} ELSE"
-                 " CASE WHEN p.value_json IS NULL THEN -1 ELSE 'x' END END")
-        status = "CASE p.status WHEN 'ok' THEN '' WHEN '' THEN char(31) ELSE p.status END"
-        return ("SELECT count(*), typeof(max(p.item_id)), typeof(max(p.status)),"
-                " typeof(max(p.conf_json)), typeof(max(p.raw_conf)), max(p.raw_conf),"
-                " min(p.raw_conf), min(CASE WHEN p.raw_conf > 0.0 THEN p.raw_conf END),"
-                " max(CASE WHEN p.raw_conf < 0.0 THEN p.raw_conf END), count(p.conf_json),"
-                f" group_concat(p.item_id, char(31)), group_concat({value}),"
-                f" group_concat({status}, char(31)),"
-                f" group_concat(ifnull(CAST(p.raw_conf * {SCALE!r} AS INTEGER), 0)),"
-                " group_concat(ifnull(p.conf_json, ''), char(30))"
-                f" FROM prediction p{' NOT INDEXED' if scan else ''} JOIN source_version v"
-                " ON v.version_id = p.source_version_id WHERE v.source_id = ?"
-                " AND p.schema_name = ? AND v.version_id = ?")
-
-
 def _odd(id_type: str, status_type: str, distribution_type: str, conf_type: str,
          highest: Any, lowest: Any, least_positive: Any, greatest_negative: Any) -> bool:
     """Whether the joined texts cannot stand for a tier's rows: a blob anywhere, a
@@ -243,11 +197,6 @@ SMALLEST = 2.0 ** -10
 integer."""
 
 
-def quoted(text: str) -> str:
-    """An SQL string literal of ``text``."""
-    return "'" + text.replace("'", "''") + "'"
-
-
 @dataclass
 class _Joined:
     """A tier read from its texts: its ids as SQLite joined them, their sorting order,
@@ -260,7 +209,7 @@ class _Joined:
 
 def joined_tier(row: Sequence[Any], schema: str, tier: str, shared: dict[str, str],
                 read: list[_Joined], known: Sequence[Any]) -> TierColumns | bool | None:
-    """The columns of one tier from the row of its :class:`JoinedQuery`: what
+    """The columns of one tier from the row of its :class:`~.engine_answers.JoinedQuery`: what
     :func:`tier_columns` makes of the same rows (``None`` for none), or ``False`` where
     the texts cannot say it exactly (an odd row; a separator inside an id, a status or a
     distribution; a value not a label; an item stored twice): the caller then reads the
