@@ -67,6 +67,13 @@ works beside the read instead of three, ppi no longer builds a million-entry set
 selective_risk's coverage no longer codes a million ``"*"``. Left: the last resize of
 each million-entry dict (the items' lookups: 52-60 ms each) and numpy calls over three
 million rows (``merged_order``: 72 ms), each one C call that holds the lock.
+
+Then (session 12): the tiers of ``engine.sqlite`` come from SQLite as joined texts (no
+million rows fetched). In an hour when the old build (aadbdb9) stalled 237 ms and opened
+in 31.6 s, this one stalled 188 ms and opened in 25.5 s; in a faster hour 77 ms (the
+worker: ``sorted_strings`` of the study's items and a million-entry dict's last resize,
+each 2-44 ms alone, lengthened by the SQLite thread and the reader sharing two cores
+with the GUI thread), after the result 50 ms, open 18.0 s. Still over the goal.
 """
 
 from __future__ import annotations
