@@ -114,9 +114,15 @@ def _database(path: Path, seed: int, odd: str | None = None) -> sqlite3.Connecti
             row[3] = '"other"'
         elif odd == "number not a label":
             row[3] = "1.5"
-        elif odd in ("tiny confidence", "confidence 2", "large confidence"):
+        elif odd == "status mark in id":  # the mark that sets a status apart in the ids
+            row[0] = row[0] + "\x1e"
+        elif odd == "status mark in status":
+            row[4] = "abstain\x1eerror"
+        elif odd in ("tiny confidence", "confidence 2", "large confidence",
+                     "vanishing confidence", "confidence -2"):
             row[5] = {"tiny confidence": 2.0 ** -11, "confidence 2": 2.0,
-                      "large confidence": -37.5}[odd]
+                      "large confidence": -37.5, "vanishing confidence": -1e-300,
+                      "confidence -2": -2.0}[odd]
     db.executemany("INSERT INTO prediction (item_id, schema_name, source_version_id, "
                    "value_json, status, raw_conf, conf_json, created_at) "
                    "VALUES (?, ?, ?, ?, ?, ?, ?, 0)", rows)
@@ -151,7 +157,8 @@ def test_joined_tiers_share_the_ids_of_a_tier_with_the_same_ids(
 ODD = ["blob id", "blob status", "blob distribution", "text confidence", "empty status",
        "separator in id", "separator in status", "separator in distribution", "item twice",
        "not a label", "number not a label", "tiny confidence", "confidence 2",
-       "large confidence"]
+       "large confidence", "status mark in id", "status mark in status",
+       "vanishing confidence", "confidence -2"]
 
 
 @pytest.mark.parametrize("odd", ODD)
@@ -293,7 +300,34 @@ def test_a_tier_joined_from_a_scan_equals_one_joined_through_the_index(tmp_path:
                        " p.source_version_id").fetchall()
     assert tiers
     for params in tiers:
-        scanned, indexed = (joined_tier(db.execute(query.sql(scan), params).fetchone(), "s",
-                                        "t", {}, [], known) for scan in (True, False))
+        scanned, indexed = (joined_tier(
+            db.execute(query.sql(scan), params).fetchone(), "s", "t", {}, [], known,
+            lambda scan=scan, params=params: db.execute(  # type: ignore[misc]
+                query.sql(scan, distributions=True), params).fetchone())
+            for scan in (True, False))
         assert isinstance(scanned, TierColumns) and isinstance(indexed, TierColumns)
         assert _fields(scanned) == _fields(indexed)
+
+
+def test_distributions_read_in_another_order_send_the_tier_to_the_rows(tmp_path: Path) -> None:
+    """The distributions come from a query of their own; joined ids other than the
+    main query's (rows in another order) cannot be paired with its rows."""
+    from app.core.formats.potato.engine_answers import JoinedQuery
+    from app.core.formats.potato.engine_columns import joined_tier
+
+    db = _database(tmp_path / "engine.sqlite", 1)
+    db.execute("UPDATE prediction SET conf_json = '{\"pos\": 1.0}'")
+    db.commit()
+    query = JoinedQuery(['"pos"', '"neg"', '"it\'s"', "3"])
+    known = ["pos", "neg", "it's", 3]
+    params = db.execute("SELECT v.source_id, p.schema_name, v.version_id FROM prediction p"
+                        " JOIN source_version v ON v.version_id = p.source_version_id"
+                        " LIMIT 1").fetchone()
+    row = db.execute(query.sql(), params).fetchone()
+    ids, texts = db.execute(query.sql(distributions=True), params).fetchone()
+    assert isinstance(joined_tier(row, "s", "t", {}, [], known, lambda: (ids, texts)),
+                      TierColumns)
+    reordered = "\x1f".join(reversed(ids.split("\x1f")))
+    assert reordered != ids
+    assert joined_tier(row, "s", "t", {}, [], known, lambda: (reordered, texts)) is False
+    assert joined_tier(row, "s", "t", {}, [], known, lambda: None) is False

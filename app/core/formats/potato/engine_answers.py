@@ -152,7 +152,8 @@ class PendingColumns:
         self._select = (f"SELECT p.item_id, {value}, {status}, p.raw_conf, p.conf_json"
                         f"{rows} ORDER BY p.item_id, p.id")
         # with the labels' numbers, each tier comes back as a few joined texts, unsorted
-        query = JoinedQuery(label_texts).chosen if label_texts else self._select
+        self._joined = JoinedQuery(label_texts)
+        query = self._joined.chosen if label_texts else self._select
         self._queries = SortedQueries(db, connect, query, self._wanted, sorted_event)
         self._cursors = self._queries.__enter__()
 
@@ -184,7 +185,7 @@ class PendingColumns:
                                                      strict=True):
             column: TierColumns | bool | None = False
             if self._known:
-                column = self._from_texts(cursor, str(schema), str(source), shared, joined)
+                column = self._from_texts(cursor, (source, schema, version), shared, joined)
                 if column is False:  # the texts cannot say it: the rows, read here
                     cursor = self._db.execute(self._select, (source, schema, version))
             if column is False:
@@ -196,14 +197,24 @@ class PendingColumns:
                 read.append(column)
         return out
 
-    def _from_texts(self, cursor: Any, schema: str, tier: str, shared: dict[str, str],
-                    joined: list[Any]) -> TierColumns | bool | None:
+    def _from_texts(self, cursor: Any, params: tuple[Any, Any, Any],
+                    shared: dict[str, str], joined: list[Any]) -> TierColumns | bool | None:
         """The tier from its :class:`JoinedQuery` row (``False``: read its rows)."""
+        def distributions() -> Sequence[Any] | None:
+            try:
+                sql = self._joined.chosen(self._db, params, distributions=True)
+                found: Sequence[Any] = self._db.execute(sql, params).fetchone()
+            except sqlite3.DataError:
+                return None
+            return found
+
         try:
             row = cursor.fetchmany(1)[0]
         except sqlite3.DataError:  # a joined text longer than SQLite allows
             return False
-        return joined_tier(row, schema, tier, shared, joined, self._known)
+        source, schema, _version = params
+        return joined_tier(row, str(schema), str(source), shared, joined, self._known,
+                           distributions)
 
 
 SCAN_SHARE = 4
@@ -223,7 +234,8 @@ class JoinedQuery:
 
     labels: Sequence[str]
 
-    def chosen(self, db: sqlite3.Connection, params: Sequence[Any]) -> str:
+    def chosen(self, db: sqlite3.Connection, params: Sequence[Any],
+               distributions: bool = False) -> str:
         """:meth:`sql` for this tier: scanning the table when the tier is at least
         :data:`SCAN_SHARE`'s share of it (counted on Potato's index, a tenth of a second
         for a million rows)."""
@@ -231,25 +243,34 @@ class JoinedQuery:
         (rows,) = db.execute("SELECT count(*) FROM prediction WHERE source_version_id = ?"
                              " AND schema_name = ?", (version, schema)).fetchone()
         (last,) = db.execute("SELECT max(rowid) FROM prediction").fetchone()
-        return self.sql(scan=rows * SCAN_SHARE >= (last or 0))
+        return self.sql(scan=rows * SCAN_SHARE >= (last or 0), distributions=distributions)
 
-    def sql(self, scan: bool = False) -> str:
-        cases = " ".join(f"WHEN {_quoted(text)} THEN {code}"
-                         for code, text in enumerate(self.labels))
-        value = (f"CASE p.value_json {cases} ELSE"
-                 " CASE WHEN p.value_json IS NULL THEN -1 ELSE 'x' END END")
-        status = "CASE p.status WHEN 'ok' THEN '' WHEN '' THEN char(31) ELSE p.status END"
-        return ("SELECT count(*), typeof(max(p.item_id)), typeof(max(p.status)),"
-                " typeof(max(p.conf_json)), typeof(max(p.raw_conf)), max(p.raw_conf),"
-                " min(p.raw_conf), min(CASE WHEN p.raw_conf > 0.0 THEN p.raw_conf END),"
-                " max(CASE WHEN p.raw_conf < 0.0 THEN p.raw_conf END), count(p.conf_json),"
-                f" group_concat(p.item_id, char(31)), group_concat({value}),"
-                f" group_concat({status}, char(31)),"
-                f" group_concat(ifnull(CAST(p.raw_conf * {SCALE!r} AS INTEGER), 0)),"
-                " group_concat(ifnull(p.conf_json, ''), char(30))"
-                f" FROM prediction p{' NOT INDEXED' if scan else ''} JOIN source_version v"
-                " ON v.version_id = p.source_version_id WHERE v.source_id = ?"
-                " AND p.schema_name = ? AND v.version_id = ?")
+    def sql(self, scan: bool = False, distributions: bool = False) -> str:
+        """The query; with ``distributions``, the one a tier with some runs besides: its
+        joined ids again (the same order, checked) and its ``conf_json`` texts.
+
+        Only what varies is joined: a status other than ``ok`` follows its id after
+        :data:`~.engine_columns.MARK` (Potato writes ``ok`` only, so the status column,
+        a million separators, is not joined), and the few checks are aggregates (a
+        third of the query's time; a confidence of 2 or more shows as SQLite's largest
+        integer once parsed)."""
+        ids = ("group_concat(CASE p.status WHEN 'ok' THEN p.item_id"
+               " ELSE p.item_id || char(30) || p.status END, char(31))")
+        if distributions:
+            select = f"{ids}, group_concat(ifnull(p.conf_json, ''), char(30))"
+        else:
+            cases = " ".join(f"WHEN {_quoted(text)} THEN {code}"
+                             for code, text in enumerate(self.labels))
+            value = (f"CASE p.value_json {cases} ELSE"
+                     " CASE WHEN p.value_json IS NULL THEN -1 ELSE 'x' END END")
+            select = ("count(*), typeof(max(p.item_id)), typeof(max(p.status)),"
+                      " typeof(max(p.conf_json)), typeof(max(p.raw_conf)),"
+                      " min(abs(nullif(p.raw_conf, 0))), count(p.conf_json),"
+                      f" sum(p.status <> 'ok'), {ids}, group_concat({value}),"
+                      f" group_concat(ifnull(CAST(p.raw_conf * {SCALE!r} AS INTEGER), 0))")
+        return (f"SELECT {select} FROM prediction p{' NOT INDEXED' if scan else ''}"
+                " JOIN source_version v ON v.version_id = p.source_version_id"
+                " WHERE v.source_id = ? AND p.schema_name = ? AND v.version_id = ?")
 
 
 def _quoted(text: str) -> str:

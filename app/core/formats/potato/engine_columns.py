@@ -14,8 +14,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
-from operator import is_not
+from itertools import compress, repeat
+from operator import contains, is_not
 from typing import Any
 
 import numpy as np
@@ -169,7 +169,9 @@ def tier_columns(cursor: sqlite3.Cursor, schema: str, tier: str, shared: dict[st
 
 
 SEPARATOR = "\x1f"
-"""Between the ids, and the statuses, of a tier's joined columns."""
+"""Between the ids of a tier's joined columns."""
+MARK = "\x1e"
+"""Between an id and its status, in a joined id text, where the status is not ``ok``."""
 DISTRIBUTION_SEPARATOR = "\x1e"
 """Between the ``conf_json`` texts of a tier's joined columns."""
 SCALE = 4611686018427387904.0
@@ -177,19 +179,20 @@ SCALE = 4611686018427387904.0
 integer below 2**63 (its lowest bit, 2**-62 at the smallest, becomes at least one),
 which SQLite writes exactly and numpy reads back exactly; the product and its inverse
 are exact (a power of two)."""
+LARGEST = 2 ** 63 - 1024
+"""The largest magnitude of ``c * SCALE`` with ``|c| < 2`` (the double below 2**63);
+SQLite casts a larger product to ±(2**63 - 1) or -2**63, which is no confidence."""
 
 
 def _odd(id_type: str, status_type: str, distribution_type: str, conf_type: str,
-         highest: Any, lowest: Any, least_positive: Any, greatest_negative: Any) -> bool:
+         least: Any) -> bool:
     """Whether the joined texts cannot stand for a tier's rows: a blob anywhere, a
-    confidence not a number, or one outside :data:`SCALE`'s exact range."""
+    confidence not a number, or one (besides zero) smaller in magnitude than
+    :data:`SMALLEST` (too large ones are seen in the parsed integers)."""
     if "blob" in (id_type, status_type, distribution_type):
         return True
-    if conf_type == "null":
-        return False
-    return conf_type not in ("real", "integer") or not -2.0 < lowest <= highest < 2.0 \
-        or (least_positive is not None and least_positive < SMALLEST) \
-        or (greatest_negative is not None and greatest_negative > -SMALLEST)
+    return conf_type not in ("real", "integer", "null") \
+        or (least is not None and least < SMALLEST)
 
 
 SMALLEST = 2.0 ** -10
@@ -207,68 +210,103 @@ class _Joined:
     columns: TierColumns
 
 
+Distributions = Callable[[], Sequence[Any] | None]
+"""Runs a tier's distributions query: its row (the joined ids, then the joined
+``conf_json`` texts), or ``None`` where SQLite could not join them."""
+
+
 def joined_tier(row: Sequence[Any], schema: str, tier: str, shared: dict[str, str],
-                read: list[_Joined], known: Sequence[Any]) -> TierColumns | bool | None:
+                read: list[_Joined], known: Sequence[Any],
+                distributions: Distributions = lambda: None) -> TierColumns | bool | None:
     """The columns of one tier from the row of its :class:`~.engine_answers.JoinedQuery`: what
     :func:`tier_columns` makes of the same rows (``None`` for none), or ``False`` where
     the texts cannot say it exactly (an odd row; a separator inside an id, a status or a
     distribution; a value not a label; an item stored twice): the caller then reads the
     rows. ``read``: the tiers read so far this way; a tier with the same ids in the same
-    order keeps that tier's order, string objects and lookup."""
-    count, *largest, with_distribution, ids, value_text, status_text, conf_text, \
-        distribution_text = row
+    order keeps that tier's order, string objects and lookup. The distributions, rare
+    (Potato itself writes none), come from a query of their own, run only for a tier that
+    has some."""
+    count, id_type, status_type, distribution_type, conf_type, least, with_distribution, \
+        not_ok, ids, value_text, conf_text = row
     if not count:
         return None
-    if _odd(*largest) or None in (ids, value_text, status_text, conf_text):
-        return False
+    if _odd(id_type, status_type, distribution_type, conf_type, least) \
+            or None in (ids, value_text, conf_text) or "x" in value_text:
+        return False  # "x": a value that is not one of the labels
+    distribution_text = ""
+    if with_distribution:
+        joined = distributions()
+        if joined is None or joined[0] != ids:  # the rows in another order: unlikely
+            return False
+        distribution_text = joined[1]
     same = next((joined for joined in read if joined.ids == ids), None)
     if same is not None:
         order, items, row_of = same.order, same.columns.items, same.columns.row_of
+        statuses = same.columns.statuses
     else:
         scanned = split_in_slices(ids, SEPARATOR)
-        if len(scanned) != count:
+        marked = _marked_statuses(ids, scanned, not_ok or 0, shared) \
+            if len(scanned) == count else None
+        if marked is None:
             return False
         order = string_order(scanned)
         items = take_in_slices(object_array(scanned), order)
         if not _ascending(items):  # an item stored twice: its last row is the rows' to say
             return False
         row_of = None
-    if "x" in value_text:  # a value that is not one of the labels
-        return False
+        statuses = _in_order(marked, order, count)
+    scaled = ints_in_slices(conf_text, np.int64)
+    if len(scaled) and (scaled.max() > LARGEST or scaled.min() < -LARGEST):
+        return False  # a confidence of 2 or more in magnitude
     codes = ints_in_slices(value_text, np.int32)[order]
-    confidence_array = ints_in_slices(conf_text, np.int64)[order] * (1 / SCALE)
-    all_ok = len(status_text) == count - 1 and not status_text.strip(SEPARATOR)
-    statuses = [OK] * count if all_ok else _joined_statuses(status_text, count, order, shared)
-    distributions: list[dict[str, float] | None] | None = None
+    confidence_array = scaled[order] * (1 / SCALE)
+    distribution_list: list[dict[str, float] | None] | None = None
     if with_distribution:
         texts = split_in_slices(distribution_text, DISTRIBUTION_SEPARATOR)
-        if statuses is None or len(texts) != count:
+        if len(texts) != count:
             return False
         parse = json_column()
-        distributions = take_in_slices(object_array(
+        distribution_list = take_in_slices(object_array(
             [probs(parse(text)) if text else None for text in texts]), order)
-    if statuses is None:
-        return False
     per_code = [*known, None]  # a null value is -1: None, and the tier has no codes
     values = list_in_slices(map(per_code.__getitem__, codes.tolist()))
     column = TierColumns.build(schema, tier, items, values, tolist_in_slices(confidence_array),
-                               statuses, distributions, row_of, sorted_items=True,
+                               statuses, distribution_list, row_of, sorted_items=True,
                                codes=None if (codes < 0).any() else codes, known=known,
                                confidence_array=confidence_array,
-                               all_ok=all_ok)
+                               all_ok=not not_ok)
     if same is None:
         read.append(_Joined(ids, order, column))
     return column
 
 
-def _joined_statuses(text: str, count: int, order: np.ndarray, shared: dict[str, str]
-                     ) -> list[str] | None:
-    """The statuses of a joined status text, in ``order`` (``None``: not ``count``)."""
-    texts = split_in_slices(text, SEPARATOR)
-    if len(texts) != count:
+def _marked_statuses(ids: str, scanned: list[str], not_ok: int, shared: dict[str, str]
+                     ) -> dict[int, str] | None:
+    """The statuses other than ``ok`` that the joined id text carries after a
+    :data:`MARK`, by scanned position; their ids in ``scanned`` are cut back to the id.
+    ``None`` when a mark is not one of those (a mark inside an id or a status: then the
+    marks outnumber the rows not ``ok``) or a status is empty (the rows say it)."""
+    if ids.count(MARK) != not_ok:
         return None
-    names = {text: OK if text == "" else shared.setdefault(text, text) for text in set(texts)}
-    return take_in_slices(object_array(list_in_slices(map(names.__getitem__, texts))), order)
+    out: dict[int, str] = {}
+    for k in list_in_slices(compress(range(len(scanned)), map(contains, scanned, repeat(MARK)))):
+        item, _, status = scanned[k].partition(MARK)
+        if not status:
+            return None
+        scanned[k] = item
+        out[k] = shared.setdefault(status, status)
+    return out
+
+
+def _in_order(marked: dict[int, str], order: np.ndarray, count: int) -> list[str]:
+    """Every row's status in ``order``: ``ok`` but where ``marked`` says otherwise."""
+    statuses = [OK] * count
+    if marked:
+        place = np.empty(count, np.int64)
+        place[order] = np.arange(count, dtype=np.int64)
+        for k, position in zip(marked, place[list(marked)].tolist(), strict=True):
+            statuses[position] = marked[k]
+    return statuses
 
 
 def _ascending(items: list[str], size: int = 100_000) -> bool:
