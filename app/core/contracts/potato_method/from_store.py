@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -52,9 +51,9 @@ from app.core.contracts.potato_method.view import (
 from app.core.formats.potato.engine_answers import TierColumns
 from app.core.formats.potato.engine_store import EngineStore
 from app.core.model import Kind, Scheme
+from app.core.row_index import positions_in
 
 _SLACK = 1e-12
-_SLICE = 10_000
 
 
 @dataclass(frozen=True)
@@ -199,10 +198,7 @@ def _rows_of(columns: Sequence[TierColumns | None], items: Sequence[str]) -> np.
         if same is not None:  # the same items in the same rows (the common cascade)
             rows[j] = rows[same]
             continue
-        for start in range(0, len(items), _SLICE):  # short C calls (app.core.slices)
-            part = items[start:start + _SLICE]
-            rows[j, start:start + len(part)] = np.fromiter(
-                map(column.row_of.get, part, repeat(-1)), np.int64, len(part))
+        rows[j] = positions_in(column.row_of, items)
         done.append((column, j))
     return rows
 

@@ -24,7 +24,6 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -38,6 +37,7 @@ from app.core.formats.potato.engine_columns import (
 )
 from app.core.formats.potato.engine_json import stored_json
 from app.core.formats.potato.engine_parallel import Connect, SortedQueries
+from app.core.row_index import positions_in
 
 __all__ = ["PendingColumns", "RawAnswer", "StoredAnswers", "TierColumns", "probs",
            "read_answers", "read_columns", "tier_columns"]
@@ -78,8 +78,7 @@ class StoredAnswers:
         for tier in columns:
             union.update(dict.fromkeys(tier.items))
         keys = sorted(union)
-        rows = np.array([np.fromiter(map(tier.row_of.get, keys, repeat(-1)), np.int64,
-                                     len(keys)) for tier in columns],
+        rows = np.array([positions_in(tier.row_of, keys) for tier in columns],
                         dtype=np.int64).reshape(len(columns), len(keys))
         flat = rows.T.ravel()
         positions = np.tile(np.arange(len(columns), dtype=np.int64), len(keys))

@@ -12,7 +12,7 @@ string objects, list and lookup: the cascade's tiers usually answer the same ite
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import contains, is_not
@@ -21,7 +21,9 @@ from typing import Any
 import numpy as np
 
 from app.core.errors import InputError
+from app.core.float_list import FloatList
 from app.core.formats.potato.engine_json import json_column, stored_json
+from app.core.row_index import RowIndex
 from app.core.slices import (
     array_in_slices,
     dict_in_slices,
@@ -31,7 +33,6 @@ from app.core.slices import (
     split_in_slices,
     string_order,
     take_in_slices,
-    tolist_in_slices,
 )
 
 CHUNK = 50_000
@@ -49,12 +50,15 @@ class TierColumns:
     tier: str
     items: list[str]
     values: list[Any]
-    confidences: list[float]
+    confidences: Sequence[float]
+    """A :class:`~app.core.float_list.FloatList` of :attr:`confidence_array` for a joined
+    tier."""
     statuses: list[str]
     distributions: list[dict[str, float] | None] | None
     """``None`` when no row has a distribution (the common database)."""
-    row_of: dict[str, int] = field(repr=False)
-    """item → its row."""
+    row_of: Mapping[str, int] = field(repr=False)
+    """item → its row (a :class:`~app.core.row_index.RowIndex` for a joined tier, whose
+    items are strictly ascending)."""
     answered: np.ndarray = field(repr=False, compare=False)
     """Per row: status ``ok`` and a value (what Potato's router calls an answer)."""
     confidence_array: np.ndarray = field(repr=False, compare=False)
@@ -70,9 +74,9 @@ class TierColumns:
 
     @classmethod
     def build(cls, schema: str, tier: str, items: list[str], values: list[Any],
-              confidences: list[float], statuses: list[str],
+              confidences: Sequence[float], statuses: list[str],
               distributions: list[dict[str, float] | None] | None,
-              row_of: dict[str, int] | None = None, sorted_items: bool = False,
+              row_of: Mapping[str, int] | None = None, sorted_items: bool = False,
               codes: np.ndarray | None = None, known: Sequence[Any] = (),
               confidence_array: np.ndarray | None = None, all_ok: bool = False
               ) -> TierColumns:
@@ -253,7 +257,7 @@ def joined_tier(row: Sequence[Any], schema: str, tier: str, shared: dict[str, st
         items = take_in_slices(object_array(scanned), order)
         if not _ascending(items):  # an item stored twice: its last row is the rows' to say
             return False
-        row_of = None
+        row_of = RowIndex(items)
         statuses = _in_order(marked, order, count)
     scaled = ints_in_slices(conf_text, np.int64)
     if len(scaled) and (scaled.max() > LARGEST or scaled.min() < -LARGEST):
@@ -270,7 +274,7 @@ def joined_tier(row: Sequence[Any], schema: str, tier: str, shared: dict[str, st
             [probs(parse(text)) if text else None for text in texts]), order)
     per_code = [*known, None]  # a null value is -1: None, and the tier has no codes
     values = list_in_slices(map(per_code.__getitem__, codes.tolist()))
-    column = TierColumns.build(schema, tier, items, values, tolist_in_slices(confidence_array),
+    column = TierColumns.build(schema, tier, items, values, FloatList(confidence_array),
                                statuses, distribution_list, row_of, sorted_items=True,
                                codes=None if (codes < 0).any() else codes, known=known,
                                confidence_array=confidence_array,

@@ -13,7 +13,7 @@ exactly as before.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from itertools import compress, repeat
 from operator import and_
 from pathlib import Path
@@ -74,7 +74,7 @@ def _parts(values: list[str], size: int = 10_000) -> Iterator[list[str]]:
     return (values[start:start + size] for start in range(0, len(values), size))
 
 
-def _joined(lists: list[list[Any]]) -> list[Any]:
+def _joined(lists: Sequence[Sequence[Any]]) -> list[Any]:
     out: list[Any] = []
     for part in lists:
         out += part

@@ -1,0 +1,131 @@
+"""Where each key sits in a long list of distinct, ascending keys, without a dict until
+one pays.
+
+Why a module: a tier of a million-item ``engine.sqlite`` needs "item → its row". As a
+dict that is 0.4-0.8 s of this machine's main thread (a million insertions, the last
+resize one C call holding the interpreter lock 20-40 ms), and the readers of the tier
+mostly do not need it: a tier's rows are its items in ascending order, so
+
+- a single key is found by binary search (a few microseconds; the calibration items of
+  a contract, a few thousand);
+- the rows of another long list of the same items (``engine_item``'s ingestion order)
+  come from sorting that list (numpy sorts without the lock) and checking it equals the
+  keys: each key's row is its rank.
+
+Only a reader that asks something else (many single keys, or a list of other items)
+makes the dict, a slice at a time, once. Every answer is the one the dict would give.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import repeat
+from typing import Any
+
+import numpy as np
+
+from app.core.slices import (
+    SLICE,
+    dict_in_slices,
+    object_array,
+    string_order,
+    take_in_slices,
+)
+
+SEARCHES = 20_000
+"""Single-key lookups answered by binary search before the dict is made (past this
+many, the dict's cost is repaid)."""
+
+
+class RowIndex(Mapping[str, int]):
+    """key → its position in ``keys``: strictly ascending strings (each once), as the
+    caller has checked. A read-only mapping equal to ``{k: i for i, k in
+    enumerate(keys)}``; :meth:`positions` looks up a whole list."""
+
+    __slots__ = ("_keys", "_searches", "_table")
+
+    def __init__(self, keys: Sequence[str]) -> None:
+        self._keys = keys
+        self._searches = 0
+        self._table: dict[str, int] | None = None
+
+    def _dict(self) -> dict[str, int]:
+        if self._table is None:
+            self._table = dict_in_slices(zip(self._keys, range(len(self._keys)),
+                                                  strict=True))
+        return self._table
+
+    def _search(self, key: object) -> int:
+        """The key's position, or -1 (by binary search until :data:`SEARCHES`)."""
+        if self._table is None and self._searches < SEARCHES:
+            self._searches += 1
+            if not isinstance(key, str):
+                return -1  # no key of the list is equal to it (all are strings)
+            at = bisect_left(self._keys, key)
+            return at if at < len(self._keys) and self._keys[at] == key else -1
+        found: int = self._dict().get(key, -1)  # type: ignore[call-overload]
+        return found
+
+    def __getitem__(self, key: str) -> int:
+        at = self._search(key)
+        if at < 0:
+            raise KeyError(key)
+        return at
+
+    def get(self, key: str, default: Any = None) -> Any:
+        at = self._search(key)
+        return default if at < 0 else at
+
+    def __contains__(self, key: object) -> bool:
+        return self._search(key) >= 0
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __repr__(self) -> str:
+        return f"RowIndex({len(self._keys)} keys)"
+
+    def positions(self, wanted: Sequence[str]) -> np.ndarray:
+        """Each of ``wanted``'s position (``-1``: not a key), as int64."""
+        n = len(self._keys)
+        if wanted is self._keys or (len(wanted) == n and _same(wanted, self._keys)):
+            return np.arange(n, dtype=np.int64)
+        if len(wanted) == n and self._table is None:
+            listed = list(wanted)
+            try:
+                order = string_order(listed)
+            except TypeError:  # not all strings: no key's equal (all are)
+                order = None
+            if order is not None \
+                    and _same(take_in_slices(object_array(listed), order), self._keys):
+                out = np.empty(n, np.int64)  # the same keys in another order: their ranks
+                out[order] = np.arange(n, dtype=np.int64)
+                return out
+        return _lookups(self._dict(), wanted)
+
+
+def _same(a: Sequence[str], b: Sequence[str], size: int = 10 * SLICE) -> bool:
+    """``list(a) == list(b)``, a slice at a time."""
+    return len(a) == len(b) and all(list(a[start:start + size]) == list(b[start:start + size])
+                                    for start in range(0, len(a), size))
+
+
+def _lookups(index: Mapping[str, int], wanted: Sequence[str]) -> np.ndarray:
+    out = np.empty(len(wanted), np.int64)
+    for start in range(0, len(wanted), SLICE):  # short C calls (app.core.slices)
+        part = wanted[start:start + SLICE]
+        out[start:start + len(part)] = np.fromiter(map(index.get, part, repeat(-1)),
+                                                   np.int64, len(part))
+    return out
+
+
+def positions_in(index: Mapping[str, int], wanted: Sequence[str]) -> np.ndarray:
+    """Each of ``wanted``'s value in ``index`` (``-1``: none), as int64: through
+    :meth:`RowIndex.positions` where it is one, else a slice of lookups at a time."""
+    if isinstance(index, RowIndex):
+        return index.positions(wanted)
+    return _lookups(index, wanted)

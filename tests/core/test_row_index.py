@@ -1,0 +1,76 @@
+"""``RowIndex`` against the dict it stands for (``{k: i for i, k in enumerate(keys)}``)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+
+from app.core import row_index
+from app.core.row_index import RowIndex, positions_in
+
+
+def _keys(rng: random.Random, n: int) -> list[str]:
+    pool = {f"i{rng.randrange(10 * n + 10)}" for _ in range(n)} | {"é", "🙂", "a b", "Z"}
+    return sorted(pool)
+
+
+def _oracle(index: dict[str, int], wanted: list[Any]) -> list[int]:
+    return [index.get(key, -1) for key in wanted]
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("searches", [0, 3, 20_000])
+def test_lookups_equal_the_dict(seed: int, searches: int, monkeypatch: pytest.MonkeyPatch
+                                ) -> None:
+    monkeypatch.setattr(row_index, "SEARCHES", searches)  # binary search, the dict, both
+    rng = random.Random(seed)
+    keys = _keys(rng, rng.randint(0, 400))
+    oracle = {key: i for i, key in enumerate(keys)}
+    index = RowIndex(keys)
+    asked: list[Any] = [*rng.sample(keys, min(len(keys), 20)), "absent", "", "i", 7, None,
+                        "zzzz", "\x00"]
+    for key in asked:
+        assert index.get(key) == oracle.get(key)
+        assert index.get(key, -5) == oracle.get(key, -5)
+        assert (key in index) == (key in oracle)
+        if key in oracle:
+            assert index[key] == oracle[key]
+        else:
+            with pytest.raises(KeyError):
+                index[key]
+    assert len(index) == len(oracle) and list(index) == list(oracle)
+    assert index == oracle and oracle == index
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_positions_equal_the_dict(seed: int) -> None:
+    rng = random.Random(seed)
+    keys = _keys(rng, rng.randint(1, 400))
+    oracle = {key: i for i, key in enumerate(keys)}
+    shuffled = rng.sample(keys, len(keys))
+    with_duplicate = [*shuffled[:-1], shuffled[0]]  # as long as the keys, one twice
+    with_other = [*shuffled[:-1], "not a key"]
+    mixed: list[Any] = [*shuffled[:-1], 5]  # not all strings
+    cases = [keys, list(keys), tuple(keys), shuffled, tuple(shuffled), with_duplicate,
+             with_other, mixed, shuffled[: len(keys) // 2], [*shuffled, "more"], []]
+    for wanted in cases:
+        expected = np.array(_oracle(oracle, list(wanted)), np.int64)
+        for index in (RowIndex(keys), oracle):
+            found = positions_in(index, wanted)
+            assert found.dtype == np.int64
+            assert found.tolist() == expected.tolist()
+
+
+def test_the_same_keys_in_another_order_need_no_dict() -> None:
+    """A permutation of the keys (the common cascade: every tier answered every item) is
+    ranked by a sort, and a few single keys by binary search: no dict is made."""
+    keys = [f"item-{k:05d}" for k in range(5000)]
+    index = RowIndex(keys)
+    shuffled = random.Random(1).sample(keys, len(keys))
+    assert index.positions(shuffled).tolist() == [int(key[5:]) for key in shuffled]
+    assert index.positions(keys).tolist() == list(range(5000))
+    assert [index.get(key) for key in shuffled[:100]] == [int(k[5:]) for k in shuffled[:100]]
+    assert index._table is None
