@@ -293,6 +293,8 @@ def _marked_statuses(ids: str, scanned: list[str], not_ok: int, shared: dict[str
     if ids.count(MARK) != not_ok:
         return None
     out: dict[int, str] = {}
+    if not not_ok:
+        return out
     for k in list_in_slices(compress(range(len(scanned)), map(contains, scanned, repeat(MARK)))):
         item, _, status = scanned[k].partition(MARK)
         if not status:
