@@ -40,7 +40,8 @@ def test_elements_slices_and_iteration_are_tolist(seed: int) -> None:
 
 def test_equality_is_a_lists() -> None:
     array = np.array([0.5, 1.0, -2.0])
-    assert FloatList(array) == [0.5, 1.0, -2.0] and [0.5, 1.0, -2.0] == FloatList(array)
+    listed = [0.5, 1.0, -2.0]
+    assert FloatList(array) == listed and listed == FloatList(array)  # both sides
     assert FloatList(array) == FloatList(array.copy())
     assert FloatList(array) != [0.5, 1.0] and FloatList(array) != (0.5, 1.0, -2.0)
     restored = pickle.loads(pickle.dumps(FloatList(array)))
