@@ -28,6 +28,7 @@ import numpy as np
 from app.core.slices import (
     SLICE,
     dict_in_slices,
+    equal_in_slices,
     object_array,
     string_order,
     take_in_slices,
@@ -92,7 +93,7 @@ class RowIndex(Mapping[str, int]):
     def positions(self, wanted: Sequence[str]) -> np.ndarray:
         """Each of ``wanted``'s position (``-1``: not a key), as int64."""
         n = len(self._keys)
-        if wanted is self._keys or (len(wanted) == n and _same(wanted, self._keys)):
+        if wanted is self._keys or equal_in_slices(wanted, self._keys):
             return np.arange(n, dtype=np.int64)
         if len(wanted) == n and self._table is None:
             listed = list(wanted)
@@ -101,17 +102,11 @@ class RowIndex(Mapping[str, int]):
             except TypeError:  # not all strings: no key's equal (all are)
                 order = None
             if order is not None \
-                    and _same(take_in_slices(object_array(listed), order), self._keys):
+                    and equal_in_slices(take_in_slices(object_array(listed), order), self._keys):
                 out = np.empty(n, np.int64)  # the same keys in another order: their ranks
                 out[order] = np.arange(n, dtype=np.int64)
                 return out
         return _lookups(self._dict(), wanted)
-
-
-def _same(a: Sequence[str], b: Sequence[str], size: int = 10 * SLICE) -> bool:
-    """``list(a) == list(b)``, a slice at a time."""
-    return len(a) == len(b) and all(list(a[start:start + size]) == list(b[start:start + size])
-                                    for start in range(0, len(a), size))
 
 
 def _lookups(index: Mapping[str, int], wanted: Sequence[str]) -> np.ndarray:

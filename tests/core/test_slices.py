@@ -157,6 +157,42 @@ def test_string_order_is_sorteds_stable_order(monkeypatch: pytest.MonkeyPatch) -
         assert slices.string_order(values, 100).tolist() == expected
 
 
+def test_string_order_keeps_the_last_long_lists_order(monkeypatch: pytest.MonkeyPatch
+                                                      ) -> None:
+    """The same strings again (other objects, another list) get the kept order back, read
+    only; any other list is sorted afresh, and each answer is ``sorted``'s."""
+    from app.core import slices
+
+    monkeypatch.setattr(slices, "SORT_IN_NUMPY", 10)
+    monkeypatch.setattr(slices, "_last_order", [])
+    rng = random.Random(12)
+    values = [f"k{rng.randrange(500)}" for _ in range(400)]
+    first = slices.string_order(values, 50)
+    assert not first.flags.writeable
+    copies = ["".join(list(v)) for v in values]  # equal strings, other objects
+    assert slices.string_order(copies, 50) is first
+    for other in (values[:-1], [*values[:-1], "k-1"], list(reversed(values)),
+                  [*values[1:], "k"]):
+        got = slices.string_order(other, 50)
+        assert got.tolist() == sorted(range(len(other)), key=other.__getitem__)
+    assert slices.string_order(values, 50) is not first  # the kept one was replaced
+    assert slices.string_order(values, 50).tolist() == first.tolist()
+    with pytest.raises(ValueError):
+        first[0] = 1
+
+
+def test_equal_in_slices_is_list_equality() -> None:
+    from app.core.slices import equal_in_slices
+
+    rng = random.Random(3)
+    for _ in range(300):
+        a = [rng.choice("abc") for _ in range(rng.randrange(6))]
+        b = [rng.choice("abc") for _ in range(rng.randrange(6))]
+        for size in (1, 2, 100):
+            assert equal_in_slices(a, b, size) == (a == b)
+            assert equal_in_slices(tuple(a), a, size)
+
+
 @pytest.mark.parametrize("size", [1, 2, 7, 1 << 19])
 def test_split_in_slices_is_split(size: int) -> None:
     from app.core.slices import split_in_slices

@@ -27,7 +27,7 @@ from app.core.formats.labeling.table import PredictionTable
 from app.core.formats.potato.engine_answers import StoredAnswers
 from app.core.formats.potato.engine_coded import coded_prediction_table
 from app.core.model import Scheme
-from app.core.slices import list_in_slices
+from app.core.slices import equal_in_slices, list_in_slices, sorted_strings
 
 
 def prediction_table(stored: StoredAnswers) -> PredictionTable:
@@ -108,6 +108,10 @@ def kept_whole(stored: StoredAnswers, items: Collection[str], schemes: Collectio
         if column.schema not in schemes:
             return False
         if any(column.items is other for other in checked):
+            continue
+        if column.sorted_items and len(column.items) == len(items) and equal_in_slices(
+                sorted_strings(list_in_slices(items)), column.items):
+            checked.append(column.items)  # the study's items themselves (each once, sorted)
             continue
         if not all(all(map(items.__contains__, part)) for part in _parts(column.items)):
             return False
