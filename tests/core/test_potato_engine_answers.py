@@ -162,10 +162,12 @@ def test_chunks_of_any_size_give_the_old_answers(tmp_path: Path, seed: int,
                     for s, v in zip(column.statuses, column.values, strict=True)]
 
 
-def _same_items_database(path: Path, seed: int, nulls: bool = True) -> sqlite3.Connection:
+def _same_items_database(path: Path, seed: int, nulls: bool = True, every: bool = False
+                         ) -> sqlite3.Connection:
     """Tiers answering the same items with string labels and no distribution: the case
     ``engine_coded`` reads as codes (two schemas, abstentions, an item stored twice; null
-    values unless not ``nulls``)."""
+    values unless not ``nulls``; with ``every``, every row answered: status ``ok`` and a
+    label)."""
     rng = random.Random(seed)
     db = sqlite3.connect(path)
     for migration in migrations.MIGRATIONS:
@@ -178,9 +180,10 @@ def _same_items_database(path: Path, seed: int, nulls: bool = True) -> sqlite3.C
         for version in ("v1", "v2"):
             for item in items:
                 for _ in range(2 if rng.random() < 0.05 else 1):
-                    value = rng.choice(['"pos"', '"neg"', "null"][:3 if nulls else 2])
+                    value = rng.choice(['"pos"', '"neg"', "null"][:3 if nulls and not every
+                                                                  else 2])
                     rows.append((item, schema, version, value,
-                                 rng.choice(["ok", "ok", "ok", "abstain"]),
+                                 "ok" if every else rng.choice(["ok", "ok", "ok", "abstain"]),
                                  rng.choice([None, 0.5, rng.random()])))
     db.executemany("INSERT INTO prediction (item_id, schema_name, source_version_id, "
                    "value_json, status, raw_conf, created_at) VALUES (?, ?, ?, ?, ?, ?, 0)",
@@ -189,11 +192,14 @@ def _same_items_database(path: Path, seed: int, nulls: bool = True) -> sqlite3.C
     return db
 
 
+@pytest.mark.parametrize("every", [False, True])
 @pytest.mark.parametrize("seed", range(30))
-def test_the_coded_table_equals_the_table_of_lists(tmp_path: Path, seed: int) -> None:
+def test_the_coded_table_equals_the_table_of_lists(tmp_path: Path, seed: int, every: bool
+                                                   ) -> None:
     """``engine_coded``'s table against the lists (the same predictions, in order, each
     field decoded the same) and against the old reader; with the values read as texts
-    and, given the labels, as the labels' numbers (``TierColumns.codes``)."""
+    and, given the labels, as the labels' numbers (``TierColumns.codes``); with
+    ``every``, each tier answered every item (the whole grid, taken without a search)."""
     from app.core.formats.labeling.data import Prediction
     from app.core.formats.potato.engine_answers import read_columns
     from app.core.formats.potato.engine_coded import coded_prediction_table
@@ -203,7 +209,7 @@ def test_the_coded_table_equals_the_table_of_lists(tmp_path: Path, seed: int) ->
     )
 
     nulls = seed % 2 == 0
-    db = _same_items_database(tmp_path / "engine.sqlite", seed, nulls)
+    db = _same_items_database(tmp_path / "engine.sqlite", seed, nulls, every)
     expected = [Prediction(a.item, a.schema, a.tier, a.value, a.confidence, a.distribution)
                 for a in _reference(db, ("cheap", "strong"))
                 if a.status == "ok" and a.value is not None]
@@ -211,6 +217,8 @@ def test_the_coded_table_equals_the_table_of_lists(tmp_path: Path, seed: int) ->
         "SELECT DISTINCT schema_name, CASE source_version_id WHEN 'v1' THEN 'cheap'"
         " ELSE 'strong' END FROM prediction WHERE value_json = 'null'").fetchall())
     texts = read_columns(db, ("cheap", "strong"))
+    if every:  # not vacuous: the whole grid is answered
+        assert all(tier.answered.all() for tier in texts)
     as_texts = coded_prediction_table(texts)
     assert as_texts is not None and as_texts.coded is not None
     for labels in ((), ("pos", "neg"), ("neg", "other", "pos")):

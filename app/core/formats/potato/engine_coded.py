@@ -48,31 +48,51 @@ def coded_prediction_table(stored: StoredAnswers) -> PredictionTable | None:
     for code, name in enumerate(schemas):
         columns = list(stored.by_schema[name].values())
         answered = np.stack([c.answered for c in columns], axis=1)  # item × tier
-        item_rows, positions = np.nonzero(answered)  # in (item, tier) order
-        chosen = [np.flatnonzero(c.answered) for c in columns]  # each tier's, ascending
+        every_answer = bool(answered.all())  # the common cascade: the whole grid, in order
+        if every_answer:
+            item_rows: np.ndarray = np.repeat(np.arange(len(shared), dtype=np.int32),
+                                              len(columns))
+            positions = np.tile(np.arange(len(columns), dtype=np.int64), len(shared))
+            chosen = [np.arange(len(shared), dtype=np.int64)] * len(columns)
+        else:
+            item_rows, positions = np.nonzero(answered)  # in (item, tier) order
+            chosen = [np.flatnonzero(c.answered) for c in columns]  # each tier's, ascending
         value_codes = _from_codes(columns, chosen, labels)
         if value_codes is None:
             value_codes = _from_values(columns, chosen, labels)
         if value_codes is None:
             return None
-        label = np.zeros(answered.shape, np.int32)
-        start = 0
-        for position, rows in enumerate(chosen):  # tier by tier into the (item, tier) grid
-            label[rows, position] = value_codes[start:start + len(rows)]
-            start += len(rows)
         confidence = np.stack([c.confidence_array for c in columns], axis=1)
         tier_codes = np.array([tiers.setdefault(c.tier, len(tiers)) for c in columns],
                               np.int32)
-        parts.append((code, item_rows.astype(np.int32), tier_codes[positions],
-                      label[item_rows, positions], confidence[item_rows, positions]))
+        if every_answer:  # tier after tier, each in item order: the grid transposed
+            grid_labels = value_codes.reshape(len(columns), len(shared)).T.ravel()
+            grid_confidences = confidence.ravel()
+            grid_tiers = np.tile(tier_codes, len(shared))
+        else:
+            label = np.zeros(answered.shape, np.int32)
+            start = 0
+            for position, rows in enumerate(chosen):  # tier by tier into the grid
+                label[rows, position] = value_codes[start:start + len(rows)]
+                start += len(rows)
+            grid_labels = label[item_rows, positions]
+            grid_confidences = confidence[item_rows, positions]
+            grid_tiers = tier_codes[positions]
+        parts.append((code, item_rows.astype(np.int32, copy=False), grid_tiers, grid_labels,
+                      grid_confidences))
     columns_coded = Columns(
-        shared.items, shared.row_of, np.concatenate([p[1] for p in parts]), schemas,
-        np.concatenate([np.full(len(p[1]), p[0], np.int32) for p in parts]), tuple(tiers),
-        np.concatenate([p[2] for p in parts]), list(labels),
-        np.concatenate([p[3] for p in parts]), np.concatenate([p[4] for p in parts]))
+        shared.items, shared.row_of, _joined([p[1] for p in parts]), schemas,
+        _joined([np.full(len(p[1]), p[0], np.int32) for p in parts]), tuple(tiers),
+        _joined([p[2] for p in parts]), list(labels),
+        _joined([p[3] for p in parts]), _joined([p[4] for p in parts]))
     table = PredictionTable.from_columns(columns_coded)
     table.line = [None] * len(columns_coded)
     return table
+
+
+def _joined(arrays: list[np.ndarray]) -> np.ndarray:
+    """The arrays end to end (one schema's: itself, not copied)."""
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
 
 
 def _from_values(columns: list[TierColumns], chosen: list[np.ndarray],
