@@ -9,8 +9,10 @@ copied, since opening a WAL database writes beside it.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
+import sys
 import threading
 import time
 from pathlib import Path
@@ -102,7 +104,12 @@ def test_a_damaged_database_is_still_named_as_damaged(tmp_path: Path) -> None:
     assert "damaged" in str(raised.value) or "not a readable" in str(raised.value)
 
 
-def test_the_check_waits_for_its_event_and_stops_when_told(tmp_path: Path) -> None:
+def test_the_check_waits_for_its_event_and_stops_when_told(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where its thread cannot run at the lowest priority, the check waits for the sorts."""
+    from app.core.formats.potato import engine_parallel
+
+    monkeypatch.setattr(engine_parallel, "_lowest_priority", lambda: False)
     path = tmp_path / "db.sqlite"
     with sqlite3.connect(path) as db:
         db.execute("CREATE TABLE t (x)")
@@ -125,3 +132,23 @@ def test_the_check_waits_for_its_event_and_stops_when_told(tmp_path: Path) -> No
         stopped._after.set()  # type: ignore[union-attr]
     assert len(connected) == 2  # it opened, saw it was stopped, and closed
 
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own nice: Linux")
+def test_a_check_at_the_lowest_priority_starts_at_once(tmp_path: Path) -> None:
+    """On Linux the check's thread lowers itself to nice 19 and does not wait for the
+    sorts; the caller's thread keeps its priority."""
+    path = tmp_path / "db.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE t (x)")
+    db.close()
+    niceness: list[int] = []
+
+    def connect() -> sqlite3.Connection:
+        niceness.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        return sqlite3.connect(path, check_same_thread=False)
+    before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    with IntegrityCheck(connect, after=threading.Event()) as check:  # never set
+        check.raise_if_damaged(path)  # answers without the event
+    assert niceness == [19]
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == before
