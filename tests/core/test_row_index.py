@@ -74,3 +74,24 @@ def test_the_same_keys_in_another_order_need_no_dict() -> None:
     assert index.positions(keys).tolist() == list(range(5000))
     assert [index.get(key) for key in shuffled[:100]] == [int(k[5:]) for k in shuffled[:100]]
     assert index._table is None
+
+
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("searches", [0, 5, 100_000])
+def test_walks_in_the_keys_order_equal_the_dict(seed: int, searches: int,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Readers walking sorted items (every key, a subset with gaps short and longer than
+    the search window, with absent keys between) and walking back, asking the same key
+    twice: each answer is the dict's."""
+    monkeypatch.setattr(row_index, "SEARCHES", searches)
+    monkeypatch.setattr(row_index, "WINDOW", 4)
+    rng = random.Random(seed)
+    keys = _keys(rng, rng.randint(1, 500))
+    oracle = {key: i for i, key in enumerate(keys)}
+    index = RowIndex(keys)
+    subset = sorted([*rng.sample(keys, len(keys) // 3), "i", "i5x", "zzz", "0"])
+    walks: list[list[Any]] = [keys, subset, keys[::-1], [k for k in keys for _ in range(2)],
+                              [*keys[: len(keys) // 2], *keys[: len(keys) // 2]], subset]
+    for walk in walks:
+        assert [index.get(key, -1) for key in walk] == _oracle(oracle, walk)
+        assert [key in index for key in walk] == [key in oracle for key in walk]

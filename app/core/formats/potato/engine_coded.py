@@ -52,7 +52,7 @@ def coded_prediction_table(stored: StoredAnswers) -> PredictionTable | None:
         if every_answer:
             item_rows: np.ndarray = np.repeat(np.arange(len(shared), dtype=np.int32),
                                               len(columns))
-            positions = np.tile(np.arange(len(columns), dtype=np.int64), len(shared))
+            positions = np.zeros(0, np.int64)  # not needed: the grid is taken whole
             chosen = [np.arange(len(shared), dtype=np.int64)] * len(columns)
         else:
             item_rows, positions = np.nonzero(answered)  # in (item, tier) order
