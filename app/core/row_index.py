@@ -29,7 +29,9 @@ from app.core.slices import (
     SLICE,
     dict_in_slices,
     equal_in_slices,
+    list_in_slices,
     object_array,
+    set_in_slices,
     string_order,
     take_in_slices,
 )
@@ -147,3 +149,62 @@ def positions_in(index: Mapping[str, int], wanted: Sequence[str]) -> np.ndarray:
     if isinstance(index, RowIndex):
         return index.positions(wanted)
     return _lookups(index, wanted)
+
+
+class KeyedValues(Mapping[str, int]):
+    """key → value for distinct string keys kept in any order (``listed``, the order the
+    mapping iterates in): found by a :class:`RowIndex` of the keys sorted, so a million
+    keys (``engine_item``'s ids, in ingestion order, and their meta codes) need no dict.
+    Made by :func:`keyed_values`."""
+
+    __slots__ = ("_listed", "_rows", "_values")
+
+    def __init__(self, listed: Sequence[str], rows: RowIndex, values: list[int]) -> None:
+        self._listed, self._rows, self._values = listed, rows, values
+
+    def __getitem__(self, key: str) -> int:
+        at = self._rows._search(key)
+        if at < 0:
+            raise KeyError(key)
+        return self._values[at]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        at = self._rows._search(key)
+        return default if at < 0 else self._values[at]
+
+    def __contains__(self, key: object) -> bool:
+        return self._rows._search(key) >= 0
+
+    def __len__(self) -> int:
+        return len(self._listed)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._listed)
+
+    def __repr__(self) -> str:
+        return f"KeyedValues({len(self._listed)} keys)"
+
+
+def keyed_values(listed: Sequence[str], values: Sequence[int]) -> KeyedValues | None:
+    """``dict(zip(listed, values))`` as a :class:`KeyedValues` (sorting the keys with
+    :func:`~app.core.slices.string_order`, which a study's items usually have sorted
+    already), or ``None`` when a key is there twice or is not a string (the caller
+    makes the dict, whose last value of a key wins)."""
+    keys = list_in_slices(listed)
+    if len(keys) != len(values):
+        raise ValueError("as many values as keys expected")
+    if keys and set_in_slices(map(type, keys)) != {str}:
+        return None
+    order = string_order(keys)
+    ordered = take_in_slices(object_array(keys), order)
+    if not strictly_ascending(ordered):
+        return None
+    sorted_values = take_in_slices(object_array(list(values)), order)
+    return KeyedValues(listed, RowIndex(ordered), sorted_values)
+
+
+def strictly_ascending(values: Sequence[str], size: int = 10 * SLICE) -> bool:
+    """Each string after the one before (none twice), a slice at a time."""
+    return all(all(map(str.__lt__, values[start:start + size],
+                       values[start + 1:start + size + 1]))
+               for start in range(0, len(values), size))

@@ -95,3 +95,37 @@ def test_walks_in_the_keys_order_equal_the_dict(seed: int, searches: int,
     for walk in walks:
         assert [index.get(key, -1) for key in walk] == _oracle(oracle, walk)
         assert [key in index for key in walk] == [key in oracle for key in walk]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_keyed_values_equal_the_dict(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keys in any order with their values: the dict's answers, in the keys' own order;
+    a key there twice, or one that is no string, is left to the dict (``None``)."""
+    from app.core import slices
+    from app.core.row_index import keyed_values
+
+    monkeypatch.setattr(slices, "SORT_IN_NUMPY", 10)  # numpy's sort (and the kept order)
+    monkeypatch.setattr(row_index, "SEARCHES", [0, 5, 100_000][seed % 3])
+    rng = random.Random(seed)
+    listed = rng.sample(_keys(rng, rng.randint(1, 300)), k=rng.randint(1, 100))
+    values = [rng.randrange(5) for _ in listed]
+    oracle = dict(zip(listed, values, strict=True))
+    keyed = keyed_values(listed, values)
+    assert keyed is not None
+    assert list(keyed) == listed and len(keyed) == len(oracle)
+    assert list(keyed.items()) == list(oracle.items())
+    for key in [*rng.sample(listed, len(listed)), "absent", "", 3, None]:
+        assert keyed.get(key) == oracle.get(key)  # type: ignore[arg-type]
+        assert (key in keyed) == (key in oracle)
+        if key in oracle:
+            assert keyed[key] == oracle[key]
+        else:
+            with pytest.raises(KeyError):
+                keyed[key]  # type: ignore[index]
+    assert keyed == oracle
+    assert keyed_values([*listed, listed[0]], [*values, 9]) is None  # twice: the dict's
+    assert keyed_values([*listed, 5], [*values, 9]) is None  # type: ignore[list-item]
+    with pytest.raises(ValueError):
+        keyed_values(listed, values[:-1])
+    empty = keyed_values([], [])
+    assert empty is not None and len(empty) == 0 and dict(empty) == {}

@@ -23,7 +23,7 @@ import numpy as np
 from app.core.errors import InputError
 from app.core.float_list import FloatList
 from app.core.formats.potato.engine_json import json_column, stored_json
-from app.core.row_index import RowIndex
+from app.core.row_index import RowIndex, strictly_ascending
 from app.core.slices import (
     array_in_slices,
     dict_in_slices,
@@ -255,7 +255,7 @@ def joined_tier(row: Sequence[Any], schema: str, tier: str, shared: dict[str, st
             return False
         order = string_order(scanned)
         items = take_in_slices(object_array(scanned), order)
-        if not _ascending(items):  # an item stored twice: its last row is the rows' to say
+        if not strictly_ascending(items):  # an item stored twice: its last row is the rows' to say
             return False
         row_of = RowIndex(items)
         statuses = _in_order(marked, order, count)
@@ -313,12 +313,6 @@ def _in_order(marked: dict[int, str], order: np.ndarray, count: int) -> list[str
         for k, position in zip(marked, place[list(marked)].tolist(), strict=True):
             statuses[position] = marked[k]
     return statuses
-
-
-def _ascending(items: list[str], size: int = 100_000) -> bool:
-    """Each item after the one before (none twice), a slice at a time."""
-    return all(all(map(str.__lt__, items[start:start + size], items[start + 1:start + size + 1]))
-               for start in range(0, len(items), size))
 
 
 def _confidences(stored: tuple[Any, ...], tier: str) -> list[float]:

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from app.core.formats.potato.engine_json import stored_json
+from app.core.row_index import keyed_values
 from app.core.slices import (
     dict_in_slices,
     ints_in_slices,
@@ -42,7 +43,7 @@ class ItemMeta:
     order: tuple[str, ...] = ()
     """Item ids ordered by ``ingest_seq``."""
     entries: list[Entry] = field(default_factory=list)
-    code_of: dict[str, int] = field(default_factory=dict)
+    code_of: Mapping[str, int] = field(default_factory=dict)
     """item → its entry in :attr:`entries`."""
     codes: list[int] = field(default_factory=list)
     """Each item's entry in :attr:`order`'s order: the lookups of :attr:`order` itself,
@@ -192,8 +193,10 @@ def _joined_items(db: sqlite3.Connection, cases: str, distinct: list[str]
         return None
     items = tuple(take_in_slices(object_array(scanned), order))
     code_list = tolist_in_slices(coded)
+    code_of = keyed_values(items, code_list)  # no million-entry dict (item ids sorted)
     return ItemMeta(items, [_meta(stored_json(text)) for text in distinct],
-                    dict_in_slices(zip(items, code_list, strict=True)), code_list)
+                    dict_in_slices(zip(items, code_list, strict=True)) if code_of is None
+                    else code_of, code_list)
 
 
 SEPARATOR = "\x1f"
