@@ -7,13 +7,16 @@ resize one C call holding the interpreter lock 20-40 ms), and the readers of the
 mostly do not need it: a tier's rows are its items in ascending order, so
 
 - a single key is found by binary search (a few microseconds; the calibration items of
-  a contract, a few thousand);
+  a contract, a few thousand), and a reader walking sorted items (the coverage curves
+  ask every tier about a million) finds each next key where the last one ended;
 - the rows of another long list of the same items (``engine_item``'s ingestion order)
   come from sorting that list (numpy sorts without the lock) and checking it equals the
   keys: each key's row is its rank.
 
 Only a reader that asks something else (many single keys, or a list of other items)
 makes the dict, a slice at a time, once. Every answer is the one the dict would give.
+:class:`KeyedValues` does the same for keys kept in another order (``engine_item``'s
+ids in ingestion order, with their meta codes).
 """
 
 from __future__ import annotations
@@ -64,7 +67,7 @@ class RowIndex(Mapping[str, int]):
                                                   strict=True))
         return self._table
 
-    def _search(self, key: object) -> int:
+    def position(self, key: object) -> int:
         """The key's position, or -1: the next key in order, else by binary search (from
         the last key found when the key comes after it) until :data:`SEARCHES`, then by
         the dict."""
@@ -94,17 +97,17 @@ class RowIndex(Mapping[str, int]):
         return -1
 
     def __getitem__(self, key: str) -> int:
-        at = self._search(key)
+        at = self.position(key)
         if at < 0:
             raise KeyError(key)
         return at
 
     def get(self, key: str, default: Any = None) -> Any:
-        at = self._search(key)
+        at = self.position(key)
         return default if at < 0 else at
 
     def __contains__(self, key: object) -> bool:
-        return self._search(key) >= 0
+        return self.position(key) >= 0
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -163,17 +166,17 @@ class KeyedValues(Mapping[str, int]):
         self._listed, self._rows, self._values = listed, rows, values
 
     def __getitem__(self, key: str) -> int:
-        at = self._rows._search(key)
+        at = self._rows.position(key)
         if at < 0:
             raise KeyError(key)
         return self._values[at]
 
     def get(self, key: str, default: Any = None) -> Any:
-        at = self._rows._search(key)
+        at = self._rows.position(key)
         return default if at < 0 else self._values[at]
 
     def __contains__(self, key: object) -> bool:
-        return self._rows._search(key) >= 0
+        return self._rows.position(key) >= 0
 
     def __len__(self) -> int:
         return len(self._listed)

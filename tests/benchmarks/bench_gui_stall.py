@@ -74,6 +74,18 @@ in 31.6 s, this one stalled 188 ms and opened in 25.5 s; in a faster hour 77 ms 
 worker: ``sorted_strings`` of the study's items and a million-entry dict's last resize,
 each 2-44 ms alone, lengthened by the SQLite thread and the reader sharing two cores
 with the GUI thread), after the result 50 ms, open 18.0 s. Still over the goal.
+
+Then (session 13): at the session's start (a slow hour) ``engine.sqlite`` at a million
+items stalled 185 ms (open 27.6 s). What went: the tiers' and ``engine_item``'s
+million-entry dicts (item → row, item → meta code: ``app.core.row_index``, found by a
+walk or a binary search in the sorted ids), the tiers' million-float lists
+(``app.core.float_list``), two of three sorts of the item ids (``string_order`` keeps
+the last one), the coded table's search of its grid; the integrity check runs at nice
+19; and one queue of next turns (``app.ui.views.turns``: the contracts panel's cards
+and the window's views ran back to back past the heartbeat, 57 ms). Measured at the
+end, two runs: longest stall 52-58 ms (open 15.5-19.0 s), after the result 30-37 ms.
+Left, each 40-58 ms: the study's own million-entry dict of items (its last resize),
+numpy calls over three million rows in the coded table, the coverage curves' lists.
 """
 
 from __future__ import annotations
