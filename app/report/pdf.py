@@ -86,15 +86,21 @@ class GuardedDocument(QTextDocument):
         return None
 
 
+def text_font(points: float) -> QFont:
+    """The certificate's font at ``points``, without ligatures: "ff" and "fi" stay two
+    glyphs, so text copied or extracted from the PDF (a hash, a label, a path) reads
+    exactly as written. (The footer's font had them: a hash with "ff" in its first 16
+    digits lost a letter to anything reading the page's text.)"""
+    font = QFont(FONT_FAMILY)
+    font.setPointSizeF(points)
+    font.setFeature(QFont.Tag("liga"), 0)
+    return font
+
+
 def build_document(cert: dict[str, Any]) -> GuardedDocument:
     """The laid-out document (plots added as resources, then the escaped HTML)."""
     doc = GuardedDocument()
-    font = QFont(FONT_FAMILY)
-    font.setPointSizeF(9.5)
-    # No ligatures: "fi" stays two letters, so text copied or extracted from the PDF
-    # (a hash, a label, a path) reads exactly as written.
-    font.setFeature(QFont.Tag("liga"), 0)
-    doc.setDefaultFont(font)
+    doc.setDefaultFont(text_font(9.5))
     doc.setDocumentMargin(0)
     plots: dict[str, list[tuple[str, int, int]]] = {}
     for i, (ident, contract) in enumerate((cert.get("contracts") or {}).items()):
@@ -182,8 +188,7 @@ def _paint_page(
     y = page.height() - MARGIN_BOTTOM + 26
     p.setPen(QPen(QColor("#c8ccd0"), 0.8))
     p.drawLine(QPointF(MARGIN_X, y), QPointF(page.width() - MARGIN_X, y))
-    font = QFont(FONT_FAMILY)
-    font.setPointSizeF(7.5)
+    font = text_font(7.5)
     p.setFont(font)
     p.setPen(QColor("#57606a"))
     project = str((cert.get("project") or {}).get("name", ""))

@@ -3,6 +3,7 @@ with pdftoppm; escaping of hostile label names; atomic writing; the GUI export."
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -115,6 +116,15 @@ def test_the_document_refuses_every_resource_it_was_not_given(qapp: Any) -> None
     doc.size()  # lay out: images are requested now
     assert "file:///etc/hostname" in doc.refused
     assert "http://example.com/a.png" in doc.refused
+
+
+def test_the_footers_hash_reads_back_as_written(qapp: Any, project: Path) -> None:
+    """A hash whose first 16 digits hold "ff" and "fi"-like pairs is drawn letter by
+    letter (no ligature glyph swallows one), so every page's text gives it back."""
+    cert = dict(_cert(project), content_hash="717ff3a0ffee1f2f" + "0" * 48)
+    reader = pypdf.PdfReader(io.BytesIO(render_pdf(cert)))
+    for page in reader.pages:
+        assert "717ff3a0ffee1f2f" in page.extract_text().replace("\n", "")
 
 
 def test_the_same_certificate_gives_the_same_pdf_bytes(qapp: Any, project: Path) -> None:
