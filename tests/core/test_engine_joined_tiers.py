@@ -282,6 +282,14 @@ def test_joined_items_equal_the_rows(tmp_path: Path, odd: str | None, seed: int,
     assert (answered[0] is not None) == (odd is None)  # each odd row refused; not vacuous
 
 
+QUERY_LABELS = ['"pos"', '"neg"', '"it\'s"', "3"]
+"""The labels of ``_database``'s values as ``JoinedQuery`` takes them (``value_json``
+texts), and as ``joined_tier`` gets them back (:data:`KNOWN`)."""
+KNOWN = ["pos", "neg", "it's", 3]
+TIERS_SQL = ("SELECT DISTINCT v.source_id, p.schema_name, v.version_id FROM prediction p"
+             " JOIN source_version v ON v.version_id = p.source_version_id")
+
+
 @pytest.mark.parametrize("seed", range(10))
 def test_a_tier_joined_from_a_scan_equals_one_joined_through_the_index(tmp_path: Path,
                                                                       seed: int) -> None:
@@ -293,11 +301,8 @@ def test_a_tier_joined_from_a_scan_equals_one_joined_through_the_index(tmp_path:
     db = _database(tmp_path / "engine.sqlite", seed)
     db.execute("UPDATE prediction SET calibrated_conf = (id * 7919) % 13 / 13.0")
     db.commit()
-    query = JoinedQuery(['"pos"', '"neg"', '"it\'s"', "3"])
-    known = ["pos", "neg", "it's", 3]
-    tiers = db.execute("SELECT DISTINCT v.source_id, p.schema_name, v.version_id FROM"
-                       " prediction p JOIN source_version v ON v.version_id ="
-                       " p.source_version_id").fetchall()
+    query, known = JoinedQuery(QUERY_LABELS), KNOWN
+    tiers = db.execute(TIERS_SQL).fetchall()
     assert tiers
     for params in tiers:
         scanned, indexed = (joined_tier(
@@ -318,11 +323,8 @@ def test_distributions_read_in_another_order_send_the_tier_to_the_rows(tmp_path:
     db = _database(tmp_path / "engine.sqlite", 1)
     db.execute("UPDATE prediction SET conf_json = '{\"pos\": 1.0}'")
     db.commit()
-    query = JoinedQuery(['"pos"', '"neg"', '"it\'s"', "3"])
-    known = ["pos", "neg", "it's", 3]
-    params = db.execute("SELECT v.source_id, p.schema_name, v.version_id FROM prediction p"
-                        " JOIN source_version v ON v.version_id = p.source_version_id"
-                        " LIMIT 1").fetchone()
+    query, known = JoinedQuery(QUERY_LABELS), KNOWN
+    params = db.execute(TIERS_SQL + " LIMIT 1").fetchone()
     row = db.execute(query.sql(), params).fetchone()
     ids, texts = db.execute(query.sql(distributions=True), params).fetchone()
     assert isinstance(joined_tier(row, "s", "t", {}, [], known, lambda: (ids, texts)),
