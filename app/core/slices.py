@@ -246,3 +246,20 @@ def ints_in_slices(text: str, dtype: Any, size: int = TEXT_SLICE) -> np.ndarray:
             raise ValueError("not comma-separated integers")
         parts.append(parsed)
     return np.concatenate(parts)
+
+
+def repeat_each(values: np.ndarray, times: int) -> np.ndarray:
+    """``np.repeat(values, times)`` of a one-dimensional array and one count, filled by
+    broadcasting: numpy lets go of the lock while it copies, not while it repeats
+    (a million rows three times: 28 ms holding it, against 6 ms not)."""
+    out = np.empty(len(values) * times, dtype=values.dtype)
+    out.reshape(len(values), times)[...] = values[:, None]
+    return out
+
+
+def tiled(values: np.ndarray, times: int) -> np.ndarray:
+    """``np.tile(values, times)`` of a one-dimensional array, filled by broadcasting (for
+    the same reason as :func:`repeat_each`: ``tile`` repeats)."""
+    out = np.empty(len(values) * times, dtype=values.dtype)
+    out.reshape(times, len(values))[...] = values
+    return out

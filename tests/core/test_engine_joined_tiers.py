@@ -18,7 +18,13 @@ import pytest
 
 from app.core.errors import InputError
 from app.core.formats.potato import engine_columns
-from app.core.formats.potato.engine_answers import PendingColumns, TierColumns, read_columns
+from app.core.formats.potato.engine_answers import (
+    PIECES,
+    PendingColumns,
+    TierColumns,
+    merged_pieces,
+    read_columns,
+)
 
 migrations = pytest.importorskip("potato.labeling_engine.store.migrations")
 PROJECTS = Path(__file__).resolve().parents[1] / "data" / "potato_engine"
@@ -35,20 +41,30 @@ def _fields(tier: TierColumns) -> tuple[Any, ...]:
 
 
 def _read(db: sqlite3.Connection, labels: tuple[Any, ...], monkeypatch: pytest.MonkeyPatch,
-          joined: bool, tiers: tuple[str, ...] = TIERS
+          joined: bool, tiers: tuple[str, ...] = TIERS, pieces: bool = False
           ) -> tuple[list[tuple[Any, ...]], list[Any]]:
-    """Every tier's fields, and what each joined read answered (``False``: its rows)."""
+    """Every tier's fields, and what each joined read answered (``False``: its rows);
+    ``pieces``: every tier joined in ``PIECES`` pieces (checked), as a big one is."""
     answered: list[Any] = []
     real = engine_columns.joined_tier
+    merged: list[int] = []
 
     def spy(*args: Any) -> Any:
         answered.append(real(*args))
         return answered[-1]
+
+    def count_pieces(rows: Any) -> Any:
+        merged.append(len(rows))
+        return merged_pieces(rows)
     with monkeypatch.context() as patch:
         patch.setattr("app.core.formats.potato.engine_answers.joined_tier", spy)
+        patch.setattr("app.core.formats.potato.engine_answers.merged_pieces", count_pieces)
+        if pieces:
+            patch.setattr("app.core.formats.potato.engine_answers.PIECE_ROWS", 1)
         if not joined:
             patch.setattr(PendingColumns, "_from_texts", lambda *args: False)
         stored = read_columns(db, tiers, labels)
+    assert not joined or set(merged) <= {PIECES if pieces else 1}
     return [_fields(tier) for tier in stored], answered
 
 
@@ -123,6 +139,11 @@ def _database(path: Path, seed: int, odd: str | None = None) -> sqlite3.Connecti
             row[5] = {"tiny confidence": 2.0 ** -11, "confidence 2": 2.0,
                       "large confidence": -37.5, "vanishing confidence": -1e-300,
                       "confidence -2": -2.0}[odd]
+    twice = rows[-1] if odd == "item twice" and rows else None
+    rng.shuffle(rows)  # the tiers' rows interleaved (so each piece of the table has some)
+    if twice is not None:  # the repeated item's last row stays last
+        rows.remove(twice)
+        rows.append(twice)
     db.executemany("INSERT INTO prediction (item_id, schema_name, source_version_id, "
                    "value_json, status, raw_conf, conf_json, created_at) "
                    "VALUES (?, ?, ?, ?, ?, ?, ?, 0)", rows)
@@ -130,11 +151,12 @@ def _database(path: Path, seed: int, odd: str | None = None) -> sqlite3.Connecti
     return db
 
 
+@pytest.mark.parametrize("pieces", [False, True])
 @pytest.mark.parametrize("seed", range(40))
-def test_joined_tiers_equal_the_rows(tmp_path: Path, seed: int,
+def test_joined_tiers_equal_the_rows(tmp_path: Path, seed: int, pieces: bool,
                                      monkeypatch: pytest.MonkeyPatch) -> None:
     db = _database(tmp_path / "engine.sqlite", seed)
-    joined, answered = _read(db, LABELS, monkeypatch, joined=True)
+    joined, answered = _read(db, LABELS, monkeypatch, joined=True, pieces=pieces)
     rows, _ = _read(db, LABELS, monkeypatch, joined=False)
     assert joined == rows
     assert answered and all(isinstance(a, TierColumns) for a in answered)  # not vacuous
@@ -161,10 +183,12 @@ ODD = ["blob id", "blob status", "blob distribution", "text confidence", "empty 
        "vanishing confidence", "confidence -2"]
 
 
+@pytest.mark.parametrize("pieces", [False, True])
 @pytest.mark.parametrize("odd", ODD)
 @pytest.mark.parametrize("seed", range(3))
 def test_a_row_the_texts_cannot_say_sends_its_tier_to_the_rows(
-        tmp_path: Path, odd: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, odd: str, seed: int, pieces: bool,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     db = _database(tmp_path / "engine.sqlite", seed, odd)
     if odd == "blob distribution":  # the texts must carry distributions for it to matter
         db.execute("UPDATE prediction SET conf_json = '{\"neg\": 1.0}' WHERE conf_json IS NULL")
@@ -172,9 +196,9 @@ def test_a_row_the_texts_cannot_say_sends_its_tier_to_the_rows(
     if odd == "text confidence":  # no number: refused either way, named
         for joined in (True, False):
             with pytest.raises(InputError, match="raw_conf 'high'; expected a number"):
-                _read(db, LABELS, monkeypatch, joined)
+                _read(db, LABELS, monkeypatch, joined, pieces=pieces)
         return
-    joined, answered = _read(db, LABELS, monkeypatch, joined=True)
+    joined, answered = _read(db, LABELS, monkeypatch, joined=True, pieces=pieces)
     rows, _ = _read(db, LABELS, monkeypatch, joined=False)
     assert joined == rows
     assert False in answered  # the odd row's tier was read from its rows
@@ -190,9 +214,10 @@ def test_a_joined_text_too_long_for_sqlite_sends_the_tier_to_the_rows(
     assert answered == []  # no joined row came back: each tier read from its rows
 
 
+@pytest.mark.parametrize("pieces", [False, True])
 @pytest.mark.parametrize("project", sorted(p.name for p in PROJECTS.iterdir()
                                            if (p / "engine.sqlite").is_file()))
-def test_potato_projects_joined_equal_the_rows(tmp_path: Path, project: str,
+def test_potato_projects_joined_equal_the_rows(tmp_path: Path, project: str, pieces: bool,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """Potato's own databases, with their stored string values as the labels."""
     import shutil
@@ -208,7 +233,7 @@ def test_potato_projects_joined_equal_the_rows(tmp_path: Path, project: str,
             "SELECT DISTINCT value_json FROM prediction") if isinstance(
                 value := stored_json(text), str)}))
         sources = tuple(r[0] for r in db.execute("SELECT DISTINCT source_id FROM source_version"))
-        joined, _ = _read(db, labels, monkeypatch, True, sources)
+        joined, _ = _read(db, labels, monkeypatch, True, sources, pieces)
         rows, _ = _read(db, labels, monkeypatch, False, sources)
         assert joined and joined == rows
     finally:
@@ -228,6 +253,28 @@ def test_a_joined_text_too_long_on_a_worker_sends_the_tier_to_the_rows(
         return connection
     stored = PendingColumns(db, TIERS, LABELS, connect).finish()
     assert [_fields(tier) for tier in stored] == rows
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pieces_fetched_on_a_worker_equal_the_rows(tmp_path: Path, seed: int,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big tier's pieces, each a row the worker fetches (so each piece's texts become
+    strings in a C call of their own), read as one tier."""
+    path = tmp_path / "engine.sqlite"
+    db = _database(path, seed)
+    rows, _ = _read(db, LABELS, monkeypatch, joined=False)
+    fetched: list[int] = []
+    real = merged_pieces
+
+    def count_pieces(pieces: Any) -> Any:
+        fetched.append(len(pieces))
+        return real(pieces)
+    monkeypatch.setattr("app.core.formats.potato.engine_answers.PIECE_ROWS", 1)
+    monkeypatch.setattr("app.core.formats.potato.engine_answers.merged_pieces", count_pieces)
+    stored = PendingColumns(db, TIERS, LABELS,
+                            lambda: sqlite3.connect(path, check_same_thread=False)).finish()
+    assert [_fields(tier) for tier in stored] == rows
+    assert fetched and set(fetched) == {PIECES}
 
 
 ITEM_ODD = [None, "null seq", "real seq", "text seq", "blob id", "separator in id"]
@@ -294,8 +341,9 @@ TIERS_SQL = ("SELECT DISTINCT v.source_id, p.schema_name, v.version_id FROM pred
 def test_a_tier_joined_from_a_scan_equals_one_joined_through_the_index(tmp_path: Path,
                                                                       seed: int) -> None:
     """Both ways ``JoinedQuery.chosen`` may read a tier (their rows in other orders, the
-    index ordering them by calibrated confidence) give the same columns."""
-    from app.core.formats.potato.engine_answers import JoinedQuery
+    index ordering them by calibrated confidence), whole or in pieces, give the same
+    columns."""
+    from app.core.formats.potato.engine_answers import JoinedQuery, merged_distribution_pieces
     from app.core.formats.potato.engine_columns import joined_tier
 
     db = _database(tmp_path / "engine.sqlite", seed)
@@ -304,14 +352,18 @@ def test_a_tier_joined_from_a_scan_equals_one_joined_through_the_index(tmp_path:
     query, known = JoinedQuery(QUERY_LABELS), KNOWN
     tiers = db.execute(TIERS_SQL).fetchall()
     assert tiers
+    last = db.execute("SELECT max(rowid) FROM prediction").fetchone()[0]
+    rng = random.Random(seed)
+    cuts = sorted(rng.sample(range(-1, last + 2), 3))  # pieces of any size, some empty
     for params in tiers:
-        scanned, indexed = (joined_tier(
-            db.execute(query.sql(scan), params).fetchone(), "s", "t", {}, [], known,
-            lambda scan=scan, params=params: db.execute(  # type: ignore[misc]
-                query.sql(scan, distributions=True), params).fetchone())
-            for scan in (True, False))
-        assert isinstance(scanned, TierColumns) and isinstance(indexed, TierColumns)
-        assert _fields(scanned) == _fields(indexed)
+        read = [joined_tier(
+            merged_pieces(db.execute(query.sql(scan, cuts=cut), params).fetchall()),
+            "s", "t", {}, [], known,
+            lambda scan=scan, cut=cut, params=params: merged_distribution_pieces(
+                db.execute(query.sql(scan, True, cut), params).fetchall()))
+            for scan in (True, False) for cut in ((), cuts)]
+        assert all(isinstance(tier, TierColumns) for tier in read)
+        assert all(_fields(tier) == _fields(read[0]) for tier in read[1:])
 
 
 def test_distributions_read_in_another_order_send_the_tier_to_the_rows(tmp_path: Path) -> None:
@@ -333,3 +385,25 @@ def test_distributions_read_in_another_order_send_the_tier_to_the_rows(tmp_path:
     assert reordered != ids
     assert joined_tier(row, "s", "t", {}, [], known, lambda: (reordered, texts)) is False
     assert joined_tier(row, "s", "t", {}, [], known, lambda: None) is False
+
+
+def test_each_piece_of_a_scan_seeks_its_range_and_each_of_an_index_read_uses_the_index(
+        tmp_path: Path) -> None:
+    """The pieces cost about what the whole query does only if a scanning piece reads
+    its own range of rowids (not the whole table) and an indexed one keeps the index."""
+    from app.core.formats.potato.engine_answers import JoinedQuery
+
+    db = _database(tmp_path / "engine.sqlite", 2)
+    query = JoinedQuery(QUERY_LABELS)
+
+    def plan(scan: bool) -> list[str]:
+        return [str(row[3]) for row in db.execute(
+            "EXPLAIN QUERY PLAN " + query.sql(scan, cuts=[10, 20, 30]), ("a", "s", "v1"))
+            if str(row[3]).startswith("SEARCH p") or str(row[3]).startswith("SCAN p")]
+    assert plan(True) == ["SEARCH p USING INTEGER PRIMARY KEY (rowid<?)",
+                          "SEARCH p USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)",
+                          "SEARCH p USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)",
+                          "SEARCH p USING INTEGER PRIMARY KEY (rowid>?)"]
+    indexed = plan(False)
+    assert len(indexed) == 4 and all("USING INDEX ix_prediction_version_conf" in step
+                                     for step in indexed)

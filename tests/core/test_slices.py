@@ -11,7 +11,7 @@ from itertools import compress
 import numpy as np
 import pytest
 
-from app.core.slices import dict_in_slices, list_in_slices, set_in_slices
+from app.core.slices import dict_in_slices, list_in_slices, repeat_each, set_in_slices, tiled
 
 
 @pytest.mark.parametrize("n", [0, 1, 9, 10, 11, 30, 1234])
@@ -225,3 +225,18 @@ def test_ints_in_slices_reads_what_group_concat_writes(size: int) -> None:
     for bad in ("1,x,3", "x", "1,,2", "1.5,2"):
         with pytest.raises(ValueError):
             ints_in_slices(bad, np.int64, size)
+
+
+@pytest.mark.parametrize("times", [1, 2, 3, 7])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float64])
+def test_repeat_each_and_tiled_are_numpys_repeat_and_tile(times: int, dtype: type) -> None:
+    values = np.array([5, -1, 0, 3, 3, 9], dtype=dtype)
+    for given in (values, values[:0], values[::2]):  # empty, not contiguous
+        for got, expected in ((repeat_each(given, times), np.repeat(given, times)),
+                              (tiled(given, times), np.tile(given, times))):
+            assert got.dtype == expected.dtype
+            assert got.flags.c_contiguous
+            np.testing.assert_array_equal(got, expected)
+    for got in (repeat_each(values, times), tiled(values, times)):
+        got[0] = 42  # a copy of its own, not a view of the values
+        assert values[0] == 5

@@ -29,6 +29,7 @@ import numpy as np
 
 from app.core.formats.labeling.data import Prediction
 from app.core.formats.labeling.decoded import Columns
+from app.core.nones import Nones
 from app.core.slices import take_in_slices, tolist_in_slices
 
 __all__ = ["PredictionTable", "coded_table", "common_table", "read_common_predictions"]
@@ -109,8 +110,8 @@ class PredictionTable(Sequence[Prediction]):
     def __len__(self) -> int:
         return len(self.coded) if self.coded is not None else len(self._lists["item"])
 
-    def probs_column(self) -> list[Mapping[str, float] | None]:
-        return self.probs if self.probs is not None else [None] * len(self)
+    def probs_column(self) -> Sequence[Mapping[str, float] | None]:
+        return self.probs if self.probs is not None else Nones(len(self))
 
     def __iter__(self) -> Iterator[Prediction]:
         return map(Prediction, self.item, self.schema, self.tier, self.label,

@@ -19,6 +19,7 @@ read row by row as before, with the same values.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 import threading
@@ -29,7 +30,9 @@ from typing import Any
 import numpy as np
 
 from app.core.formats.potato.engine_columns import (
+    DISTRIBUTION_SEPARATOR,
     SCALE,
+    SEPARATOR,
     TierColumns,
     joined_tier,
     probs,
@@ -38,6 +41,7 @@ from app.core.formats.potato.engine_columns import (
 from app.core.formats.potato.engine_json import stored_json
 from app.core.formats.potato.engine_parallel import Connect, SortedQueries
 from app.core.row_index import positions_in
+from app.core.slices import repeat_each, tiled
 
 __all__ = ["PendingColumns", "RawAnswer", "StoredAnswers", "TierColumns", "probs",
            "read_answers", "read_columns", "tier_columns"]
@@ -72,8 +76,8 @@ class StoredAnswers:
                 and all(c.items == columns[0].items for c in columns[1:]):
             # every tier answered the same items (the common cascade), already sorted
             k = len(columns[0])
-            return (columns, np.tile(np.arange(len(columns), dtype=np.int64), k),
-                    np.repeat(np.arange(k, dtype=np.int64), len(columns)))
+            return (columns, tiled(np.arange(len(columns), dtype=np.int64), k),
+                    repeat_each(np.arange(k, dtype=np.int64), len(columns)))
         union: dict[str, None] = {}
         for tier in columns:
             union.update(dict.fromkeys(tier.items))
@@ -81,7 +85,7 @@ class StoredAnswers:
         rows = np.array([positions_in(tier.row_of, keys) for tier in columns],
                         dtype=np.int64).reshape(len(columns), len(keys))
         flat = rows.T.ravel()
-        positions = np.tile(np.arange(len(columns), dtype=np.int64), len(keys))
+        positions = tiled(np.arange(len(columns), dtype=np.int64), len(keys))
         present = flat >= 0
         return columns, positions[present], flat[present]
 
@@ -153,7 +157,8 @@ class PendingColumns:
         # with the labels' numbers, each tier comes back as a few joined texts, unsorted
         self._joined = JoinedQuery(label_texts)
         query = self._joined.chosen if label_texts else self._select
-        self._queries = SortedQueries(db, connect, query, self._wanted, sorted_event)
+        self._queries = SortedQueries(db, connect, query, self._wanted, sorted_event,
+                                      first=PIECES if label_texts else 1)
         self._cursors = self._queries.__enter__()
 
     def finish(self) -> StoredAnswers:
@@ -202,13 +207,12 @@ class PendingColumns:
         def distributions() -> Sequence[Any] | None:
             try:
                 sql = self._joined.chosen(self._db, params, distributions=True)
-                found: Sequence[Any] = self._db.execute(sql, params).fetchone()
+                return merged_distribution_pieces(self._db.execute(sql, params).fetchall())
             except sqlite3.DataError:
                 return None
-            return found
 
         try:
-            row = cursor.fetchmany(1)[0]
+            row = merged_pieces(cursor.fetchmany(PIECES))
         except sqlite3.DataError:  # a joined text longer than SQLite allows
             return False
         source, schema, _version = params
@@ -237,16 +241,21 @@ class JoinedQuery:
                distributions: bool = False) -> str:
         """:meth:`sql` for this tier: scanning the table when the tier is at least
         :data:`SCAN_SHARE`'s share of it (counted on Potato's index, a tenth of a second
-        for a million rows)."""
+        for a million rows), in :data:`PIECES` pieces from :data:`PIECE_ROWS` rows on."""
         _source, schema, version = params
         (rows,) = db.execute("SELECT count(*) FROM prediction WHERE source_version_id = ?"
                              " AND schema_name = ?", (version, schema)).fetchone()
-        (last,) = db.execute("SELECT max(rowid) FROM prediction").fetchone()
-        return self.sql(scan=rows * SCAN_SHARE >= (last or 0), distributions=distributions)
+        last = db.execute("SELECT max(rowid) FROM prediction").fetchone()[0] or 0
+        cuts = [last * k // PIECES for k in range(1, PIECES)] if rows >= PIECE_ROWS else []
+        return self.sql(scan=rows * SCAN_SHARE >= last, distributions=distributions,
+                        cuts=cuts)
 
-    def sql(self, scan: bool = False, distributions: bool = False) -> str:
+    def sql(self, scan: bool = False, distributions: bool = False,
+            cuts: Sequence[int] = ()) -> str:
         """The query; with ``distributions``, the one a tier with some runs besides: its
-        joined ids again (the same order, checked) and its ``conf_json`` texts.
+        joined ids again (the same order, checked) and its ``conf_json`` texts. With
+        ``cuts`` (ascending rowids), one row per piece of the table between them
+        (:func:`merged_pieces` makes them one).
 
         Only what varies is joined: a status other than ``ok`` follows its id after
         :data:`~.engine_columns.MARK` (Potato writes ``ok`` only, so the status column,
@@ -267,9 +276,60 @@ class JoinedQuery:
                       " min(abs(nullif(p.raw_conf, 0))), count(p.conf_json),"
                       f" sum(p.status <> 'ok'), {ids}, group_concat({value}),"
                       f" group_concat(ifnull(CAST(p.raw_conf * {SCALE!r} AS INTEGER), 0))")
-        return (f"SELECT {select} FROM prediction p{' NOT INDEXED' if scan else ''}"
-                " JOIN source_version v ON v.version_id = p.source_version_id"
-                " WHERE v.source_id = ? AND p.schema_name = ? AND v.version_id = ?")
+        whole = (f"SELECT {select} FROM prediction p{' NOT INDEXED' if scan else ''}"
+                 " JOIN source_version v ON v.version_id = p.source_version_id"
+                 " WHERE v.source_id = ?1 AND p.schema_name = ?2 AND v.version_id = ?3")
+        if not cuts:
+            return whole
+        key = "p.rowid" if scan else "+p.rowid"  # scanning, a seek per piece; else a filter
+        bounds = [f" AND {key} <= {cuts[0]}"]
+        bounds += [f" AND {key} > {low} AND {key} <= {high}"
+                   for low, high in itertools.pairwise(cuts)]
+        bounds.append(f" AND {key} > {cuts[-1]}")
+        return " UNION ALL ".join(whole + bound for bound in bounds)
+
+
+PIECES = 4
+"""A tier of :data:`PIECE_ROWS` rows or more is joined in this many pieces of the table.
+Why: SQLite's texts become Python strings with the interpreter lock held, one C call per
+row (a million rows' 28 MB: 12-14 ms alone, up to 60 ms beside busy threads, a stall of
+the GUI); between rows SQLite steps without it. Four pieces cost SQLite about 3% more."""
+PIECE_ROWS = 100_000
+
+
+def merged_pieces(rows: Sequence[Sequence[Any]]) -> tuple[Any, ...]:
+    """The one row :meth:`JoinedQuery.sql` gives without cuts, from its rows with them:
+    counts added, the greatest value's type (SQLite orders null, numbers, text, blob),
+    the least magnitude, the texts of the pieces with rows joined."""
+    filled = [row for row in rows if row[0]] or rows[:1]
+    if len(filled) == 1:
+        return tuple(filled[0])
+    count, least = sum(row[0] for row in filled), [row[5] for row in filled
+                                                   if row[5] is not None]
+    types = [max((row[k] for row in filled), key=_TYPE_RANK.__getitem__) for k in (1, 2, 3, 4)]
+    return (count, *types, min(least) if least else None,
+            sum(row[6] for row in filled), sum(row[7] or 0 for row in filled),
+            *_joined_texts(filled, 8, (SEPARATOR, ",", ",")))
+
+
+def merged_distribution_pieces(rows: Sequence[Sequence[Any]]) -> tuple[Any, ...]:
+    """:func:`merged_pieces` of the distributions query (ids, ``conf_json`` texts)."""
+    filled = [row for row in rows if row[0] is not None] or rows[:1]
+    return tuple(_joined_texts(filled, 0, (SEPARATOR, DISTRIBUTION_SEPARATOR)))
+
+
+_TYPE_RANK = {"null": 0, "integer": 1, "real": 1, "text": 2, "blob": 3}
+
+
+def _joined_texts(rows: Sequence[Sequence[Any]], first: int, separators: Sequence[str]
+                  ) -> list[str | None]:
+    """Columns ``first`` on of ``rows``, each column's texts joined by its separator
+    (``None`` if one is: the reader then reads the rows)."""
+    out: list[str | None] = []
+    for offset, separator in enumerate(separators):
+        texts = [row[first + offset] for row in rows]
+        out.append(None if None in texts else separator.join(texts))
+    return out
 
 
 def _quoted(text: str) -> str:

@@ -24,11 +24,14 @@ import numpy as np
 from app.core.formats.labeling.decoded import Columns
 from app.core.formats.labeling.table import PredictionTable
 from app.core.formats.potato.engine_answers import StoredAnswers, TierColumns
+from app.core.nones import Nones
 from app.core.slices import (
     array_in_slices,
     dict_update_in_slices,
     list_in_slices,
+    repeat_each,
     set_in_slices,
+    tiled,
     tolist_in_slices,
 )
 
@@ -50,8 +53,8 @@ def coded_prediction_table(stored: StoredAnswers) -> PredictionTable | None:
         answered = np.stack([c.answered for c in columns], axis=1)  # item × tier
         every_answer = bool(answered.all())  # the common cascade: the whole grid, in order
         if every_answer:
-            item_rows: np.ndarray = np.repeat(np.arange(len(shared), dtype=np.int32),
-                                              len(columns))
+            item_rows: np.ndarray = repeat_each(np.arange(len(shared), dtype=np.int32),
+                                                len(columns))
             positions = np.zeros(0, np.int64)  # not needed: the grid is taken whole
             chosen = [np.arange(len(shared), dtype=np.int64)] * len(columns)
         else:
@@ -68,7 +71,7 @@ def coded_prediction_table(stored: StoredAnswers) -> PredictionTable | None:
         if every_answer:  # tier after tier, each in item order: the grid transposed
             grid_labels = value_codes.reshape(len(columns), len(shared)).T.ravel()
             grid_confidences = confidence.ravel()
-            grid_tiers = np.tile(tier_codes, len(shared))
+            grid_tiers = tiled(tier_codes, len(shared))
         else:
             label = np.zeros(answered.shape, np.int32)
             start = 0
@@ -86,7 +89,7 @@ def coded_prediction_table(stored: StoredAnswers) -> PredictionTable | None:
         _joined([p[2] for p in parts]), list(labels),
         _joined([p[3] for p in parts]), _joined([p[4] for p in parts]))
     table = PredictionTable.from_columns(columns_coded)
-    table.line = [None] * len(columns_coded)
+    table.line = Nones(len(columns_coded))
     return table
 
 

@@ -12,13 +12,13 @@ million-item read are long stretches of SQLite alone:
   (joining them into texts, :class:`~.engine_answers.JoinedQuery`, about two seconds;
   sorting them, for the row-by-row read, about one): :class:`SortedQueries` starts them
   on a worker thread with connections of their own, each fetching only its first row
-  (which waits on that work), so it runs while the caller does something else (``label
-  status`` parses the data files and reads the other tables meanwhile). The rest of a
-  sorted query's rows are read in order, by the caller, a chunk at a time. A worker
-  fetching more than that first row would hold the interpreter lock
-  for each row it makes, against the caller's Python work: each hands the lock to the
-  other at every row (SQLite lets go of it for each step), and the read of the other
-  tables took half as long again.
+  (a joined query: its few rows; either waits on that work), so it runs while the
+  caller does something else (``label status`` parses the data files and reads the
+  other tables meanwhile). The rest of a sorted query's rows are read in order, by the
+  caller, a chunk at a time. A worker fetching more than that first row would hold the
+  interpreter lock for each row it makes, against the caller's Python work: each hands
+  the lock to the other at every row (SQLite lets go of it for each step), and the read
+  of the other tables took half as long again.
 
 One sort works at a time (:data:`WORKERS` is one): the caller is the one that cannot
 wait, and on two cores three threads beside it left it half a core. The check runs
@@ -49,7 +49,7 @@ Query = str | Callable[[sqlite3.Connection, Sequence[Any]], str]
 
 
 class _Started:
-    """A query whose first row is already fetched: :meth:`fetchmany` hands back that row
+    """A query whose first rows are already fetched: :meth:`fetchmany` hands them back
     with the rest of the first chunk, then the cursor's next chunks."""
 
     def __init__(self, cursor: sqlite3.Cursor | None, first: list[Any] | None,
@@ -78,9 +78,9 @@ class SortedQueries:
     comes."""
 
     def __init__(self, db: sqlite3.Connection, connect: Connect | None, query: Query,
-                 params: Sequence[Sequence[Any]], sorted_event: threading.Event | None = None
-                 ) -> None:
-        self._db, self._connect, self._query = db, connect, query
+                 params: Sequence[Sequence[Any]], sorted_event: threading.Event | None = None,
+                 first: int = 1) -> None:
+        self._db, self._connect, self._query, self._first = db, connect, query, first
         self._params = list(params)
         self._pool: ThreadPoolExecutor | None = None
         self._opened: list[sqlite3.Connection] = []
@@ -138,7 +138,7 @@ class SortedQueries:
                     raise sqlite3.OperationalError("interrupted")
             try:  # (an aggregate is made by execute: the sort's wait is in either)
                 cursor = connection.execute(self._text(connection, params), params)
-                return _Started(cursor, cursor.fetchmany(1))  # waits on the sort
+                return _Started(cursor, cursor.fetchmany(self._first))  # waits on the sort
             except sqlite3.DataError as error:  # a value too long: the reader decides
                 return _Started(None, None, error)
         finally:

@@ -97,7 +97,7 @@ class PopulationTable(Sequence[PopulationItem]):
 
     def take(self, selected: Vector) -> PopulationTable:
         """The items at the indices ``selected``, in that order."""
-        chosen = selected.tolist()
+        chosen = tolist_in_slices(selected)
         taken = PopulationTable(list_in_slices(map(self.items.__getitem__, chosen)),
                                 self.tiers, self.rows[:, selected], self.output[selected],
                                 list_in_slices(map(self.pi.__getitem__, chosen)),
