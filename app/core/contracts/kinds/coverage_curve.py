@@ -44,7 +44,7 @@ from app.core.contracts.labels.losses import is_correct
 from app.core.contracts.statistics.binomial import threshold_grid
 from app.core.model import Answer, Scheme
 from app.core.slices import SLICE as _SLICE
-from app.core.slices import tolist_in_slices
+from app.core.slices import list_in_slices, tolist_in_slices
 
 GRID: np.ndarray = np.array(threshold_grid(), dtype=np.float64)
 """1.00, 0.99, …, 0.00: the thresholds the curve is drawn at."""
@@ -126,7 +126,7 @@ def error_coverage_curves(spec: ContractSpec, data: SchemaData,
     rule = rule or {}
     grid = _grid(rule)
     population = len(data.items)
-    reach: list[str] = list(data.items)
+    reach: list[str] = list_in_slices(data.items)
     dev_items = [item for item in data.items if data.dev.get(item)]
     dev_set = set(dev_items)  # not a set of a million items per tier (a GUI stall)
     curves: list[TierCurve] = []

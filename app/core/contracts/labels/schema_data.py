@@ -37,7 +37,7 @@ def schema_data(study: Study, labeling: LabelingData, config: EngineConfig, sche
     return SchemaData(
         scheme=scheme,
         tiers=tiers,
-        items=tuple(sorted_strings(list_in_slices(study.items))),
+        items=sorted_strings(list_in_slices(study.items)),
         predictions=_machine_labels(scheme, table, tiers),
         dev=_labels(study, labeling, schema, Split.DEV),
         cert=_labels(study, labeling, schema, Split.CERT),
