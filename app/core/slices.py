@@ -18,6 +18,7 @@ slice.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from itertools import islice
 from typing import Any, TypeVar
@@ -33,6 +34,19 @@ SLICE = 10_000
 1 ms-switch GUI's 50 ms budget even on a busy machine."""
 
 
+def let_others_run() -> None:
+    """Hand the interpreter lock to a thread waiting for it (the GUI's), if one is.
+
+    Why, between slices: a thread waiting for the lock asks its holder to let go only
+    when no other thread has taken it meanwhile, and a C call that lets go of the lock
+    and takes it back inside (numpy's string conversions, SQLite's steps) counts as such
+    a switch. A loop of those calls never hands the lock over: the GUI thread waited
+    60-90 ms through the 100 slices that sort a million item ids, every time
+    (``tests/benchmarks/bench_gui_stall.py``). ``sleep(0)`` lets go of it in a system
+    call, long enough for the waiting thread to take it; alone, it costs a microsecond."""
+    time.sleep(0)
+
+
 def list_in_slices(values: Iterable[T], size: int = SLICE) -> list[T]:
     """``list(values)``, built a slice at a time."""
     if size < 1:
@@ -44,6 +58,7 @@ def list_in_slices(values: Iterable[T], size: int = SLICE) -> list[T]:
         out.extend(islice(iterator, size))
         if len(out) - before < size:
             return out
+        let_others_run()
 
 
 _END = object()
@@ -65,6 +80,7 @@ def _update_in_slices(out: Any, values: Iterable[Any], size: int) -> Any:
         if following is _END:
             return out
         out.update((following,))
+        let_others_run()
 
 
 def dict_update_in_slices(out: dict[K, V], pairs: Iterable[tuple[K, V]], size: int = SLICE
@@ -95,6 +111,7 @@ def tolist_in_slices(values: np.ndarray, size: int = SLICE * 10) -> list[Any]:
     out: list[Any] = []
     for start in range(0, len(values), size):
         out += values[start : start + size].tolist()
+        let_others_run()
     return out
 
 
@@ -109,6 +126,7 @@ def array_in_slices(values: Iterable[Any], dtype: Any, count: int, size: int = S
     for start in range(0, count, size):
         stop = min(start + size, count)
         out[start:stop] = np.fromiter(iterator, dtype, stop - start)
+        let_others_run()
     return out
 
 
@@ -121,6 +139,7 @@ def take_in_slices(values: np.ndarray, codes: np.ndarray, size: int = SLICE * 10
     out: list[Any] = []
     for start in range(0, len(codes), size):
         out += values[codes[start : start + size]].tolist()
+        let_others_run()
     return out
 
 
@@ -177,6 +196,7 @@ def _numpy_order(values: list[str], size: int) -> np.ndarray:
             parts.append(np.array(chunk, dtype=np.dtypes.StringDType()))
         except UnicodeEncodeError:
             break
+        let_others_run()
     else:
         return np.argsort(np.concatenate(parts), kind="stable")
     return np.array(sorted(range(len(values)), key=values.__getitem__), dtype=np.int64)
@@ -190,8 +210,13 @@ def _readonly(array: np.ndarray) -> np.ndarray:
 def equal_in_slices(a: Sequence[Any], b: Sequence[Any], size: int = SLICE * 10) -> bool:
     """``list(a) == list(b)``, a slice at a time (the same string objects compare in
     nanoseconds, equal copies by their characters)."""
-    return len(a) == len(b) and all(list(a[start:start + size]) == list(b[start:start + size])
-                                    for start in range(0, len(a), size))
+    if len(a) != len(b):
+        return False
+    for start in range(0, len(a), size):
+        if list(a[start:start + size]) != list(b[start:start + size]):
+            return False
+        let_others_run()
+    return True
 
 
 def object_array(values: list[Any], size: int = SLICE * 10) -> np.ndarray:
@@ -199,6 +224,7 @@ def object_array(values: list[Any], size: int = SLICE * 10) -> np.ndarray:
     objects = np.empty(len(values), dtype=object)
     for start in range(0, len(values), size):
         objects[start : start + size] = values[start : start + size]
+        let_others_run()
     return objects
 
 
@@ -229,6 +255,7 @@ def split_in_slices(text: str, separator: str, size: int = TEXT_SLICE) -> list[s
     out: list[str] = []
     for piece in _pieces(text, separator, size):
         out += piece.split(separator)
+        let_others_run()
     return out
 
 
@@ -245,6 +272,7 @@ def ints_in_slices(text: str, dtype: Any, size: int = TEXT_SLICE) -> np.ndarray:
         if len(parsed) != piece.count(",") + 1:
             raise ValueError("not comma-separated integers")
         parts.append(parsed)
+        let_others_run()
     return np.concatenate(parts)
 
 

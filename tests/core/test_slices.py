@@ -240,3 +240,36 @@ def test_repeat_each_and_tiled_are_numpys_repeat_and_tile(times: int, dtype: typ
     for got in (repeat_each(values, times), tiled(values, times)):
         got[0] = 42  # a copy of its own, not a view of the values
         assert values[0] == 5
+
+
+def test_every_sliced_loop_hands_the_lock_over_between_slices(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each helper calls ``let_others_run`` between its slices (a loop of numpy string
+    conversions, which let go of the lock inside, otherwise starved the GUI thread
+    60-90 ms): counted, at least once per slice boundary."""
+    from app.core import slices
+
+    calls: list[int] = []
+    monkeypatch.setattr(slices, "let_others_run", lambda: calls.append(1))
+    monkeypatch.setattr(slices, "SORT_IN_NUMPY", 10)
+    numbers = np.arange(100, dtype=np.float64)
+    strings = [f"s{k % 37}" for k in range(100)]
+    text = ",".join(map(str, range(100)))
+    runs = {
+        "list_in_slices": lambda: slices.list_in_slices(iter(strings), 10),
+        "dict_in_slices": lambda: slices.dict_in_slices(zip(strings, range(100), strict=True),
+                                                        10),
+        "tolist_in_slices": lambda: slices.tolist_in_slices(numbers, 10),
+        "array_in_slices": lambda: slices.array_in_slices(iter(range(100)), np.int64, 100, 10),
+        "take_in_slices": lambda: slices.take_in_slices(slices.object_array(strings),
+                                                        np.arange(100), 10),
+        "object_array": lambda: slices.object_array(strings, 10),
+        "string_order": lambda: slices._numpy_order(strings, 10),
+        "equal_in_slices": lambda: slices.equal_in_slices(strings, list(strings), 10),
+        "split_in_slices": lambda: slices.split_in_slices(text, ",", 30),
+        "ints_in_slices": lambda: slices.ints_in_slices(text, np.int64, 30),
+    }
+    for name, run in runs.items():
+        calls.clear()
+        run()
+        assert len(calls) >= 5, name
