@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 from PySide6.QtCore import QLineF, QPointF
 from PySide6.QtGui import (
     QColor,
+    QFont,
     QMouseEvent,
     QPainter,
     QPaintEvent,
@@ -37,6 +39,7 @@ from app.ui.views.cuboids import painting
 from app.ui.views.cuboids.camera import Camera, frame_points, project
 from app.ui.views.cuboids.canvas_state import Framing, unmatched_edges
 from app.ui.views.cuboids.labels import ClusterLabel
+from app.ui.views.turns import next_turn
 
 BACKGROUND = QColor("#F6F6F4")
 EDGE_WIDTH = 2.0
@@ -93,7 +96,16 @@ class FlatCanvas(QWidget):
         self.scene, self.colors, self.cloud = scene, list(colors), cloud
         self.labels, self.font_scale = list(labels), font_scale
         self.framing.set_points(frame_points(scene.edges, cloud))
-        self.reframe()
+        self._camera = self.framing.fitted(self.width(), self.height())
+        # The labels laid out on a turn of their own and painted on the next: done in
+        # one paint, a 2,000-sweep study's first look held the GUI thread 45-50 ms
+        # (tests/benchmarks/bench_gui_stall.py). A paint before then lays them out itself.
+        next_turn(self, partial(self._lay_out_then_paint, self.labels))
+
+    def _lay_out_then_paint(self, labels: list[ClusterLabel]) -> None:
+        if labels is self.labels and labels and self.isVisible():
+            self._laid_out(painting.label_font(self.font_scale))
+        next_turn(self, self.update)
 
     def clear(self) -> None:
         self.scene, self.cloud, self.labels, self.drawn = None, None, [], None
@@ -185,16 +197,20 @@ class FlatCanvas(QWidget):
         self._lines(painter, scene.links, QPen(LINK_COLOR, 1.5))
         if self.labels:
             font = painting.label_font(self.font_scale)
-            # Laid out again only when the labels or the view changed: a layout of a
-            # lidar sweep's 40 labels is tens of ms, and Qt repaints for many reasons.
-            view = (self._camera, self.font_scale, self.width(), self.height())
-            arranged = self._arranged
-            if self.drawn is None or arranged is None or arranged[0] is not self.labels \
-                    or arranged[1] != view:
-                self.drawn = painting.arrange(
-                    self.labels, self.project, font, self.width(), self.height()
-                )
-                self._arranged = (self.labels, view)
-            painting.paint(painter, self.drawn, self.labels, font)
+            painting.paint(painter, self._laid_out(font), self.labels, font)
         else:
             self.drawn = self._arranged = None
+
+    def _laid_out(self, font: QFont) -> painting.Drawn:
+        """:attr:`drawn`, laid out again only when the labels or the view changed: a
+        layout of a lidar sweep's 40 labels is tens of ms, and Qt repaints for many
+        reasons."""
+        view = (self._camera, self.font_scale, self.width(), self.height())
+        arranged = self._arranged
+        if self.drawn is None or arranged is None or arranged[0] is not self.labels \
+                or arranged[1] != view:
+            self.drawn = painting.arrange(
+                self.labels, self.project, font, self.width(), self.height()
+            )
+            self._arranged = (self.labels, view)
+        return self.drawn
