@@ -86,6 +86,23 @@ and the window's views ran back to back past the heartbeat, 57 ms). Measured at 
 end, two runs: longest stall 52-58 ms (open 15.5-19.0 s), after the result 30-37 ms.
 Left, each 40-58 ms: the study's own million-entry dict of items (its last resize),
 numpy calls over three million rows in the coded table, the coverage curves' lists.
+
+Then (session 14): the worker's stalls had two causes besides long C calls. (1) A loop
+of C calls that let go of the interpreter lock and take it back inside (numpy's string
+conversions, SQLite's steps) never hands it to a waiting thread, which asks for it only
+when no switch happened meanwhile: sorting a million ids starved the GUI thread 60-90 ms
+every run; ``app.core.slices.let_others_run`` (``sleep(0)``) between slices ends that.
+(2) Single calls that allocate or copy tens of megabytes: a joined tier's 28 MB of texts
+made into strings (now fetched in four pieces), a list of three million Nones (77 ms;
+now ``app.core.nones.Nones``), ``np.repeat``/``np.tile`` (they hold the lock; now
+broadcast copies), an object-array comparison per ``ppi`` group. The software 3D canvas
+lays a sweep's labels out on a turn before the paint (lidar, after the result: 45-50
+ms before). Measured at the end of the session in a fast hour: lidar 21-32 ms,
+``engine.sqlite`` at a million items 34-44 ms, JSON Lines 38-47 ms; in a slower hour of
+the same session 40-64 / 44-52 / 43-44 ms before the canvas change. Left, 30-40 ms each:
+the last resize of the study's million-entry dict of items (one C call), freeing the
+305 MB of a JSON Lines ``predictions.jsonl`` once it is decoded, and GUI steps of 18-26
+ms (the contracts panel's cards, a view's first fill).
 """
 
 from __future__ import annotations
