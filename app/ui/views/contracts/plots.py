@@ -114,25 +114,32 @@ def ppi_plot(result: Mapping[str, Any], labels: Sequence[str] = ()) -> pg.PlotWi
 
 
 def coverage_plot(curves: Sequence[TierCurve], rule: Mapping[str, Any], error: float | None,
-                  *, defer: Callable[[Callable[[], None]], None] | None = None
+                  *, defer: Callable[[Sequence[Callable[[], None]]], None] | None = None
                   ) -> pg.PlotWidget | None:
-    """The plot; with ``defer`` its curves are drawn in a later step (``defer`` receives
-    the drawing): the empty plot and its curves are each 30-40 ms of the GUI thread,
-    so the contracts panel builds them on two event-loop turns."""
+    """The plot; with ``defer`` its curves are drawn in later steps (``defer`` receives
+    them, to run in order): the empty plot is 20-30 ms of the GUI thread, and so were
+    its curves together, so the contracts panel builds the plot on one event-loop turn,
+    its ranges and legend on the next, then each tier's curve on a turn of its own."""
     if not curves:
         return None
     widget = _plot("Dev error vs coverage, threshold falling (dev labels only)",
                    "coverage (share of the items accepted)", "dev error")
-    draw = partial(_draw_coverage, widget.getPlotItem(), curves, rule, error)
+    item = widget.getPlotItem()
+    steps = [partial(_coverage_frame, item, curves, error)]
+    steps += [partial(_coverage_curve, item, index, curve, rule)
+              for index, curve in enumerate(curves)]
+    if error is not None:
+        steps.append(partial(_target_line, item, error))
     if defer is None:
-        draw()
+        for step in steps:
+            step()
     else:
-        defer(draw)
+        defer(steps)
     return widget
 
 
-def _draw_coverage(item: pg.PlotItem, curves: Sequence[TierCurve], rule: Mapping[str, Any],
-                   error: float | None) -> None:
+def _coverage_frame(item: pg.PlotItem, curves: Sequence[TierCurve], error: float | None
+                    ) -> None:
     # The ranges first: set after the items, each item added would recompute the
     # automatic range (about 15 ms in all).
     finite_tops = [float(np.nanmax(c.dev_error)) for c in curves
@@ -141,11 +148,13 @@ def _draw_coverage(item: pg.PlotItem, curves: Sequence[TierCurve], rule: Mapping
     item.setXRange(0.0, 1.0, padding=0.02)
     item.setYRange(-0.02 * max(top, 0.01), max(top * 1.15, 0.01), padding=0)
     item.addLegend(offset=(10, 10), labelTextColor="#222", brush=(255, 255, 255, 210))
-    for index, curve in enumerate(curves):
-        color = label_color(index)
-        finite = np.isfinite(curve.dev_error)
-        if not finite.any():
-            continue
+
+
+def _coverage_curve(item: pg.PlotItem, index: int, curve: TierCurve, rule: Mapping[str, Any]
+                    ) -> None:
+    color = label_color(index)
+    finite = np.isfinite(curve.dev_error)
+    if finite.any():
         item.addItem(pg.PlotDataItem(curve.coverage[finite], curve.dev_error[finite],
                                      pen=pg.mkPen(color, width=2), symbol="o",
                                      symbolSize=7, symbolBrush=color, symbolPen=None,
@@ -158,10 +167,12 @@ def _draw_coverage(item: pg.PlotItem, curves: Sequence[TierCurve], rule: Mapping
                     [curve.coverage[j]], [curve.dev_error[j]], symbol="star", size=16,
                     brush=color, pen=pg.mkPen("#222"),
                     name=f"rule: {curve.tier} ≥ {float(threshold):.2f}"))
-    if error is not None:
-        item.addItem(pg.InfiniteLine(error, angle=0, pen=pg.mkPen(
-            TARGET_COLOR, width=1.5, style=Qt.PenStyle.DashLine),
-            label=f"target {error:g}", labelOpts={"color": TARGET_COLOR, "position": 0.9}))
+
+
+def _target_line(item: pg.PlotItem, error: float) -> None:
+    item.addItem(pg.InfiniteLine(error, angle=0, pen=pg.mkPen(
+        TARGET_COLOR, width=1.5, style=Qt.PenStyle.DashLine),
+        label=f"target {error:g}", labelOpts={"color": TARGET_COLOR, "position": 0.9}))
 
 
 def distributional_plot(result: Mapping[str, Any], max_distance: float | None

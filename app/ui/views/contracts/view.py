@@ -30,7 +30,7 @@ Choices where the spec is silent:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 
 from PySide6.QtCore import Qt, Signal
@@ -73,8 +73,8 @@ def ask(parent: QWidget, title: str, text: str) -> bool:
     return answer == QMessageBox.StandardButton.Yes
 
 
-Defer = Callable[[Callable[[], None]], None]
-"""Takes a drawing step to run on a later event-loop turn."""
+Defer = Callable[[Sequence[Callable[[], None]]], None]
+"""Takes drawing steps to run, in order, on later event-loop turns (one per turn)."""
 
 Curves = Mapping[str, list[TierCurve]]
 """Contract id → its error-versus-coverage curves, computed in the open job
@@ -202,7 +202,7 @@ class ContractCard(QFrame):
     def add_plot(self, defer: Defer | None = None) -> None:
         """Draw the card's plot (once): a step of its own, the costliest one (a
         pyqtgraph plot with its curves is 60-80 ms on the GUI thread, so with ``defer``
-        the curves are handed on as one more step)."""
+        the curves are handed on as more steps)."""
         if self.plot is None:
             self.plot = contract_plot(*self._plot_inputs, defer=defer)
             if self.plot is not None:
@@ -299,7 +299,11 @@ class ContractsView(View):
         self.cards[ident] = card
 
     def _add_plot(self, ident: str) -> None:
-        self.cards[ident].add_plot(defer=lambda draw: self._pending.insert(0, draw))
+        self.cards[ident].add_plot(defer=self._run_next)
+
+    def _run_next(self, steps: Sequence[Callable[[], object]]) -> None:
+        """``steps`` before the other pending ones, in order."""
+        self._pending[0:0] = steps
 
     def _run_pending(self, generation: int) -> None:
         """One step of the cards' building per event-loop turn, so the window paints in
