@@ -95,14 +95,15 @@ every run; ``app.core.slices.let_others_run`` (``sleep(0)``) between slices ends
 (2) Single calls that allocate or copy tens of megabytes: a joined tier's 28 MB of texts
 made into strings (now fetched in four pieces), a list of three million Nones (77 ms;
 now ``app.core.nones.Nones``), ``np.repeat``/``np.tile`` (they hold the lock; now
-broadcast copies), an object-array comparison per ``ppi`` group. The software 3D canvas
-lays a sweep's labels out on a turn before the paint (lidar, after the result: 45-50
-ms before). Measured at the end of the session in a fast hour: lidar 21-32 ms,
-``engine.sqlite`` at a million items 34-44 ms, JSON Lines 38-47 ms; in a slower hour of
-the same session 40-64 / 44-52 / 43-44 ms before the canvas change. Left, 30-40 ms each:
-the last resize of the study's million-entry dict of items (one C call), freeing the
-305 MB of a JSON Lines ``predictions.jsonl`` once it is decoded, and GUI steps of 18-26
-ms (the contracts panel's cards, a view's first fill).
+broadcast copies), an object-array comparison per ``ppi`` group. On the GUI thread, the
+software 3D canvas lays a sweep's labels out on a turn before the paint (45-50 ms
+together), and the contracts panel draws a coverage plot's curves a tier per turn (25-40
+ms together). Measured at the end (offscreen, two runs each): lidar 36-39 ms (21-34 ms
+in a faster half hour), ``engine.sqlite`` at a million items 38-51 ms (the 51 in a run
+that opened in 18 s instead of 13), JSON Lines 38-40 ms. Left, 35-50 ms each and now the
+longest: the last resize of the study's million-entry dict of items (one C call,
+``datafiles.common_items``); then, 30-40 ms, freeing the 305 MB of a JSON Lines
+``predictions.jsonl`` once decoded, and GUI steps of 15-25 ms.
 """
 
 from __future__ import annotations
