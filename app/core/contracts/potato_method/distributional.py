@@ -41,6 +41,7 @@ from app.core.contracts.potato_method.view import (
     MethodView,
     TierAnswer,
 )
+from app.core.slices import let_others_run
 
 ITEMS_NEEDED = 20
 PEOPLE_NEEDED = 3
@@ -127,7 +128,12 @@ def _summary(view: MethodView, people_of: Sequence[tuple[TierAnswer | None, list
     if n < ITEMS_NEEDED:
         return {"n_items": n}
     distances = np.array(machine, dtype=np.float64)
-    means = [float(np.mean(distances[row])) for row in _resamples(n)]
+    # A numpy call per resample, each letting go of the interpreter lock inside: without
+    # a hand-over between them the GUI thread waited 48 ms (app.core.slices.let_others_run)
+    means = []
+    for row in _resamples(n):
+        means.append(float(np.mean(distances[row])))
+        let_others_run()
     lo, hi = np.quantile(means, [alpha / 2, 1 - alpha / 2])
     mean = float(distances.mean())
     noise = float(np.mean(ceiling))
