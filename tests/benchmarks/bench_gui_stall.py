@@ -98,12 +98,13 @@ now ``app.core.nones.Nones``), ``np.repeat``/``np.tile`` (they hold the lock; no
 broadcast copies), an object-array comparison per ``ppi`` group. On the GUI thread, the
 software 3D canvas lays a sweep's labels out on a turn before the paint (45-50 ms
 together), and the contracts panel draws a coverage plot's curves a tier per turn (25-40
-ms together). Measured at the end (offscreen, two runs each): lidar 36-39 ms (21-34 ms
-in a faster half hour), ``engine.sqlite`` at a million items 38-51 ms (the 51 in a run
-that opened in 18 s instead of 13), JSON Lines 38-40 ms. Left, 35-50 ms each and now the
-longest: the last resize of the study's million-entry dict of items (one C call,
-``datafiles.common_items``); then, 30-40 ms, freeing the 305 MB of a JSON Lines
-``predictions.jsonl`` once decoded, and GUI steps of 15-25 ms.
+ms together). Measured at the end (offscreen): lidar 27-39 ms (21-34 ms in a faster half
+hour), ``engine.sqlite`` at a million items 38-51 ms (the 51 in a run that opened in 18 s
+instead of 13; 43-50 ms on the GUI thread after the result in the last, slower runs),
+JSON Lines 38-56 ms. Left, each 35-56 ms in a slow half hour: the last resize of the
+study's million-entry dict of items (one C call, ``datafiles.common_items``), freeing
+the 305 MB of a JSON Lines ``predictions.jsonl`` once decoded (an anonymous ``mmap``
+read and closed lets go of the lock: the way out), and GUI steps after the result.
 """
 
 from __future__ import annotations
