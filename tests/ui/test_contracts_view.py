@@ -293,4 +293,10 @@ def test_a_coverage_plot_is_drawn_a_curve_per_turn(qtbot: QtBot,
         step()
         assert len(drawn(deferred)) <= len(before) + 2  # a curve and its rule's star at most
     assert drawn(deferred) == drawn(whole) and "PlotDataItem" in drawn(whole)
+    stars = [item for item in whole.getPlotItem().items
+             if type(item).__name__ == "ScatterPlotItem" and item.name()
+             and item.name().startswith("rule: ")]
+    accepting = [tier for tier, value in rule.items()  # Potato's {tier: {"*": t}}
+                 if isinstance(value, dict) and value.get("*") is not None]
+    assert accepting and [s.name().split(" ")[1] for s in stars] == accepting
     assert deferred.getPlotItem().viewRange() == whole.getPlotItem().viewRange()

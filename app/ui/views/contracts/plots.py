@@ -160,6 +160,8 @@ def _coverage_curve(item: pg.PlotItem, index: int, curve: TierCurve, rule: Mappi
                                      symbolSize=7, symbolBrush=color, symbolPen=None,
                                      name=f"tier {curve.tier}"))
         threshold = rule.get(curve.tier)
+        if isinstance(threshold, Mapping) and set(threshold) == {"*"}:
+            threshold = threshold["*"]  # Potato's form, one threshold for every class
         if isinstance(threshold, int | float):
             j = int(np.argmin(np.abs(curve.thresholds - float(threshold))))
             if finite[j]:
