@@ -156,7 +156,7 @@ class Study:
     """A whole project in memory: items, schemes, annotators and their answers."""
 
     root: Path
-    items: dict[str, Item]
+    items: Mapping[str, Item]
     schemes: dict[str, Scheme]
     annotators: tuple[str, ...]
     answers: dict[str, dict[str, dict[str, Answer]]]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from app.core import sharded
 from app.core.errors import InputError
 from app.core.formats.json_lines import CHUNK_BYTES, loads_line_bytes, loads_lines
 from app.core.formats.potato.datafiles import (
@@ -104,8 +105,12 @@ def _loop_items(records: list[dict[str, object]], text_key: str | None) -> dict[
     return out
 
 
+@pytest.mark.parametrize("keys_per_dict", [1 << 16, 1000])
 @pytest.mark.parametrize("text_key", [None, "text"])
-def test_common_items_are_the_loop_items(text_key: str | None) -> None:
+def test_common_items_are_the_loop_items(text_key: str | None, keys_per_dict: int,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """At one dict and at 32 (``app.core.sharded``): the loop's items, in its order."""
+    monkeypatch.setattr(sharded, "SHARD_KEYS", keys_per_dict)
     records: list[dict[str, object]] = [
         {"id": f"r{k}", "text": f"t{k}" if k % 3 else 5, "x": [k]} for k in range(30_000)]
     records[7].pop("text")
@@ -141,3 +146,24 @@ def test_the_study_reader_keeps_the_records(tmp_path: Path) -> None:
         items=items, annotators={"ann": {"i0": [label("s", "a")]}})
     study = load_study(tmp_path)
     assert study.items == _loop_items(items, "text")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("second", ['{"id": "x1", "steps": [1]}\n{"id": "x2"}\n',
+                                    '{"id": "x1"}\n{"id": "x2"}\n'])
+def test_items_of_a_second_data_file_follow_the_first(tmp_path: Path, second: str) -> None:
+    """A common first file gives a sharded map; a second file, common or read line by
+    line, adds its items after the first's, and a repeated id is still named."""
+    items = [{"id": f"i{k}", "text": f"t{k}"} for k in range(50)]
+    write_project(tmp_path, schemes=[
+        {"annotation_type": "radio", "name": "s", "labels": ["a", "b"]}],
+        items=items, annotators={"ann": {"i0": [label("s", "a")]}},
+        extra_config={"data_files": ["data/items.jsonl", "data/more.jsonl"]})
+    (tmp_path / "data" / "more.jsonl").write_text(second)
+    study = load_study(tmp_path)
+    more = [json.loads(line) for line in second.splitlines()]
+    assert list(study.items) == [*(f"i{k}" for k in range(50)), "x1", "x2"]
+    assert study.items == _loop_items([*items, *more], "text")  # type: ignore[arg-type]
+    (tmp_path / "data" / "more.jsonl").write_text(second.replace("x2", "i7"))
+    with pytest.raises(InputError) as caught:
+        load_study(tmp_path)
+    assert "'i7' appears twice" in str(caught.value)

@@ -1,5 +1,6 @@
 """msgspec's paths against ``json.loads`` (the oracle): the columns of ``predictions.jsonl``
-(``labeling.decoded``) and ``json_lines.loads_lines``.
+(``labeling.decoded``, from bytes and from a memory map alike) and
+``json_lines.loads_lines``.
 
 Each gives exactly what ``json.loads`` gives line by line, or hands the input back
 (``None``, or ``json.loads`` itself), so the per-line reader's messages are unchanged: NaN,
@@ -9,6 +10,7 @@ infinities, big integers, duplicate keys, lone surrogates, depth, blank lines, a
 from __future__ import annotations
 
 import json
+import mmap
 import random
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,9 @@ from typing import Any
 import pytest
 
 from app.core.errors import InputError
+from app.core.formats import boundary
 from app.core.formats.json_lines import loads_lines
+from app.core.formats.labeling import reader
 from app.core.formats.labeling.decoded import CHUNK_BYTES, decode_common
 from app.core.formats.labeling.reader import read_predictions
 from app.core.formats.labeling.table import PredictionTable
@@ -39,6 +43,19 @@ def _oracle(data: bytes) -> list[dict[str, Any]]:
 
 
 def _decoded(data: bytes) -> list[dict[str, Any]] | None:
+    """The lines decoded from ``data``; the same from a memory map of it (as
+    ``boundary.read_mapped`` gives a big file), which is closed after (so never left
+    exported)."""
+    mine = _decoded_from(data)
+    if data:
+        mapped = mmap.mmap(-1, len(data))
+        mapped.write(data)
+        assert repr(_decoded_from(mapped)) == repr(mine)
+        mapped.close()
+    return mine
+
+
+def _decoded_from(data: bytes | mmap.mmap) -> list[dict[str, Any]] | None:
     columns = decode_common(data, SCHEMAS, TIERS, LABELS)
     if columns is None:
         return None
@@ -160,6 +177,32 @@ def test_the_reader_still_names_the_line(tmp_path: Path, bad: str, message: str)
     with pytest.raises(InputError) as caught:
         read_predictions(path, study, TIERS, root=tmp_path)
     assert caught.value.line == 2 and message in str(caught.value)
+
+
+@pytest.mark.parametrize("common", [True, False])
+def test_the_reader_gives_the_same_from_a_memory_map(tmp_path: Path, common: bool,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file from ``MAPPED_FROM_BYTES`` on is read into a map: the same table, whether
+    the lines are common (decoded from the map) or not (the map copied to bytes for the
+    per-line reader)."""
+    study = _study(tmp_path)
+    path = tmp_path / "predictions.jsonl"
+    extra = {} if common else {"probs": {"pos": 0.5, "neg": 0.25}}
+    path.write_text("".join(_line(f"i{k}", confidence=k / 8, **extra) + "\n"
+                            for k in range(5)))
+    as_bytes = read_predictions(path, study, TIERS, root=tmp_path)
+    monkeypatch.setattr(boundary, "MAPPED_FROM_BYTES", 1)
+    given: list[bytes | mmap.mmap] = []
+
+    def spy(data: bytes | mmap.mmap, *args: Any) -> Any:
+        given.append(data)
+        return decode_common(data, *args)
+
+    monkeypatch.setattr(reader, "decode_common", spy)
+    as_map = read_predictions(path, study, TIERS, root=tmp_path)
+    assert [type(d) for d in given] == [mmap.mmap] and given[0].closed
+    assert len(as_map) == len(as_bytes) == 5
+    assert repr([as_map[k] for k in range(5)]) == repr([as_bytes[k] for k in range(5)])
 
 
 # ------------------------------------------------------------------------ loads_lines

@@ -38,6 +38,7 @@ An item that is not one of ``items`` fails the fast path like any other uncommon
 
 from __future__ import annotations
 
+import mmap
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -49,6 +50,7 @@ import numpy as np
 
 from app.core.formats.labeling.item_codes import ItemCodes
 from app.core.formats.nesting import MAX_INT_DIGITS
+from app.core.sharded import ShardedIndex
 
 CHUNK_BYTES = 1 << 20
 """Bytes per msgspec call (about 10,000 lines): one call holds the interpreter lock, so
@@ -109,16 +111,17 @@ class _Labels:
         return code
 
 
-def decode_common(data: bytes, schemas: Collection[str], tiers: Collection[str],
+def decode_common(data: bytes | mmap.mmap, schemas: Collection[str], tiers: Collection[str],
                   labels: Collection[str], items: Sequence[str] | None = None,
                   index: Mapping[str, int] | None = None) -> Columns | None:
-    """The columns of ``data`` (a whole ``predictions.jsonl``), or ``None`` when some line
-    is not common. ``schemas``, ``tiers`` and ``labels`` are the expected names: a value
-    among them is the same string object every time; any other schema or tier fails the
-    fast path (the full reader names it). ``items`` are the known item ids and ``index``
-    each one's position (built when not given); ``None``: any id, coded in order of first
+    """The columns of ``data`` (a whole ``predictions.jsonl``, as bytes or a memory map
+    that is read a chunk at a time and never exported), or ``None`` when some line is not
+    common. ``schemas``, ``tiers`` and ``labels`` are the expected names: a value among
+    them is the same string object every time; any other schema or tier fails the fast
+    path (the full reader names it). ``items`` are the known item ids and ``index`` each
+    one's position (built when not given); ``None``: any id, coded in order of first
     appearance."""
-    start = len(_BOM) if data.startswith(_BOM) else 0
+    start = len(_BOM) if data[:len(_BOM)] == _BOM else 0
     end = len(data)
     while end > start and data[end - 1] == 0x0A:  # trailing blank lines
         end -= 1
@@ -139,19 +142,18 @@ def decode_common(data: bytes, schemas: Collection[str], tiers: Collection[str],
     coded = _Labels(tuple(dict.fromkeys(v for v in labels if isinstance(v, str))))
     one_schema = len(schema_names) == 1 and decoder_schemas is not None
     parts: list[tuple[np.ndarray, ...]] = []
-    view = memoryview(data)
     position = start
     while position < end:
         # Each chunk's lines counted on their own (a count over 300 MB held the lock
         # 0.3 s): every newline of the chunk and the one after it is followed by "{".
         stop = data.find(b"\n", min(position + CHUNK_BYTES, end), end)
         stop = end if stop == -1 else stop
-        lines = data.count(b"\n", position, stop) + 1
-        if data.count(b"\n{", position, stop + 2 if stop < end else end) != lines - 1 \
-                + (stop < end):
+        chunk = data[position:min(stop + 2, end)]  # a copy: a map is never exported
+        lines = chunk.count(b"\n", 0, stop - position) + 1
+        if chunk.count(b"\n{") != lines - 1 + (stop < end):
             return None  # a blank line, or a line that does not start with "{"
         try:
-            rows = decoder.decode_lines(view[position:stop])
+            rows = decoder.decode_lines(memoryview(chunk)[:stop - position])
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             return None
         size = len(rows)
@@ -184,7 +186,7 @@ def _coder(index: Mapping[str, int] | None, seen: dict[str, int] | None = None
            ) -> Callable[[Iterable[str], int], np.ndarray]:
     """ids → their codes (``KeyError`` for an unknown one): by ``index``, or with no
     known ids each new id coded in order of first appearance into ``seen``."""
-    if isinstance(index, ItemCodes):
+    if isinstance(index, ItemCodes | ShardedIndex):
         return lambda ids, size: index.codes(ids, size).astype(np.int32)
     if index is not None:
         lookup = index.__getitem__

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from app.core.sharded import ShardedMap
 from app.core.slices import SLICE, dict_update_in_slices, list_in_slices
 
 WARM = 1_000
@@ -92,7 +93,10 @@ class ItemCodes(Mapping[str, int]):
 
 
 def item_codes(by_id: Mapping[str, object]) -> Mapping[str, int]:
-    """:class:`ItemCodes` of ``by_id``, or a plain dict when two ids share one object."""
+    """id → position: a sharded study's own index, else :class:`ItemCodes` of ``by_id``,
+    or a plain dict when two ids share one object."""
+    if isinstance(by_id, ShardedMap):
+        return by_id.index
     try:
         return ItemCodes(by_id)
     except ValueError:

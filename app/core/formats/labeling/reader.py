@@ -42,7 +42,7 @@ from typing import Any
 
 from app.core.contracts.labels.families import Family, loss_family
 from app.core.errors import InputError
-from app.core.formats.boundary import present, read_bytes
+from app.core.formats.boundary import present, read_mapped
 from app.core.formats.json_lines import Fields, iter_json_lines, read_json_lines
 from app.core.formats.labeling.answers import to_answer
 from app.core.formats.labeling.data import (
@@ -153,7 +153,6 @@ def read_predictions(path: Path, study: Study, tiers: Iterable[str], *,
     naming the line and field.
     """
     tier_names = tuple(tiers)
-    data = read_bytes(path, root=root)
 
     def valid(schema: str, label: Any) -> bool:
         return _valid_label(study, schema, label)
@@ -161,13 +160,16 @@ def read_predictions(path: Path, study: Study, tiers: Iterable[str], *,
     options = [label for scheme in study.schemes.values() for label in scheme.labels]
     items = list_in_slices(study.items)
     index = item_codes(study.items)
-    columns = decode_common(data, study.schemes, tier_names, options, items, index)
-    del index  # kept in the columns when they are common
-    if columns is not None:
-        table = coded_table(columns, frozenset(tier_names), valid)
+    with read_mapped(path, root=root) as data:  # a big file unmapped without the lock
+        columns = decode_common(data, study.schemes, tier_names, options, items, index)
+        del index  # kept in the columns when they are common
+        table = None if columns is None else \
+            coded_table(columns, frozenset(tier_names), valid)
         if table is not None:
             return table
-    records = read_json_lines(path, root=root, data=data)
+        raw = data if isinstance(data, bytes) else data[:]
+    records = read_json_lines(path, root=root, data=raw)
+    del raw
     table = read_common_predictions(records, study.schemes, study.items,
                                     frozenset(tier_names), valid)
     if table is not None:

@@ -32,7 +32,7 @@ import json
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from itertools import chain, count
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +72,7 @@ def read_potato(project: Path, *, whole_files: bool = False) -> Job[Study]:
     config = read_config(project)
     steps = 1 + len(config.data_files)
     yield Progress(0, steps, "reading config")
-    items: dict[str, Item] = {}
+    items: Mapping[str, Item] = {}
     missing_media: Counter[str] = Counter()
     for i, data_file in enumerate(config.data_files):
         yield Progress(i, steps, f"reading {data_file.name}")
@@ -133,10 +133,10 @@ def gc_paused() -> Iterator[None]:
 # ----------------------------------------------------------------------------- items
 
 
-def _read_items(config: PotatoConfig, path: Path, items: dict[str, Item],
-                missing_media: Counter[str]) -> dict[str, Item]:
-    """``items`` with the data file's (a new dict when ``items`` is empty and the file is
-    common: :func:`~app.core.formats.potato.datafiles.common_items`)."""
+def _read_items(config: PotatoConfig, path: Path, items: Mapping[str, Item],
+                missing_media: Counter[str]) -> Mapping[str, Item]:
+    """``items`` with the data file's (a new mapping when ``items`` is empty and the file
+    is common: :func:`~app.core.formats.potato.datafiles.common_items`; else a dict)."""
     trace_schemes = [s for s in config.schemes if s.kind is Kind.TRACE]
     steps_keys = {str(s.config.get("steps_key", "steps")): s for s in trace_schemes}
     records = common_records(path, root=config.root)
@@ -146,15 +146,15 @@ def _read_items(config: PotatoConfig, path: Path, items: dict[str, Item],
             return common
         if common is not None and not any(map(items.__contains__, common)):
             return dict_in_slices(chain(items.items(), common.items()))
-    numbered = iter_records(path, root=config.root) if records is None else \
-        zip(count(1), records)
+    numbered = iter_records(path, root=config.root) if records is None else enumerate(records, 1)
+    out = items if isinstance(items, dict) else dict_in_slices(items.items())
     for line, record in numbered:
         if config.id_key not in record or record[config.id_key] in (None, ""):
             raise InputError(f"an item has no '{config.id_key}' (item_properties.id_key); "
                              "expected every record to carry its id", file=path, line=line,
                              key=config.id_key)
         item_id = str(record[config.id_key])
-        if item_id in items:
+        if item_id in out:
             raise InputError(f"item id '{item_id}' appears twice; expected unique ids",
                              file=path, line=line, key=config.id_key)
         text = record.get(config.text_key) if config.text_key else None
@@ -170,9 +170,9 @@ def _read_items(config: PotatoConfig, path: Path, items: dict[str, Item],
         steps = {steps_key: _trace_steps(config, scheme, raw, path, line)
                  for steps_key, scheme in steps_keys.items()
                  if isinstance(raw := record.get(steps_key), list)}
-        items[item_id] = Item(item_id, record, text if isinstance(text, str) else None,
-                              media or NO_ENTRIES, steps or NO_ENTRIES)
-    return items
+        out[item_id] = Item(item_id, record, text if isinstance(text, str) else None,
+                            media or NO_ENTRIES, steps or NO_ENTRIES)
+    return out
 
 
 def _media_path(config: PotatoConfig, value: str, file: Path, line: int | None, key: str
