@@ -291,6 +291,22 @@ def measure_launch(project: Path, tmp: Path) -> float:
     return float(line.split()[1]) - started
 
 
+def compile_accord() -> None:
+    """Accord's modules compiled to bytecode before the timing, as an installed Accord has
+    them (pip writes the ``.pyc`` files; the bundle holds them). Where
+    ``PYTHONDONTWRITEBYTECODE`` is set (this machine) a checkout otherwise compiles every
+    module the open imports, each compile holding the interpreter lock, and the bench
+    measured that. ``PYTHONPYCACHEPREFIX`` would also make the installed packages'
+    bytecode unseen (scipy's modules compiled on its import thread: 67 ms in one call), so
+    the bench refuses it."""
+    import compileall
+
+    if sys.pycache_prefix is not None:
+        raise SystemExit("unset PYTHONPYCACHEPREFIX: the packages' own bytecode is then "
+                         "unseen and compiling it would be measured")
+    compileall.compile_dir(Path(__file__).resolve().parents[2] / "app", quiet=1)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sweeps", type=int, default=2000)
@@ -331,6 +347,7 @@ def main() -> int:
             generate_labeling(project, args.labeling)
         elif args.project is None:
             generate(project, args.sweeps)
+        compile_accord()
         launch = measure_launch(project, tmp)
         app = create_application()
         window = MainWindow(Settings.at(tmp / "bench.ini"), watch=False, dialogs=False)

@@ -280,13 +280,15 @@ def test_pieces_fetched_on_a_worker_equal_the_rows(tmp_path: Path, seed: int,
 ITEM_ODD = [None, "null seq", "real seq", "text seq", "blob id", "separator in id"]
 
 
+@pytest.mark.parametrize("pieces", [False, True])
 @pytest.mark.parametrize("odd", ITEM_ODD)
 @pytest.mark.parametrize("seed", range(4))
 def test_joined_items_equal_the_rows(tmp_path: Path, odd: str | None, seed: int,
-                                     monkeypatch: pytest.MonkeyPatch) -> None:
+                                     pieces: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """``engine_items.read_items`` from its joined texts against its rows: ids of every
     kind, sequence numbers shuffled and tied (ties in table order, as Potato's index has
-    them), a few metas; each row the texts cannot say sends the read to the rows."""
+    them), a few metas; each row the texts cannot say sends the read to the rows. With
+    ``pieces``, the table is read in its four rowid ranges (the odd row in any)."""
     import json
 
     from app.core.formats.potato import engine_items
@@ -322,7 +324,14 @@ def test_joined_items_equal_the_rows(tmp_path: Path, odd: str | None, seed: int,
         answered.append(real(*args))
         return answered[-1]
     monkeypatch.setattr(engine_items, "_joined_items", spy)
+    if pieces:
+        monkeypatch.setattr(engine_items, "PIECE_ROWS", 1)
+    statements: list[str] = []
+    db.set_trace_callback(statements.append)
     joined = fields(engine_items.read_items(db))
+    db.set_trace_callback(None)
+    ranges = [sql for sql in statements if "group_concat(item_id" in sql]
+    assert len(ranges) == (engine_items.ITEM_PIECES if pieces else 1)
     monkeypatch.setattr(engine_items, "_joined_items", lambda *args: None)
     assert joined == fields(engine_items.read_items(db))
     assert len(answered) == 1

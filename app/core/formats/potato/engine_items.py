@@ -14,7 +14,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import pairwise, repeat
 from operator import itemgetter
 from typing import Any
 
@@ -167,36 +167,60 @@ def read_items(db: sqlite3.Connection) -> ItemMeta:
 
 def _joined_items(db: sqlite3.Connection, cases: str, distinct: list[str]
                   ) -> ItemMeta | None:
-    """:func:`read_items`'s coded read from one row of joined texts (``group_concat`` in
+    """:func:`read_items`'s coded read from rows of joined texts (``group_concat`` in
     table order, ordered by ``ingest_seq`` in numpy, ties in table order as Potato's
-    index orders them): a million ids come back as one text split in C instead of a
+    index orders them): a million ids come back as a few texts split in C instead of a
     million rows fetched. ``None`` where the texts cannot stand for the rows exactly (an
     id that is not text or holds the separator, a sequence number that is not an
-    integer, a meta none of ``distinct``)."""
-    try:
-        count, ids_counted, id_type, seq_type, seqs_counted, ids, seqs, codes = db.execute(
-            "SELECT count(*), count(item_id), typeof(max(item_id)), typeof(sum(ingest_seq)),"
-            " count(ingest_seq), group_concat(item_id, char(31)), group_concat(ingest_seq),"
-            f" group_concat(ifnull(CASE meta_json {cases} END, -1)) FROM engine_item",
-            distinct).fetchone()
-    except (sqlite3.DataError, sqlite3.OperationalError):  # too long; a sum past int64
+    integer, a meta none of ``distinct``).
+
+    The table is read in :data:`ITEM_PIECES` rowid ranges from :data:`PIECE_ROWS` rows
+    on, each one query: SQLite's texts become Python strings with the interpreter lock
+    held, a row at a time, and one row of a million items' texts (17 MB) held it 50 ms,
+    the GUI's thread waiting."""
+    (last,) = db.execute("SELECT max(rowid) FROM engine_item").fetchone()
+    cuts = [last * k // ITEM_PIECES for k in range(1, ITEM_PIECES)] \
+        if isinstance(last, int) and last >= PIECE_ROWS else []
+    bounds = [None, *cuts, None]
+    pieces = []
+    for low, high in pairwise(bounds):
+        where = " AND ".join([*([f"rowid > {low}"] if low is not None else []),
+                              *([f"rowid <= {high}"] if high is not None else [])])
+        try:
+            pieces.append(db.execute(
+                "SELECT count(*), count(item_id), typeof(max(item_id)),"
+                " typeof(sum(ingest_seq)), count(ingest_seq), group_concat(item_id, char(31)),"
+                " group_concat(ingest_seq), group_concat(ifnull(CASE meta_json"
+                f" {cases} END, -1)) FROM engine_item{' WHERE ' + where if where else ''}",
+                distinct).fetchone())
+        except (sqlite3.DataError, sqlite3.OperationalError):  # too long; a sum past int64
+            return None
+    filled = [piece for piece in pieces if piece[0]]
+    count = sum(piece[0] for piece in filled)
+    if not count or any(piece[0] != piece[1] or piece[0] != piece[4] or piece[2] != "text"
+                        or piece[3] != "integer" for piece in filled):
         return None
-    if not count or count != ids_counted or count != seqs_counted or id_type != "text" \
-            or seq_type != "integer":
+    scanned = [split_in_slices(piece[5], SEPARATOR) for piece in filled]
+    if sum(map(len, scanned)) != count:
         return None
-    scanned = split_in_slices(ids, SEPARATOR)
-    if len(scanned) != count:
-        return None
-    order = np.argsort(ints_in_slices(seqs, np.int64), kind="stable")
-    coded = ints_in_slices(codes, np.int64)[order]
+    order = np.argsort(np.concatenate([ints_in_slices(piece[6], np.int64) for piece in filled]),
+                       kind="stable")
+    coded = np.concatenate([ints_in_slices(piece[7], np.int64) for piece in filled])[order]
     if (coded < 0).any():
         return None
-    items = tuple(take_in_slices(object_array(scanned), order))
+    names = object_array(scanned[0]) if len(scanned) == 1 else \
+        np.concatenate([object_array(part) for part in scanned])
+    items = tuple(take_in_slices(names, order))
     code_list = tolist_in_slices(coded)
     code_of = keyed_values(items, code_list)  # no million-entry dict (item ids sorted)
     return ItemMeta(items, [_meta(stored_json(text)) for text in distinct],
                     dict_in_slices(zip(items, code_list, strict=True)) if code_of is None
                     else code_of, code_list)
+
+
+ITEM_PIECES = 4
+"""Rowid ranges :func:`_joined_items` reads ``engine_item`` in (from :data:`PIECE_ROWS`)."""
+PIECE_ROWS = 100_000
 
 
 SEPARATOR = "\x1f"
