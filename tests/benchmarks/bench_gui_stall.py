@@ -105,6 +105,24 @@ JSON Lines 38-56 ms. Left, each 35-56 ms in a slow half hour: the last resize of
 study's million-entry dict of items (one C call, ``datafiles.common_items``), freeing
 the 305 MB of a JSON Lines ``predictions.jsonl`` once decoded (an anonymous ``mmap``
 read and closed lets go of the lock: the way out), and GUI steps after the result.
+
+Then (session 15): the bench had been run with ``PYTHONPYCACHEPREFIX`` set, which hides
+the installed packages' ``.pyc`` files: scipy's modules were compiled on its import
+thread during the open (one ``compile`` 67 ms), and with ``PYTHONDONTWRITEBYTECODE``
+every Accord module the open imported was compiled too. The bench now compiles ``app/``
+first, as an installed Accord has it, and refuses the prefix. Also gone: the study's
+million-entry dict of items (``app.core.sharded``: dicts of about 65,000 keys, the last
+resize a sixteenth), the 305 MB ``predictions.jsonl`` freed with the lock held (read
+into an anonymous map, ``boundary.read_mapped``), ``engine_item``'s 17 MB row of joined
+texts (four rowid ranges). Measured (offscreen): the lidar study 20-32 ms (four runs),
+``engine.sqlite`` at a million items 34-39 ms (five), JSON Lines at a million items 35-54
+ms (eleven; four at 50 or more, all in the last, slower half hour: a gap on the GUI side
+near the end of the open, and one while the worker built the requests in Python, where
+no C call of the worker's took over 15 ms; cause not found); launch 0.40-0.53 s. Under Xvfb
+with Mesa's software OpenGL the lidar study still stalls 66 ms (191 ms on the first run,
+Mesa compiling its shaders): the first OpenGL paint of a sweep, 44 ms of it in
+``paintGL`` (labels laid out 12 ms and imaged 6 ms inside it, the lines, the image
+drawn) and the rest Qt composing the window.
 """
 
 from __future__ import annotations
