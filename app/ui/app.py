@@ -28,7 +28,9 @@ def prepare_qt() -> None:
         QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_DisableShaderDiskCache)
 
 
-GIL_SWITCH_INTERVAL_S = 0.001
+GIL_SWITCH_INTERVAL_S = 0.0002
+"""How long a thread waiting for the interpreter lock lets its holder run before asking
+for it (CPython's default is 5 ms)."""
 
 
 def create_application(argv: Sequence[str] | None = None) -> QApplication:
@@ -37,12 +39,16 @@ def create_application(argv: Sequence[str] | None = None) -> QApplication:
     if isinstance(existing, QApplication):
         return existing
     prepare_qt()
-    # The GUI thread and the workers share the interpreter lock, and a Qt repaint calls
-    # Python (pyqtgraph items) many times: with the default 5 ms switch interval each call
-    # can wait up to 5 ms for a busy worker, and one repaint stalled the window for
-    # 60-140 ms while a project opened. At 1 ms the longest stall is about 25 ms
-    # (tests/benchmarks/bench_gui_stall.py); the workers lose little (they mostly run
-    # numpy, which releases the lock, or plain Python that switches cheaply).
+    # The GUI thread and the workers share the interpreter lock, and a Qt repaint takes it
+    # many times: for pyqtgraph's Python items, and for every widget made from Python,
+    # whose C++ virtual calls first look for a Python override with the lock held. Each
+    # time, a busy worker keeps the lock for up to the switch interval: with the default
+    # 5 ms one repaint stalled the window for 60-140 ms while a project opened. At 1 ms
+    # the status bar's progress bar and Cancel button, revealed 300 ms into an open, took
+    # 25-45 ms to paint (about 30 waits of 1.2 ms). At 0.2 ms a wait is 0.4 ms
+    # (tests/benchmarks/bench_gui_stall.py). The workers lose nothing measurable: they
+    # are interrupted only when another thread asks for the lock, and two busy workers
+    # beside each other ran as fast at 0.2 ms as at 1 ms.
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
     app = QApplication(list(argv) if argv is not None else sys.argv[:1])
     app.setOrganizationName(ORGANIZATION)

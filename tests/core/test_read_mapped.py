@@ -56,8 +56,8 @@ def test_a_file_changed_while_read_is_read_again_as_bytes(
     maps: list[mmap.mmap] = []
     real_mmap = mmap.mmap
 
-    def mapped_then_changed(*args: Any) -> mmap.mmap:
-        maps.append(real_mmap(*args))
+    def mapped_then_changed(*args: Any, **kwargs: Any) -> mmap.mmap:
+        maps.append(real_mmap(*args, **kwargs))
         if change is None:
             path.write_bytes(CONTENT[:100])
         else:
@@ -85,3 +85,37 @@ def test_the_door_checks_come_first(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     with pytest.raises(InputError, match="at most 10 are read"), \
             read_mapped(outside, limit=10):
         pass
+
+
+def test_the_map_is_private_and_given_back_in_pieces(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pages go back a piece at a time before the map is closed, every byte of it
+    once; the map is a private one (a shared anonymous map is a shared-memory file)."""
+    monkeypatch.setattr(boundary, "MAPPED_FROM_BYTES", 1)
+    monkeypatch.setattr(boundary, "RELEASE_BYTES", 4096)
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(CONTENT)
+    made: list[dict[str, Any]] = []
+    advised: list[tuple[int, int, int]] = []
+    real_mmap = mmap.mmap
+
+    class Recorded(real_mmap):  # type: ignore[misc, valid-type]
+        def madvise(self, option: int, start: int = 0, length: int = 0) -> None:
+            assert not self.closed
+            advised.append((option, start, length))
+            super().madvise(option, start, length)
+
+    def recorded(*args: Any, **kwargs: Any) -> mmap.mmap:
+        made.append(kwargs)
+        return Recorded(*args, **kwargs)
+
+    monkeypatch.setattr(boundary.mmap, "mmap", recorded)
+    with read_mapped(path) as data:
+        assert data[:] == CONTENT
+    assert data.closed
+    if not hasattr(mmap, "MAP_PRIVATE"):
+        pytest.skip("Windows: anonymous maps are private and have no madvise")
+    assert made == [{"flags": mmap.MAP_PRIVATE}]
+    assert {option for option, _, _ in advised} == {mmap.MADV_DONTNEED}
+    covered = [(start, length) for _, start, length in advised]
+    assert covered == [(s, min(4096, len(CONTENT) - s)) for s in range(0, len(CONTENT), 4096)]

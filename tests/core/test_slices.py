@@ -193,6 +193,30 @@ def test_equal_in_slices_is_list_equality() -> None:
             assert equal_in_slices(tuple(a), a, size)
 
 
+def test_contains_in_slices_is_in() -> None:
+    from app.core.slices import contains_in_slices
+
+    rng = random.Random(5)
+    for _ in range(300):
+        values = [rng.choice(["", "a", "b", "ab"]) for _ in range(rng.randrange(8))]
+        target = rng.choice(["", "a", "c"])
+        for size in (1, 2, 3, 100):
+            assert contains_in_slices(values, target, size) == (target in values)
+            assert contains_in_slices(tuple(values), target, size) == (target in values)
+    with pytest.raises(ValueError):
+        contains_in_slices(["a"], "a", 0)
+
+
+def test_object_array_takes_any_sequence() -> None:
+    from app.core.nones import Nones
+    from app.core.slices import object_array
+
+    for values in (["a", "b", "c"], ("a", "b", "c"), Nones(5), []):
+        for size in (1, 2, 100):
+            got = object_array(values, size)
+            assert got.dtype == object and got.tolist() == list(values)
+
+
 @pytest.mark.parametrize("size", [1, 2, 7, 1 << 19])
 def test_split_in_slices_is_split(size: int) -> None:
     from app.core.slices import split_in_slices
@@ -266,6 +290,7 @@ def test_every_sliced_loop_hands_the_lock_over_between_slices(
         "object_array": lambda: slices.object_array(strings, 10),
         "string_order": lambda: slices._numpy_order(strings, 10),
         "equal_in_slices": lambda: slices.equal_in_slices(strings, list(strings), 10),
+        "contains_in_slices": lambda: slices.contains_in_slices(strings, "absent", 10),
         "split_in_slices": lambda: slices.split_in_slices(text, ",", 30),
         "ints_in_slices": lambda: slices.ints_in_slices(text, np.int64, 30),
     }

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from app.core.contracts.config.contract_specs import ContractSpec
-from app.core.contracts.kinds.base import HumanLabel, SchemaData
+from app.core.contracts.kinds.base import HumanLabel, MachineLabel, SchemaData
 from app.core.contracts.labels.families import default_tolerance
 from app.core.contracts.labels.losses import is_correct
 from app.core.contracts.statistics.binomial import threshold_grid
@@ -96,15 +96,18 @@ def _grid(rule: Mapping[str, Any]) -> np.ndarray:
     return np.array(sorted(set(GRID.tolist()) | extra, reverse=True), dtype=np.float64)
 
 
-def _tier_thresholds(rule: Mapping[str, Any], tier: str, labels: Sequence[Answer | None]
-                     ) -> np.ndarray:
+def _tier_thresholds(rule: Mapping[str, Any], tier: str,
+                     machines: Sequence[MachineLabel | None]) -> np.ndarray:
     """Per item, the rule's threshold on ``tier`` for its predicted class (NaN: none, or
-    no prediction); each distinct class is looked up once."""
+    no prediction); each distinct class is looked up once. Read from the predictions
+    themselves: a list of their labels first was a million-entry list grown in steps,
+    the last of which copied 8 MB with the interpreter lock held."""
     by_class: dict[str, float] = {}
-    out = np.full(len(labels), np.nan)
-    for k, label in enumerate(labels):
-        if label is None:
+    out = np.full(len(machines), np.nan)
+    for k, machine in enumerate(machines):
+        if machine is None:
             continue
+        label = machine.label
         name = class_of(label)
         t = by_class.get(name)
         if t is None:
@@ -163,8 +166,7 @@ def error_coverage_curves(spec: ContractSpec, data: SchemaData,
         coverage = covered / population if population else np.zeros(grid.size)
         curves.append(TierCurve(tier, grid.copy(), coverage.astype(np.float64),
                                 dev_error.astype(np.float64), n_dev.astype(np.int64)))
-        thresholds = _tier_thresholds(
-            rule, tier, [None if m is None else m.label for m in machines])
+        thresholds = _tier_thresholds(rule, tier, machines)
         with np.errstate(invalid="ignore"):
             taken = present & (confidence >= thresholds)  # NaN (no threshold) takes none
         reach = [item for item, gone in zip(reach, tolist_in_slices(taken), strict=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import csv
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from operator import itemgetter, methodcaller
 from pathlib import Path
 from typing import Any
@@ -28,8 +28,9 @@ from app.core.formats.boundary import checked_file, open_checked, read_bytes
 from app.core.formats.files import read_json
 from app.core.formats.json_lines import line_chunks, loads_line_bytes
 from app.core.model import Item
+from app.core.nones import Nones
 from app.core.sharded import ShardedMap
-from app.core.slices import list_in_slices, set_in_slices
+from app.core.slices import contains_in_slices, list_in_slices, set_in_slices
 
 Record = dict[str, Any]
 
@@ -178,9 +179,9 @@ def common_items(records: list[Record], id_key: str, text_key: str | None
         ids: list[Any] = list_in_slices(map(itemgetter(id_key), records))
     except KeyError:
         return None
-    if set_in_slices(map(type, ids)) != {str} or "" in ids:
+    if set_in_slices(map(type, ids)) != {str} or contains_in_slices(ids, ""):
         return None  # an id missing or empty, or an integer to be read as text
-    texts: list[Any] = [None] * len(records)
+    texts: Sequence[Any] = Nones(len(records))  # no 8 MB list of Nones made in one call
     if text_key:
         texts = list_in_slices(map(methodcaller("get", text_key), records))
         if not set_in_slices(map(type, texts)) <= {str}:
