@@ -140,3 +140,30 @@ def test_gl_labels_are_painted_apart_with_their_class(qtbot: QtBot, lidar: Proje
                 ):
                     dark += 1
         assert dark > 20, lines
+
+
+def _dark_pixels(image: QImage) -> int:
+    rgb = np.frombuffer(image.constBits(), dtype=np.uint8).reshape(
+        image.height(), image.bytesPerLine() // 4, 4)[:, : image.width(), :3][..., ::-1]
+    target = np.array([TEXT.red(), TEXT.green(), TEXT.blue()])
+    return int((np.abs(rgb.astype(int) - target).max(axis=2) < 40).sum())
+
+
+def test_a_new_sweeps_labels_wait_for_a_turn_of_their_own(
+        qtbot: QtBot, lidar: ProjectData) -> None:
+    """Drawn, a sweep paints without its labels (no layout inside that paint); on the
+    next turn they are laid out and the following paint has them. A sweep drawn before
+    that turn came takes its place: the older labels are never laid out."""
+    view, canvas = gl_view(qtbot, lidar, "sweep_002", (1280, 800))
+    view.show_context(ViewContext(project=lidar, item="sweep_006"))
+    older = canvas.labels_item
+    view.show_context(ViewContext(project=lidar, item="sweep_002"))
+    item = canvas.labels_item
+    assert older is not None and item is not None and item is not older
+    assert item.waiting and item.drawn is None
+    before = canvas.grabFramebuffer().convertToFormat(QImage.Format.Format_RGB32)
+    assert item.drawn is None  # that paint laid nothing out
+    qtbot.waitUntil(lambda: not item.waiting, timeout=2000)
+    assert item.drawn is not None and older.drawn is None
+    after = canvas.grabFramebuffer().convertToFormat(QImage.Format.Format_RGB32)
+    assert _dark_pixels(after) > _dark_pixels(before) + 200  # the labels' text

@@ -35,10 +35,9 @@ import numpy as np
 import pyqtgraph.opengl as gl
 from pyqtgraph import Vector
 from pyqtgraph.opengl.GLGraphicsItem import GLGraphicsItem
-from PySide6.QtCore import QPointF, QSize, Qt
+from PySide6.QtCore import QPointF, QSize
 from PySide6.QtGui import (
     QColor,
-    QFont,
     QImage,
     QKeyEvent,
     QMatrix4x4,
@@ -55,6 +54,7 @@ from app.ui.views.cuboids import painting
 from app.ui.views.cuboids.camera import Camera, frame_points, project
 from app.ui.views.cuboids.canvas_state import Framing, unmatched_edges
 from app.ui.views.cuboids.labels import ClusterLabel
+from app.ui.views.turns import next_turn
 
 BACKGROUND = QColor("#F6F6F4")
 EDGE_WIDTH = 2.0
@@ -118,7 +118,7 @@ class CuboidCanvas(gl.GLViewWidget):  # type: ignore[misc]
                 )
             )
         if labels:
-            self.labels_item = ClusterLabels(list(labels), font_scale)
+            self.labels_item = ClusterLabels(list(labels), font_scale, waiting=True)
             self.addItem(self.labels_item)
         self.frame(frame_points(scene.edges, cloud))
 
@@ -226,23 +226,44 @@ class ClusterLabels(GLGraphicsItem):  # type: ignore[misc]
     vanish from screenshots of the window. Painting on a ``QOpenGLPaintDevice`` goes
     into the framebuffer being drawn, whoever asked for it.
 
-    The labels are laid out and painted with the raster engine into an image, once per
-    view (camera, size; orbiting changes the camera, so they move with it), and the
-    image is drawn onto the framebuffer. Text drawn straight through OpenGL's paint
-    engine rasterised and uploaded every glyph: 70 ms for a lidar sweep's 40 labels on
-    Mesa's software renderer, in the window's first paint of the project
-    (``bench_gui_stall.py``). The last layout is kept in :attr:`drawn`.
+    The labels are laid out and painted with the raster engine into an image of the part
+    of the view they cover, once per view (camera, size; orbiting changes the camera, so
+    they move with it), and the image is drawn onto the framebuffer. Text drawn straight
+    through OpenGL's paint engine rasterised and uploaded every glyph: 70 ms for a lidar
+    sweep's 40 labels on Mesa's software renderer, in the window's first paint of the
+    project (``bench_gui_stall.py``). The last layout is kept in :attr:`drawn`.
+
+    A new sweep's labels (``waiting``) are laid out on an event-loop turn of their own,
+    asked for by the sweep's first paint, which draws the scene without them; the next
+    paint has them. Laid out inside that first paint, they made it the window's longest
+    stall (under Xvfb 66 ms: 12 ms of layout, 6 ms of imaging). Asked for by
+    :meth:`CuboidCanvas.draw` instead, their turn came due before the first paint ended
+    and ran right after it, ahead of the window's other timers: the same stall.
     """
 
-    def __init__(self, labels: list[ClusterLabel], font_scale: float) -> None:
+    def __init__(self, labels: list[ClusterLabel], font_scale: float, *,
+                 waiting: bool = False) -> None:
         super().__init__()
         self.labels = labels
         self.font = painting.label_font(font_scale)
         self.drawn: painting.Drawn | None = None
+        self.waiting = waiting
+        """Painted without the labels until they are laid out on a turn of their own."""
+        self._asked = False
         self._image: QImage | None = None
+        self._origin = QPointF()
         self._view_key: tuple[object, ...] | None = None
 
-    def paint(self) -> None:
+    def _prepare_then_repaint(self) -> None:
+        view = self.view()
+        if view is not None:  # None: another sweep was drawn meanwhile
+            self.prepare()
+            view.update()
+
+    def prepare(self) -> None:
+        """Lay out and image the labels for the view as it is now (nothing to do when
+        that is done already); paints draw them from now on."""
+        self.waiting = False
         view = self.view()
         if view is None or not self.labels:
             return
@@ -254,27 +275,26 @@ class ClusterLabels(GLGraphicsItem):  # type: ignore[misc]
             self.drawn = painting.arrange(
                 self.labels, lambda p: project(camera, p, w, h), self.font, w, h
             )
-            self._image = _labels_image(self.drawn, self.labels, self.font, w, h, ratio)
+            self._image, self._origin = painting.labels_image(
+                self.drawn, self.labels, self.font, w, h, ratio)
             self._view_key = key
+
+    def paint(self) -> None:
+        view = self.view()
+        if view is None or not self.labels:
+            return
+        if self.waiting:
+            if not self._asked:
+                self._asked = True
+                next_turn(view, self._prepare_then_repaint)
+            return
+        self.prepare()
+        assert self._image is not None
+        ratio = view.devicePixelRatioF()
         device = QOpenGLPaintDevice(QSize(view.deviceWidth(), view.deviceHeight()))
         device.setDevicePixelRatio(ratio)
         painter = QPainter(device)
         try:
-            painter.drawImage(QPointF(0.0, 0.0), self._image)
+            painter.drawImage(self._origin, self._image)
         finally:
             painter.end()
-
-
-def _labels_image(drawn: painting.Drawn, labels: Sequence[ClusterLabel], font: QFont,
-                  width: int, height: int, ratio: float) -> QImage:
-    """``drawn`` painted on a transparent image of the view's size in device pixels."""
-    image = QImage(max(1, round(width * ratio)), max(1, round(height * ratio)),
-                   QImage.Format.Format_ARGB32_Premultiplied)
-    image.setDevicePixelRatio(ratio)
-    image.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(image)
-    try:
-        painting.paint(painter, drawn, labels, font)
-    finally:
-        painter.end()
-    return image
