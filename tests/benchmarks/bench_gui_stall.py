@@ -123,6 +123,31 @@ with Mesa's software OpenGL the lidar study still stalls 66 ms (191 ms on the fi
 Mesa compiling its shaders): the first OpenGL paint of a sweep, 44 ms of it in
 ``paintGL`` (labels laid out 12 ms and imaged 6 ms inside it, the lines, the image
 drawn) and the rest Qt composing the window.
+
+Then (session 16), found with ``perf`` (every thread's scheduling and a 4 kHz sample of
+its stack, the whole machine) rather than a profile of Python's C calls. A long gap had
+one of two shapes. (1) The GUI thread woke every 1.1 ms, found the lock held and slept
+again: it was painting widgets made from Python, each of whose C++ virtual calls takes
+the lock, and each time a busy worker kept it for the switch interval (the status bar
+revealed 300 ms into an open, 25-45 ms). The interval is now 0.2 ms (``app.ui.app``;
+a wait 0.4 ms instead of 1.2). (2) The worker held the lock inside one operation that
+wrote fresh memory: on this virtual machine a first touch of a page costs 12.6 us (1.75
+us for a page the kernel had used before), so copying a million-entry list into new
+pages (a list grown by a comprehension, ``list(keys)``) or filling an 8 MB list of Nones
+held the lock 20-30 ms. Those are not C calls to a profiler (an ``in`` over a list, a
+comprehension's growth, freeing), which is why session 15 found no long call. Gone: ``""
+in ids`` over a million ids, the Nones list and the copy of the keys
+(``datafiles.common_items``, ``sharded``), the million labels listed for the coverage
+curves' thresholds, the 305 MB map of ``predictions.jsonl`` unmapped at once (now
+private and given back 16 MiB at a time). Under Xvfb a new sweep's labels are laid out
+on a turn of their own, asked for by the sweep's first paint, and only the part of the
+view they cover is imaged. Measured (offscreen, ``gaps over`` counts the spread): JSON
+Lines at a million items 22-37 ms (five runs; after the result 19-37), ``engine.sqlite``
+27-46 ms (nine runs; a tenth stalled 86 ms half a second in, not seen again), the lidar
+study 18-20 ms; under Xvfb the lidar study 36-41 ms (three runs; 100 ms with Mesa's
+shader cache emptied, its shaders compiled in the first paints); launch 0.34-0.45 s.
+Left, 15-30 ms each here: big lists and object arrays freed or copied in one operation,
+and ``engine.sqlite``'s quick-check thread asking for the lock beside the worker.
 """
 
 from __future__ import annotations
@@ -184,6 +209,12 @@ class Heartbeat(QObject):
         gaps = [(1000.0 * (b - a), a - self.beats[0], self.where.get(k + 1, ""))
                 for k, (a, b) in enumerate(itertools.pairwise(self.beats))]
         return sorted(gaps, reverse=True)[:n]
+
+    def over(self, limits: tuple[int, ...] = (20, 30, 40)) -> dict[int, int]:
+        """How many gaps were longer than each limit (ms): the spread of the stalls, which
+        the longest alone hides."""
+        gaps = [1000.0 * (b - a) for a, b in itertools.pairwise(self.beats)]
+        return {limit: sum(g > limit for g in gaps) for limit in limits}
 
     def stop(self) -> float:
         """The longest gap in ms, counting up to now."""
@@ -377,7 +408,7 @@ def main() -> int:
         wait(300)
         beat = Heartbeat()
         stall, delivery, took = worker_open(window, project, beat)
-        gaps = beat.top_gaps()
+        gaps, spread = beat.top_gaps(), beat.over()
         reference, sync_took = (0.0, 0.0) if args.no_reference else \
             synchronous_open(window, project, beat, options)
         window.close()
@@ -395,6 +426,7 @@ def main() -> int:
           f"{delivery:.0f} ms")
     print("  longest gaps (ms at s after the open started): "
           + ", ".join(f"{ms:.0f} at {at:.2f}" for ms, at, _ in gaps))
+    print("  gaps over " + ", ".join(f"{limit} ms: {n}" for limit, n in spread.items()))
     if args.where:
         for ms, at, where in gaps:
             print(f"    {ms:.0f} ms at {at:.2f} s: {where or 'no other thread in app/'}")
