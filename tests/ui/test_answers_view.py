@@ -223,3 +223,34 @@ def test_open_renders_the_answers_view_to_a_png(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     image = QImage(str(out))
     assert not image.isNull() and (image.width(), image.height()) == (900, 560)
+
+
+def test_the_first_answered_item_is_the_walks_in_either_map_of_items() -> None:
+    """The first item in the study's order with a human answer, as a walk of every item
+    finds it (the oracle), whether the items are a dict or a sharded map (found by
+    position there); none answered is ``None``."""
+    import random
+    from types import SimpleNamespace
+
+    from app.core.model import Kind
+    from app.core.sharded import ShardedMap
+    from app.ui.views.answers.table import first_answered_item
+
+    rng = random.Random(11)
+    for _ in range(200):
+        ids = [f"i{k}" for k in rng.sample(range(400), rng.randrange(1, 60))]
+        answered = {s: {i: {"ann": "a"} for i in ids if rng.random() < 0.15}
+                    for s in ("a", "b")}
+        answered["a"].update({"unknown": {"ann": "a"}} if rng.random() < 0.3 else {})
+        answered["c"] = {ids[0]: {"ann": "box"}}  # not categorical: never counted
+        walk = next((i for i in ids if i in answered["a"] or i in answered["b"]), None)
+        sharded = ShardedMap.of(ids, ids)
+        assert sharded is not None
+        for items in (dict.fromkeys(ids), sharded):
+            study = SimpleNamespace(
+                items=items, answers_for=lambda s, answered=answered: answered.get(s, {}),
+                schemes={"a": SimpleNamespace(kind=Kind.NOMINAL),
+                         "b": SimpleNamespace(kind=Kind.NOMINAL),
+                         "c": SimpleNamespace(kind=Kind.CUBOIDS)})
+            project = SimpleNamespace(study=study)
+            assert first_answered_item(project) == walk  # type: ignore[arg-type]

