@@ -248,8 +248,8 @@ class OverviewView(View):
                 rows += [k for k in result.metrics if k not in CORRECTED
                          and k not in UNCORRECTED and k != "n_units"]
             if rows:
-                groups.addWidget(_label(self._metric_table(result, title, rows)), 1,
-                                 Qt.AlignmentFlag.AlignTop)
+                groups.addWidget(_label(self._metric_table(result, title, rows),
+                                        wrap=False), 1, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(groups)
         reference = reference_text(result)
         if reference:
@@ -373,8 +373,11 @@ NOWRAP = "white-space:nowrap"
 """Qt's rich text ignores the ``nowrap`` attribute of a cell but honours this style."""
 
 
-def _label(html: str, color: str | None = None) -> QLabel:
+def _label(html: str, color: str | None = None, *, wrap: bool = True) -> QLabel:
+    """A rich-text label; ``wrap=False`` for a table of unbreakable cells, which word
+    wrapping cannot narrow but makes Qt lay out again for every width it tries (a third of
+    a card's layout time)."""
     label = QLabel(html if color is None else f"<span style='color:{color}'>{html}</span>")
     label.setTextFormat(Qt.TextFormat.RichText)
-    label.setWordWrap(True)
+    label.setWordWrap(wrap)
     return label
