@@ -146,6 +146,11 @@ Lines at a million items 22-37 ms (five runs; after the result 19-37), ``engine.
 27-46 ms (nine runs; a tenth stalled 86 ms half a second in, not seen again), the lidar
 study 18-20 ms; under Xvfb the lidar study 36-41 ms (three runs; 100 ms with Mesa's
 shader cache emptied, its shaders compiled in the first paints); launch 0.34-0.45 s.
+Then the answers view no longer walks a million items to find that none is answered
+(22-24 ms on the GUI thread with ``engine.sqlite``) and the overview's metric tables
+are not word-wrapped (a card laid out a third faster). Paired with the session's first
+commit in the same half hour (three pairs each): JSON Lines 19-22 ms against 34-43,
+``engine.sqlite`` 29-30 ms against 32-41; after the result 16-24 ms against 25-30.
 Left, 15-30 ms each here: big lists and object arrays freed or copied in one operation,
 and ``engine.sqlite``'s quick-check thread asking for the lock beside the worker.
 """
