@@ -33,9 +33,12 @@ def open_project(path: Path, **options: Any) -> Job[ProjectData]:
 
 
 def import_core() -> Job[None]:
-    """Import the core's heavy modules (numpy, scipy, shapely) off the GUI thread."""
+    """Import the core's heavy modules (numpy, scipy, shapely) off the GUI thread, while
+    the window waits for a project: ``scipy.special``'s kernels too, which the contracts
+    otherwise import on a thread of their own during the first open (0.3 s beside the
+    read, :func:`app.core.contracts.statistics.distributions.import_in_background`)."""
     for module in ("app.core.project", "app.core.agreement.item_ranking",
-                   "app.core.agreement.item_scores"):
+                   "app.core.agreement.item_scores", "scipy.special._ufuncs"):
         importlib.import_module(module)
     yield from ()
 
