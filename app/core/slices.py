@@ -236,10 +236,24 @@ def equal_in_slices(a: Sequence[Any], b: Sequence[Any], size: int = SLICE * 10) 
 def object_array(values: Sequence[Any], size: int = SLICE * 10) -> np.ndarray:
     """``values`` in an object array, filled a slice at a time (any sequence: a list is
     not copied first)."""
-    objects = np.empty(len(values), dtype=object)
-    for start in range(0, len(values), size):
-        objects[start : start + size] = values[start : start + size]
-        let_others_run()
+    return joined_object_array([values], size)
+
+
+def joined_object_array(parts: Sequence[Sequence[Any]], size: int = SLICE * 10
+                        ) -> np.ndarray:
+    """The values of ``parts``, one part after the other, in one object array filled a
+    slice at a time: ``np.concatenate`` of the parts' object arrays copied a million
+    references in one call, 15-19 ms with the interpreter lock held."""
+    if size < 1:
+        raise ValueError("size must be at least 1")
+    objects = np.empty(sum(map(len, parts)), dtype=object)
+    at = 0
+    for part in parts:
+        for start in range(0, len(part), size):
+            piece = part[start : start + size]
+            objects[at + start : at + start + len(piece)] = piece
+            let_others_run()
+        at += len(part)
     return objects
 
 

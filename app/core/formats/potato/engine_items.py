@@ -25,8 +25,8 @@ from app.core.row_index import keyed_values
 from app.core.slices import (
     dict_in_slices,
     ints_in_slices,
+    joined_object_array,
     list_in_slices,
-    object_array,
     split_in_slices,
     take_in_slices,
     tolist_in_slices,
@@ -208,8 +208,7 @@ def _joined_items(db: sqlite3.Connection, cases: str, distinct: list[str]
     coded = np.concatenate([ints_in_slices(piece[7], np.int64) for piece in filled])[order]
     if (coded < 0).any():
         return None
-    names = object_array(scanned[0]) if len(scanned) == 1 else \
-        np.concatenate([object_array(part) for part in scanned])
+    names = joined_object_array(scanned)
     items = tuple(take_in_slices(names, order))
     code_list = tolist_in_slices(coded)
     code_of = keyed_values(items, code_list)  # no million-entry dict (item ids sorted)
