@@ -207,6 +207,24 @@ def test_contains_in_slices_is_in() -> None:
         contains_in_slices(["a"], "a", 0)
 
 
+def test_joined_object_array_is_the_concatenation() -> None:
+    from app.core.nones import Nones
+    from app.core.slices import joined_object_array
+
+    rng = random.Random(7)
+    for _ in range(200):
+        parts = [[f"v{rng.randrange(50)}" for _ in range(rng.randrange(7))]
+                 for _ in range(rng.randrange(5))]
+        expected = [v for part in parts for v in part]
+        for size in (1, 2, 3, 100):
+            got = joined_object_array(parts, size)
+            assert got.dtype == object and got.tolist() == expected
+            assert joined_object_array([tuple(p) for p in parts], size).tolist() == expected
+    assert joined_object_array([Nones(2), ["a"]]).tolist() == [None, None, "a"]
+    with pytest.raises(ValueError):
+        joined_object_array([["a"]], 0)
+
+
 def test_object_array_takes_any_sequence() -> None:
     from app.core.nones import Nones
     from app.core.slices import object_array
@@ -288,6 +306,8 @@ def test_every_sliced_loop_hands_the_lock_over_between_slices(
         "take_in_slices": lambda: slices.take_in_slices(slices.object_array(strings),
                                                         np.arange(100), 10),
         "object_array": lambda: slices.object_array(strings, 10),
+        "joined_object_array": lambda: slices.joined_object_array([strings[:50],
+                                                                   strings[50:]], 10),
         "string_order": lambda: slices._numpy_order(strings, 10),
         "equal_in_slices": lambda: slices.equal_in_slices(strings, list(strings), 10),
         "contains_in_slices": lambda: slices.contains_in_slices(strings, "absent", 10),
