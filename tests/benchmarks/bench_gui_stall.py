@@ -151,8 +151,14 @@ Then the answers view no longer walks a million items to find that none is answe
 are not word-wrapped (a card laid out a third faster). Paired with the session's first
 commit in the same half hour (three pairs each): JSON Lines 19-22 ms against 34-43,
 ``engine.sqlite`` 29-30 ms against 32-41; after the result 16-24 ms against 25-30.
-Left, 15-30 ms each here: big lists and object arrays freed or copied in one operation,
-and ``engine.sqlite``'s quick-check thread asking for the lock beside the worker.
+Then the GUI's warm-up imports ``scipy.special``'s kernels (they were imported on a
+thread of their own during the first open) and ``engine_item``'s ids are joined into one
+object array a slice at a time (``np.concatenate`` of four held the lock 15-19 ms).
+Measured at the end: JSON Lines 20-23 ms (four runs), ``engine.sqlite`` 24-33 ms (four;
+22-33 in five more, 23-33 in three with a busy loop on one of the two cores), the lidar
+study 17-18 ms offscreen and 33-49 ms under Xvfb (eight runs, seven under 40); launch
+0.32-0.44 s. Left, 15-30 ms each here: big lists freed or copied in one operation
+(first touches of fresh pages), and ``engine.sqlite``'s SQLite threads beside the worker.
 """
 
 from __future__ import annotations
