@@ -156,7 +156,7 @@ thread of their own during the first open) and ``engine_item``'s ids are joined 
 object array a slice at a time (``np.concatenate`` of four held the lock 15-19 ms).
 Measured at the end: JSON Lines 20-23 ms (four runs), ``engine.sqlite`` 24-33 ms (four;
 22-33 in five more, 23-33 in three with a busy loop on one of the two cores), the lidar
-study 17-18 ms offscreen and 33-49 ms under Xvfb (eight runs, seven under 40); launch
+study 17-18 ms offscreen and 33-49 ms under Xvfb (six runs, five under 40); launch
 0.32-0.44 s. Left, 15-30 ms each here: big lists freed or copied in one operation
 (first touches of fresh pages), and ``engine.sqlite``'s SQLite threads beside the worker.
 """
