@@ -193,8 +193,9 @@ RELEASE_BYTES = 16 * 1024 * 1024
 
 
 def _private_map(size: int) -> mmap.mmap:
-    """An anonymous private map of ``size`` bytes (``mmap(-1, size)`` alone is a shared
-    one on POSIX: its pages are a shared-memory file's, whose freeing took longer)."""
+    """An anonymous private map of ``size`` bytes. ``mmap(-1, size)`` alone is a shared
+    one on POSIX, its pages those of a shared-memory file, freed by truncating that file
+    (``perf`` showed the kernel doing so); nothing here is shared."""
     if hasattr(mmap, "MAP_PRIVATE"):
         return mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE)
     return mmap.mmap(-1, size)  # Windows: always private
@@ -203,10 +204,11 @@ def _private_map(size: int) -> mmap.mmap:
 def _unmap(mapped: mmap.mmap) -> None:
     """Close ``mapped``, its pages first given back :data:`RELEASE_BYTES` at a time.
 
-    Why: unmapping 305 MB at once took 43 ms in the kernel, and although the interpreter
-    lock was free meanwhile, the window's thread stalled 25-31 ms behind it (taking
-    memory in a process is locked out while its map is being torn down). A piece is
-    a millisecond or two, and other threads run in between."""
+    Why: unmapping 305 MB at once took 43 ms in the kernel (``strace``), and although the
+    interpreter lock was free meanwhile, the window's thread stalled 25-31 ms at that very
+    time (``bench_gui_stall.py``; our reading: a process's memory map is locked while a
+    part of it is torn down, and the GUI thread needed memory). A piece is a millisecond
+    or two, with a turn for other threads after each."""
     advise = getattr(mapped, "madvise", None)
     if advise is not None and hasattr(mmap, "MADV_DONTNEED") and not mapped.closed:
         for start in range(0, len(mapped), RELEASE_BYTES):
