@@ -31,7 +31,7 @@ T = TypeVar("T")
 
 SLICE = 10_000
 """Entries per C call: about 2–5 ms on this machine for the loops above, well under the
-1 ms-switch GUI's 50 ms budget even on a busy machine."""
+GUI's 50 ms budget even on a busy machine."""
 
 
 def let_others_run() -> None:
