@@ -24,7 +24,9 @@ Segments touching at one instant (``a.end == b.start``) do not overlap; an insta
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -246,3 +248,47 @@ def _with_pairs(
         tags=tags,
         tag_rows=tag_rows,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class TimeAxis:
+    """Where the time axis ends and why (issue 35: it runs from 0 to the item's length)."""
+
+    end: float
+    source: str
+    """"data" (the item's ``duration``), "audio" (the file's length) or "segments"."""
+    length: float
+    """The item's length from that source (``end`` unless a segment runs past it)."""
+
+
+def item_duration(record: Mapping[str, Any]) -> float | None:
+    """The data row's ``duration`` in seconds when it is a positive finite number (or a
+    string of one), else ``None``: a row without it falls back to the audio's length."""
+    value = record.get("duration")
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None
+    return seconds if np.isfinite(seconds) and seconds > 0 else None
+
+
+def time_axis(data_duration: float | None, audio_duration: float | None,
+              segment_ends: np.ndarray) -> TimeAxis:
+    """0 to the item's length: the data's ``duration``, else the audio's length, else
+    the last segment's end; never shorter than the last segment's end, so no segment is
+    cut off (the header then says a segment runs past the item's length)."""
+    last = float(np.max(segment_ends)) if len(segment_ends) else 0.0
+    if data_duration is not None:
+        length, source = data_duration, "data"
+    elif audio_duration is not None and audio_duration > 0:
+        length, source = float(audio_duration), "audio"
+    else:
+        length, source = (last if last > 0 else 1.0), "segments"
+    return TimeAxis(end=max(length, last), source=source, length=length)
+
+
+def differing_labels(labels: tuple[str, ...] | list[str], pairs: np.ndarray) -> np.ndarray:
+    """(m,) the two segments of each matched pair carry different labels."""
+    return np.array([labels[i] != labels[j] for i, j in pairs.tolist()], dtype=bool)

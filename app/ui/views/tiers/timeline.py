@@ -18,7 +18,9 @@ silent):
 - an unmatched segment (nobody else's matched it) gets a red outline (2 px) and a red
   diagonal hatch over its fill (:data:`~app.ui.palette.DISAGREE_COLOR`);
 - a matched pair of neighbouring rows is a dashed dark line between the two bar centres
-  with the IoU on a white tag where it crosses the rows' border; a pair of rows further
+  with the IoU on a white tag where it crosses the rows' border; when the two segments
+  carry different labels the tag is red and reads "≠ 0.66" (issue 35), and every tag
+  and strip has a tooltip with both annotators and labels; a pair of rows further
   apart is a dark strip over the two segments' overlap in its pair lane, with the tag on
   it;
 - rows alternate a faint band per tier, with a darker rule between tiers; pair lanes
@@ -56,11 +58,15 @@ from app.ui.views.tiers.layout import TierLayout
 FILL_ALPHA = 150
 LINK_COLOR = QColor("#303030")
 STRIP_COLOR = QColor(48, 48, 48, 150)
+ODD_STRIP_COLOR = QColor(DISAGREE_COLOR.red(), DISAGREE_COLOR.green(), DISAGREE_COLOR.blue(), 170)
 BAND_COLOR = QColor(0, 0, 0, 12)
 RULE_COLOR = QColor(0, 0, 0, 70)
 LABEL_PAD = 3.0
 """Pixels between a bar's edge and its label."""
 DASHED_LINKS = 400
+DIFFERS_MARK = "≠"
+"""Before the IoU of a matched pair whose two labels differ (its tag is red, as the 3D
+and regions views write a disagreeing class in red)."""
 
 
 def _qrects(rects: np.ndarray) -> list[QRectF]:
@@ -79,8 +85,18 @@ class TimelineItem(pg.GraphicsObject):  # type: ignore[misc]
         link_texts: Sequence[str],
         font: QFont,
         bar_tips: Sequence[str] | None = None,
+        differs: np.ndarray | None = None,
+        pair_tips: Sequence[str] | None = None,
     ) -> None:
         super().__init__()
+        self.differs = (
+            np.asarray(differs, dtype=bool)
+            if differs is not None
+            else np.zeros(len(layout.pairs), dtype=bool)
+        )
+        self.pair_tips = list(pair_tips) if pair_tips is not None else list(link_texts)
+        self.device = QTransform()
+        """Item to device pixels as last painted (where the tags were put)."""
         self.timeline = timeline
         self.layout = layout
         self.link_texts = list(link_texts)
@@ -98,7 +114,10 @@ class TimelineItem(pg.GraphicsObject):  # type: ignore[misc]
             if mine.any():
                 self.fills.append((QColor(name), _qrects(rects[mine])))
         self.unmatched = _qrects(rects[timeline.unmatched])
-        self.strips = _qrects(layout.strips)
+        far = self.differs[~layout.neighbours] if len(layout.pairs) else np.zeros(0, bool)
+        self.strips = _qrects(layout.strips[~far])
+        self.odd_strips = _qrects(layout.strips[far])
+        """The strips of pairs whose labels differ (drawn in the disagreement red)."""
         end = float(rects[:, 2].max()) if len(rects) else 1.0
         start = min(0.0, float(rects[:, 0].min())) if len(rects) else 0.0
         self.bounds = QRectF(start, 0.0, max(end - start, 1e-9), float(layout.height))
@@ -131,10 +150,11 @@ class TimelineItem(pg.GraphicsObject):  # type: ignore[misc]
             painter.setPen(pen)
             painter.setBrush(QBrush(DISAGREE_COLOR, Qt.BrushStyle.BDiagPattern))
             painter.drawRects(self.unmatched)
-        if self.strips:
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(STRIP_COLOR)
-            painter.drawRects(self.strips)
+        painter.setPen(Qt.PenStyle.NoPen)
+        for strips, color in ((self.strips, STRIP_COLOR), (self.odd_strips, ODD_STRIP_COLOR)):
+            if strips:
+                painter.setBrush(color)
+                painter.drawRects(strips)
         left, right = self._visible_x()
         self._paint_links(painter, left, right)
         self._paint_texts(painter, left, right)
@@ -142,11 +162,28 @@ class TimelineItem(pg.GraphicsObject):  # type: ignore[misc]
     def hoverMoveEvent(self, event: QGraphicsSceneHoverEvent) -> None:  # noqa: N802
         """The tooltip of the bar under the mouse (its whole label, times, annotator)."""
         p = event.pos()
+        self.setToolTip(self.tip_at(p.x(), p.y()))
+
+    def tip_at(self, x: float, y: float) -> str:
+        """The tooltip at item point (x, y): an IoU tag or a pair lane's strip (both
+        segments' annotators and labels), else a bar (its whole label), else nothing."""
+        at = self.device.map(QPointF(x, y))
+        for k, tag in self.shown_tags.items():
+            if tag.contains(at):
+                return self.pair_tips[k]
+        s = self.layout.strips
+        if len(s):
+            on = np.flatnonzero(
+                (s[:, 0] <= x) & (s[:, 2] >= x) & (s[:, 1] <= y) & (s[:, 3] >= y)
+            )
+            if len(on):
+                far = np.flatnonzero(~self.layout.neighbours)
+                return self.pair_tips[int(far[int(on[-1])])]
         r = self.layout.rects
         under = np.flatnonzero(
-            (r[:, 0] <= p.x()) & (r[:, 2] >= p.x()) & (r[:, 1] <= p.y()) & (r[:, 3] >= p.y())
+            (r[:, 0] <= x) & (r[:, 2] >= x) & (r[:, 1] <= y) & (r[:, 3] >= y)
         )
-        self.setToolTip(self.bar_tips[int(under[-1])] if len(under) else "")
+        return self.bar_tips[int(under[-1])] if len(under) else ""
 
     # ------------------------------------------------------------ pieces
 
@@ -200,6 +237,7 @@ class TimelineItem(pg.GraphicsObject):  # type: ignore[misc]
         t = painter.transform()
         if t.m11() == 0 or t.m22() == 0:
             return
+        self.device = QTransform(t)
         rects = self.layout.rects
         metrics = QFontMetricsF(self.font)
         painter.save()
@@ -241,7 +279,7 @@ class TimelineItem(pg.GraphicsObject):  # type: ignore[misc]
         px = tags[:, 0] * t.m11() + t.dx()
         py = tags[:, 1] * t.m22() + t.dy()
         height = metrics.height() + 2
-        painter.setPen(QPen(LINK_COLOR, 1.0))
+        plain, odd = QPen(LINK_COLOR, 1.0), QPen(DISAGREE_COLOR, 1.5)
         painter.setBrush(QColor(255, 255, 255, 230))
         on = np.flatnonzero((tags[:, 0] >= left) & (tags[:, 0] <= right))
         active: list[QRectF] = []  # placed tags that may still touch the next ones
@@ -253,6 +291,7 @@ class TimelineItem(pg.GraphicsObject):  # type: ignore[misc]
             if any(tag.intersects(o) for o in active):
                 continue
             active.append(tag)
+            painter.setPen(odd if self.differs[k] else plain)
             painter.drawRoundedRect(tag, 3, 3)
             painter.drawText(tag, Qt.AlignmentFlag.AlignCenter, text)
             self.shown_tags[k] = tag

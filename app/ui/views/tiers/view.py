@@ -49,11 +49,18 @@ from app.ui.palette import annotator_color
 from app.ui.views.base import View, ViewContext, scaled_point_size
 from app.ui.views.set_pick import SetPick, annotator_index, pick_set_item, picked_media
 from app.ui.views.tiers.audio_bar import AudioBar
-from app.ui.views.tiers.layout import TierLayout, lay_out
+from app.ui.views.tiers.layout import (
+    TierLayout,
+    TimeAxis,
+    differing_labels,
+    item_duration,
+    lay_out,
+    time_axis,
+)
 from app.ui.views.tiers.player import Backend, Playback
 from app.ui.views.tiers.qt_media import media_backend
 from app.ui.views.tiers.ruler_axis import Cursor, RulerAxis
-from app.ui.views.tiers.timeline import TimelineItem
+from app.ui.views.tiers.timeline import DIFFERS_MARK, TimelineItem
 
 KINDS = ("tiers", "segments")
 WHAT = "tiers or segments"
@@ -68,7 +75,8 @@ RULER_LINES = 2.6
 """The ruler's height (a strip for the cursor's handle, tick labels), in lines."""
 KEY = (
     "Bars: each annotator's segments (overlaps on sub-rows) · red hatch: unmatched "
-    "(nobody else marked it) · dashed line and number: a matched pair's IoU · a ↔ b "
+    "(nobody else marked it) · dashed line and number: a matched pair's IoU (red, "
+    f"marked {DIFFERS_MARK}: the two labels differ; hover for both) · a ↔ b "
     "lane: the IoU of two rows apart, on their overlap · wheel zooms, drag pans · click "
     "or drag the ruler to move the red cursor"
 )
@@ -109,6 +117,10 @@ class TiersView(View):
         """One per (tier, annotator) row of the core, in its order."""
         self.band_labels: list[str] = []
         """One per band on the left axis: the rows and the pair lanes, top to bottom."""
+        self.axis = TimeAxis(1.0, "segments", 1.0)
+        """The time axis shown: 0 to the item's length (:func:`.layout.time_axis`)."""
+        self.differs = 0
+        """Matched pairs on the item shown whose two labels differ."""
         self.playback = Playback(media_backend(self) if backend is None else backend, self)
         self.audio = AudioBar(self.playback)
         self.play_cursor = Cursor(
@@ -139,12 +151,14 @@ class TiersView(View):
         plot.hideButtons()
         plot.invertY(True)
         plot.setLabel("bottom", "time", units="s")
-        plot.setXLink(wave)
         ruler = self.ruler
         ruler.setMouseEnabled(x=True, y=False)
         ruler.hideButtons()
         ruler.setMenuEnabled(False)
-        ruler.setXLink(wave)
+        # Linked to the ruler, which is always shown: pyqtgraph aligns linked views by
+        # their pixels, and a hidden waveform's stale geometry shifted the time axis off 0.
+        wave.setXLink(ruler)
+        plot.setXLink(ruler)
         ruler.setYRange(0.0, 1.0, padding=0.0)
         ruler.getAxis("left").setTicks([[(0.5, "time")]])
         for p in (wave, ruler, plot):
@@ -188,11 +202,17 @@ class TiersView(View):
         self.audio.show()
         wave, wave_note, audio = self._waveform(context, pick)
         self._draw_timeline(context, data, font)
-        end = self._draw_waveform(wave, data)
+        self._draw_waveform(wave)
+        item = context.project.study.items.get(pick.item) if context.project else None
+        self.axis = time_axis(
+            item_duration(item.record) if item is not None else None,
+            wave.duration if wave is not None and len(wave.times) else None,
+            data.rects[:, 2],
+        )
         self.play_cursor.attach()
-        self._set_axes(font, end)
-        self.playback.set_source(audio, end)
-        self.header.setText(self._header(pick, data, wave_note))
+        self._set_axes(font, self.axis.end)
+        self.playback.set_source(audio, self.axis.end)
+        self.header.setText(self._header(pick, data, wave_note, self.axis, self.differs))
 
     # ----------------------------------------------------------------- pieces
 
@@ -214,24 +234,41 @@ class TiersView(View):
             for row in layout.rows
         ]
         colors = [annotator_color(annotator_index(context, name)) for _, name in data.rows]
-        texts = [f"{iou:.2f}" for iou in data.link_iou.tolist()]
+        differs = differing_labels(data.labels, layout.pairs)
+        self.differs = int(differs.sum())
+        texts = [
+            f"{DIFFERS_MARK} {iou:.2f}" if odd else f"{iou:.2f}"
+            for iou, odd in zip(data.link_iou.tolist(), differs.tolist(), strict=True)
+        ]
+
+        def who(k: int) -> str:
+            return f"{name_of(int(data.owner_row[k]))}: {data.labels[k] or '(no label)'}"
+
         tips = [
             f"{label} · {x0:.2f}–{x1:.2f} s · {tier_of(int(r))}{name_of(int(r))}"
             for label, (x0, _, x1, _), r in zip(
                 data.labels, data.rects.tolist(), data.owner_row.tolist(), strict=True
             )
         ]
-        item = TimelineItem(data, layout, colors, texts, font, tips)
+        pair_tips = []
+        for (i, j), iou, odd in zip(
+            layout.pairs.tolist(), data.link_iou.tolist(), differs.tolist(), strict=True
+        ):
+            said = "labels differ" if odd else "same label"
+            pair_tips.append(f"IoU {iou:.2f} · {who(i)} ↔ {who(j)} · {said}")
+            for k, other in ((i, j), (j, i)):  # a tag skipped for room is still read here
+                tips[k] += f" · matched with {who(other)}, IoU {iou:.2f}"
+                tips[k] += " (labels differ)" if odd else ""
+        item = TimelineItem(data, layout, colors, texts, font, tips, differs, pair_tips)
         self.plot.addItem(item)
         self.timeline_item = item
         self.tier_layout = layout
 
-    def _draw_waveform(self, wave: Waveform | None, data: Timeline) -> float:
-        """Draw the envelope (or say there is none); return the time axis end."""
-        ends = [float(data.rects[:, 2].max())] if len(data.rects) else [1.0]
+    def _draw_waveform(self, wave: Waveform | None) -> None:
+        """Draw the envelope (or hide the waveform's plot when there is none)."""
         if wave is None or not len(wave.times):
             self.wave_plot.hide()
-            return max(ends)
+            return
         self.wave_plot.show()
         times = np.append(wave.times, wave.duration)
         high = np.append(wave.high, wave.high[-1])
@@ -242,7 +279,6 @@ class TiersView(View):
         self.wave_plot.addItem(upper)
         self.wave_plot.addItem(lower)
         self.wave_plot.addItem(pg.FillBetweenItem(upper, lower, brush=WAVE_COLOR))
-        return max([*ends, wave.duration])
 
     def _set_axes(self, font: QFont, end: float) -> None:
         metrics = QFontMetricsF(font)
@@ -327,10 +363,20 @@ class TiersView(View):
         return wave, f"audio {wave.duration:.1f} s", path
 
     @staticmethod
-    def _header(pick: SetPick, data: Timeline, wave_note: str) -> str:
+    def _header(pick: SetPick, data: Timeline, wave_note: str, axis: TimeAxis,
+                differs: int) -> str:
         default = " (first item; pick one in Items)" if pick.by_default else ""
+        odd = f" ({differs} with different labels, marked {DIFFERS_MARK})" if differs else ""
+        length = {
+            "data": f"length {axis.length:.1f} s (the item's duration)",
+            "audio": f"length {axis.length:.1f} s (the audio)",
+            "segments": "length: the last segment's end (no duration, no audio)",
+        }[axis.source]
+        past = (
+            f"; a segment runs past it, to {axis.end:.1f} s" if axis.end > axis.length else ""
+        )
         return (
             f"Scheme {pick.scheme} · item {pick.item}{default} · {len(data.rows)} rows, "
-            f"{len(data.rects)} segments, {len(data.links)} matched pairs, "
-            f"{int(data.unmatched.sum())} unmatched · {wave_note}"
+            f"{len(data.rects)} segments, {len(data.links)} matched pairs{odd}, "
+            f"{int(data.unmatched.sum())} unmatched · {wave_note} · {length}{past}"
         )
