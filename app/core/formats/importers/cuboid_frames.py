@@ -1,6 +1,6 @@
 """3D helpers shared by the KITTI and nuScenes importers: rigid frame changes,
-quaternions, the Potato cuboid they produce, and one sensor frame per item across
-annotators.
+quaternions, the Potato cuboid they produce, one sensor frame per item across
+annotators, and the item's point cloud.
 
 Conventions (Potato's, ``formats.md``): a cuboid's ``size`` is ``[l, w, h]`` along its
 own x, y, z axes; ``rotation`` is the unit quaternion ``[qx, qy, qz, qw]`` whose matrix
@@ -10,12 +10,23 @@ A :class:`Rigid` maps points of one frame into another, ``p' = R p + t``; its in
 the exact matrix inverse (never ``Rᵀ`` of a rotation that is only nearly orthonormal),
 so a box written with the forward transform comes back to the last bit the float
 arithmetic allows.
+
+**Point clouds.** An item's lidar sweep goes into the project under the record key
+:data:`CLOUD_KEY` (``point_cloud``, the scheme's ``source_field``: Potato's default key
+for the cloud a ``spatial_annotation`` annotates) as a KITTI velodyne ``.bin``: float32
+``x, y, z, reflectance`` per point, little-endian, no header. That is the one headerless
+layout both Potato 2.12.1 (``potato/media/pointcloud.py``) and Accord's cloud reader take
+by its suffix alone. A KITTI scan is copied as it is; a nuScenes ``.pcd.bin`` (float32 ×
+5: ``x, y, z, intensity, ring``) is rewritten without its ring column
+(:func:`nuscenes_to_kitti_bin`), since read as KITTI's four columns it would be garbage
+that looks like a cloud. A cloud is attached only to an item whose boxes are in that
+cloud's frame (the lidar's); the importer's notes count the others.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from app.core.errors import InputError
+from app.core.formats.boundary import ANYWHERE, UNBOUNDED, checked_file
 from app.core.objects import normalized_quaternion, quaternion_to_matrix
 
 RIGID_TOLERANCE = 1e-3
@@ -31,6 +43,12 @@ print about six digits; a matrix further off carries a scale or a shear)."""
 SAME_FRAME_TOLERANCE = 1e-9
 """Two sources' transforms for one item are the same frame when every entry of their
 4×4 matrices is this close."""
+CLOUD_KEY = "point_cloud"
+"""Record key of an item's cloud; every imported 3D scheme's ``source_field``."""
+KITTI_POINT_BYTES = 16
+"""float32 × 4 (x, y, z, reflectance)."""
+NUSCENES_POINT_BYTES = 20
+"""float32 × 5 (x, y, z, intensity, ring)."""
 PALETTE = ("#FF6B6B", "#4ECDC4", "#FFEAA7", "#45B7D1", "#96CEB4", "#DDA0DD", "#F4A261",
            "#8AC926", "#B5838D", "#6C757D")
 """Label colours for the scheme and its boxes, in the order the labels are listed."""
@@ -128,10 +146,31 @@ def label_colors(labels: Sequence[str]) -> dict[str, str]:
 
 
 def scheme_config(labels: Sequence[str], description: str) -> dict[str, Any]:
-    """A ``spatial_annotation`` scheme's keys, in the demo's shape (``lidar_sweeps``)."""
+    """A ``spatial_annotation`` scheme's keys, in the demo's shape (``lidar_sweeps``):
+    its cloud under :data:`CLOUD_KEY`."""
     colors = label_colors(labels)
-    return {"description": description, "tools": ["cuboid_3d"],
+    return {"description": description, "source_field": CLOUD_KEY, "tools": ["cuboid_3d"],
             "labels": [{"name": n, "color": colors[n]} for n in labels]}
+
+
+def checked_cloud(path: Path, point_bytes: int, what: str) -> Path:
+    """``path``, a regular file whose size is a whole number of ``point_bytes`` points
+    (the only check a headerless scan allows); else an error naming it."""
+    real = checked_file(path, root=ANYWHERE, limit=UNBOUNDED)
+    size = real.stat().st_size
+    if size % point_bytes:
+        raise InputError(f"is {size} bytes, not a multiple of {point_bytes}; expected {what}",
+                         file=path)
+    return path
+
+
+def nuscenes_to_kitti_bin(source: Path) -> Callable[[Path], None]:
+    """A writer of ``source`` (a nuScenes ``.pcd.bin``, checked with
+    :func:`checked_cloud`) as a KITTI ``.bin``: its first four columns, unchanged."""
+    def write(target: Path) -> None:
+        points = np.fromfile(source, dtype="<f4").reshape(-1, 5)
+        np.ascontiguousarray(points[:, :4]).tofile(target)
+    return write
 
 
 def cuboid(label: str, center: Sequence[float], size_lwh: Sequence[float],

@@ -1,7 +1,15 @@
 """KITTI 3D object labels (``accord import kitti``) → one ``spatial_annotation`` scheme.
 
-Format (the KITTI object devkit's ``readme.txt``): each SOURCE is one annotator's folder
-holding ``label_2/<item>.txt``, one file per item, and optionally ``calib/<item>.txt``.
+Format (the KITTI object devkit's ``readme.txt``): each SOURCE is one annotator's labels,
+one file ``<item>.txt`` per item, as users hold them (:func:`_layout`):
+
+- a folder holding ``label_2/`` (and optionally ``calib/`` and ``velodyne/``), as the
+  benchmark's ``training/`` folder;
+- the ``label_2`` folder itself: ``calib/`` and ``velodyne/`` are its siblings when
+  present;
+- any other folder of label ``.txt`` files: no calibration and no cloud (its boxes stay
+  in the camera frame, and the notes say so).
+
 A label line has 15 space-separated fields::
 
     type truncated occluded alpha x1 y1 x2 y2 h w l x y z rotation_y
@@ -27,9 +35,10 @@ rectified camera frame (centre moved up the same way, the rotation being ``rotat
 about camera y as a quaternion), and a note says how many items that is.
 
 Who is who: each SOURCE folder is one annotator (``--annotator`` in the same position,
-else the folder's name). Items are matched across annotators by the label file's stem
-(the item id). A label file with no object line (or only ``DontCare`` lines) is an
-empty answer; an item with no label file in an annotator's folder is no answer.
+else the folder's name; a ``label_2`` folder's parent's name). Items are matched across
+annotators by the label file's stem (the item id). A label file with no object line (or
+only ``DontCare`` lines) is an empty answer; an item with no label file in an
+annotator's folder is no answer.
 
 Where the spec is silent, chosen here:
 
@@ -39,9 +48,15 @@ Where the spec is silent, chosen here:
 - ``DontCare`` lines are skipped (counted in a note). Every other type is a label,
   spelled as in the file; the scheme's labels are the types seen, sorted.
 - The 2D box, truncation, occlusion and alpha have no place in a 3D answer: a note says
-  they are not carried. Point clouds (``velodyne/*.bin``) are not copied: Accord reads
-  ``.npy`` clouds, so the boxes come without them (a note says so when a source has a
-  ``velodyne`` folder).
+  they are not carried.
+- Point clouds: ``velodyne/<item>.bin`` is the rig's, like the calibration (the first
+  source holding it wins) and is copied as it is to ``media/velodyne/<item>.bin``
+  under the record key ``point_cloud`` (:mod:`.cuboid_frames`), for the items in the
+  lidar frame only: a camera-frame item's boxes would not sit in the cloud. A scan
+  whose size is not a whole number of 16-byte points is an error.
+- Only a folder named ``label_2`` takes ``calib/`` and ``velodyne/`` from beside it: a
+  folder of another name may sit beside another dataset's calibration, and a wrong
+  calibration would move every box without a word.
 - The yaw about lidar z (not the full rotation of camera-upright boxes into a slightly
   tilted lidar frame, as Potato's own ``kitti3d`` does): KITTI's boxes were drawn in the
   lidar cloud with a heading only, and have no pitch or roll to keep.
@@ -61,8 +76,11 @@ import numpy as np
 from app.core.errors import InputError
 from app.core.formats.boundary import ANYWHERE, read_bytes
 from app.core.formats.importers.cuboid_frames import (
+    CLOUD_KEY,
+    KITTI_POINT_BYTES,
     ItemFrames,
     Rigid,
+    checked_cloud,
     colored,
     cuboid,
     is_rigid,
@@ -72,7 +90,7 @@ from app.core.formats.importers.cuboid_frames import (
     yaw_quaternion,
 )
 from app.core.formats.importers.model import ImportedItem, ImportedScheme, ImportedStudy
-from app.core.formats.importers.registry import annotator_names
+from app.core.formats.importers.registry import KITTI_LABELS, annotator_names
 
 SCHEME = "objects"
 FIELDS = ("type", "truncated", "occluded", "alpha", "x1", "y1", "x2", "y2", "h", "w", "l",
@@ -99,21 +117,47 @@ class _Counts:
     dont_care: int = 0
     scored: int = 0
     no_velo: int = 0
+    plain: int = 0
+    clouds: int = 0
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where one source keeps its labels, and the rig's calibration and scans."""
+
+    labels: Path
+    calib: Path | None
+    velodyne: Path | None
+
+
+def _layout(source: Path, counts: _Counts) -> _Layout:
+    """The source as a user holds it (see the module)."""
+    if source.is_dir() and (source / KITTI_LABELS).is_dir():
+        return _Layout(source / KITTI_LABELS, source / "calib", source / "velodyne")
+    if source.is_dir() and any(p.is_file() for p in source.glob("*.txt")):
+        if source.name == KITTI_LABELS:
+            return _Layout(source, source.parent / "calib", source.parent / "velodyne")
+        counts.plain += 1
+        return _Layout(source, None, None)
+    raise InputError("expected KITTI label files: a folder holding label_2/<item>.txt (and "
+                     "optionally calib/ and velodyne/), the label_2 folder itself, or a "
+                     "folder of <item>.txt label files", file=source)
 
 
 def read(sources: list[Path], annotators: list[str]) -> ImportedStudy:
     names = annotator_names(sources, annotators)
     counts = _Counts()
+    layouts = [_layout(source, counts) for source in sources]
     labels: dict[str, dict[str, list[_Label]]] = {}
-    for source, name in zip(sources, names, strict=True):
+    for layout, name in zip(layouts, names, strict=True):
         labels[name] = {f.stem: _read_labels(f, counts)
-                        for f in sorted(_label_dir(source).glob("*.txt"))}
+                        for f in sorted(layout.labels.glob("*.txt")) if f.is_file()}
     items = sorted({item for mine in labels.values() for item in mine})
     frames = ItemFrames("calibration (R0_rect · Tr_velo_to_cam)")
-    for source in sources:
+    for layout in layouts:
         for item in items:
-            calib = source / "calib" / f"{item}.txt"
-            if calib.is_file():
+            calib = layout.calib / f"{item}.txt" if layout.calib else None
+            if calib is not None and calib.is_file():
                 velo_to_cam = _read_calib(calib)
                 if velo_to_cam is None:
                     counts.no_velo += 1
@@ -126,6 +170,12 @@ def read(sources: list[Path], annotators: list[str]) -> ImportedStudy:
     for item in items:
         frame = "lidar" if item in frames else "camera"
         study.items[item] = ImportedItem(item, {"text": f"KITTI frame {item}", "frame": frame})
+        scan = _scan(layouts, item) if item in frames else None
+        if scan is not None:
+            relative = f"media/velodyne/{item}.bin"
+            study.items[item].record[CLOUD_KEY] = relative
+            study.items[item].media[relative] = scan
+            counts.clouds += 1
     for name, mine in labels.items():
         study.answers[name] = {
             item: {SCHEME: colored([_cuboid(b, frames.get(item)) for b in mine[item]], colors)}
@@ -133,16 +183,18 @@ def read(sources: list[Path], annotators: list[str]) -> ImportedStudy:
     n_lidar = sum(1 for item in items if item in frames)
     study.schemes.append(ImportedScheme(SCHEME, "spatial_annotation", scheme_config(
         types, _description(n_lidar, len(items)))))
-    study.notes.extend(_notes(sources, counts, n_lidar, len(items)))
+    study.notes.extend(_notes(counts, n_lidar, len(items)))
     return study
 
 
-def _label_dir(source: Path) -> Path:
-    folder = source / "label_2"
-    if not source.is_dir() or not folder.is_dir():
-        raise InputError("expected an annotator's folder holding label_2/<item>.txt (and "
-                         "optionally calib/<item>.txt)", file=source)
-    return folder
+def _scan(layouts: list[_Layout], item: str) -> Path | None:
+    """The item's ``velodyne/<item>.bin`` in the first source that holds one."""
+    for layout in layouts:
+        scan = layout.velodyne / f"{item}.bin" if layout.velodyne else None
+        if scan is not None and scan.is_file():
+            return checked_cloud(scan, KITTI_POINT_BYTES, "a KITTI velodyne scan: float32 "
+                                 "x, y, z, reflectance per point")
+    return None
 
 
 def _text(path: Path) -> str:
@@ -250,7 +302,7 @@ def _description(n_lidar: int, n_items: int) -> str:
     return f"3D boxes imported from KITTI label_2 files (metres, {frame})."
 
 
-def _notes(sources: list[Path], counts: _Counts, n_lidar: int, n_items: int) -> list[str]:
+def _notes(counts: _Counts, n_lidar: int, n_items: int) -> list[str]:
     notes = ["KITTI has no pitch or roll: every box is upright, turned about the vertical "
              "only (rotation_y).",
              "KITTI's 2D image box, truncation, occlusion and alpha are not carried (a 3D "
@@ -262,7 +314,12 @@ def _notes(sources: list[Path], counts: _Counts, n_lidar: int, n_items: int) -> 
         notes.append(f"{n_items - n_lidar} of {n_items} items have no calib/<item>.txt with "
                      "Tr_velo_to_cam in any source: their boxes stay in the rectified camera "
                      "frame (x right, y down, z forward), centred half a height above the "
-                     "bottom face.")
+                     "bottom face, and come without a point cloud (a scan is in the lidar "
+                     "frame, where those boxes cannot be placed).")
+    if counts.plain:
+        notes.append(f"{counts.plain} sources are plain folders of label files (not label_2 "
+                     "or a folder holding it): Accord looks for no calib/ or velodyne/ beside "
+                     "them.")
     if counts.no_velo:
         notes.append(f"{counts.no_velo} calibration files have no Tr_velo_to_cam and were "
                      "not used.")
@@ -272,8 +329,11 @@ def _notes(sources: list[Path], counts: _Counts, n_lidar: int, n_items: int) -> 
     if counts.scored:
         notes.append(f"{counts.scored} label lines carry a 16th field (a detection score); "
                      "scores are ignored.")
-    if any((s / "velodyne").is_dir() for s in sources):
-        notes.append("Point clouds (velodyne/*.bin) are not copied: Accord reads .npy "
-                     "clouds, so the boxes are imported without them.")
+    if counts.clouds:
+        notes.append(f"{counts.clouds} of {n_items} items carry their point cloud "
+                     "(velodyne/<item>.bin, copied as it is).")
+    if n_lidar > counts.clouds:
+        notes.append(f"{n_lidar - counts.clouds} items in the lidar frame have no "
+                     "velodyne/<item>.bin in any source: they come without a point cloud.")
     return notes
 

@@ -16,6 +16,7 @@ command prints them as the import's summary.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,9 @@ class ImportedItem:
     """The data-file record without ``id`` (``text``, media paths, trace steps...)."""
     media: dict[str, Path] = field(default_factory=dict)
     """Project-relative path (as written in ``record``) → the source file to copy."""
+    made: dict[str, Callable[[Path], None]] = field(default_factory=dict)
+    """Project-relative path → a function that writes that file at the path it is given
+    (a source converted on the way in, such as a nuScenes cloud)."""
 
 
 @dataclass

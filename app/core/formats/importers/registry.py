@@ -22,6 +22,8 @@ FORMATS: dict[str, str] = {
     "traces": "traces",
 }
 """Format name (``cli.md``) → module of this package."""
+KITTI_LABELS = "label_2"
+"""The KITTI object benchmark's folder of label files."""
 
 
 def read_study(format_name: str, sources: Sequence[Path], annotators: Sequence[str]
@@ -44,9 +46,11 @@ def read_study(format_name: str, sources: Sequence[Path], annotators: Sequence[s
 
 def annotator_names(sources: Sequence[Path], annotators: Sequence[str]) -> list[str]:
     """Each source's annotator: the given name, else the file's stem or the folder's
-    name; two sources with the same name are an error."""
+    name (of a KITTI ``label_2`` folder, its parent's: every annotator's is called
+    ``label_2``); two sources with the same name are an error."""
     names = list(annotators) if annotators else [
-        s.stem if s.is_file() else s.name for s in sources]
+        s.stem if s.is_file() else s.parent.name if s.name == KITTI_LABELS else s.name
+        for s in sources]
     seen: dict[str, Path] = {}
     for name, source in zip(names, sources, strict=True):
         if not name or name.startswith("."):

@@ -1,6 +1,6 @@
 """An :class:`~app.core.formats.importers.model.ImportedStudy` written as a Potato-layout
-project: ``config.yaml``, ``data/items.jsonl``, the media copied under ``media/``, and
-``annotation_output/<annotator>/user_state.json`` in Potato 2.x's own shapes
+project: ``config.yaml``, ``data/items.jsonl``, the media copied (or converted) under
+``media/``, and ``annotation_output/<annotator>/user_state.json`` in Potato 2.x's shapes
 (``formats.md``), so everything in Accord reads it with no special case and Potato itself
 could open it.
 
@@ -128,6 +128,10 @@ def write_project(study: ImportedStudy, project: Path) -> Path:
                 target = stage / relative
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(source, target)
+            for relative, make in item.made.items():
+                target = stage / relative
+                target.parent.mkdir(parents=True, exist_ok=True)
+                make(target)
         for name in study.answers:
             folder = stage / OUTPUT_DIR / name
             folder.mkdir(parents=True)
