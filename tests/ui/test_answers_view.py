@@ -175,7 +175,14 @@ def test_machine_tiers_are_rows_marked_as_machines(qtbot, sentiment: ProjectData
 def test_majority_rules() -> None:
     assert majority(["a", "a", "b"], False).answer == "a"
     assert majority(["a", "b"], False).answer is None
-    assert "tie" in majority(["a", "b"], False).text
+    tie = majority(["b", "a", "b", "a", "c"], False, ["ana", "ravi", "chen", "dana", "eli"])
+    assert tie.answer is None and tie.text == "no majority"
+    # Who chose what: most chosen first, ties alphabetical, each with its annotators.
+    assert tie.choices == (("a", ("ravi", "dana")), ("b", ("ana", "chen")), ("c", ("eli",)))
+    assert tie.describe(str.upper) == "no majority: a (RAVI, DANA) · b (ANA, CHEN) · c (ELI)"
+    split = majority([frozenset({"x"}), frozenset({"x", "y"})], True, ["ana", "ravi"])
+    assert split.answer is None
+    assert split.describe() == "no majority: y (ravi) · not y (ana)"
     assert "one answer" in majority(["a"], False).text
     assert "nobody" in majority([], False).text
     sets = [frozenset({"x", "y"}), frozenset({"x"}), frozenset({"x", "y"})]
@@ -204,12 +211,54 @@ def test_an_item_without_a_categorical_scheme_says_so(qtbot, tmp_path: Path) -> 
     assert view.empty_message.startswith("No project is open")
 
 
-def test_no_item_selected_shows_the_first_answered(qtbot, triage: ProjectData) -> None:  # type: ignore[no-untyped-def]
+def agreeing_pair_share(labels: list[str]) -> float | None:
+    pairs = [(a, b) for k, a in enumerate(labels) for b in labels[k + 1:]]
+    return sum(a == b for a, b in pairs) / len(pairs) if pairs else None
+
+
+def test_no_item_selected_shows_the_most_disagreement(qtbot, triage: ProjectData) -> None:  # type: ignore[no-untyped-def]
+    # The oracle: from the Potato files, the share of agreeing annotator pairs per item
+    # and scheme; the lowest over both schemes, ties by item id (issue 35: not the first
+    # answered item).
+    raw = raw_answers(TRIAGE)
+    worst: dict[str, float] = {}
+    for scheme in SCHEMES:
+        for item, by in raw[scheme].items():
+            share = agreeing_pair_share(list(by.values()))
+            if share is not None:
+                worst[item] = min(share, worst.get(item, share))
+    expected = min(worst, key=lambda item: (worst[item], item))
+    assert expected != next(iter(triage.study.items))
     view = AnswersView()
     qtbot.addWidget(view)
     view.show_context(ViewContext(project=triage))
-    assert view.answers is not None and view.answers.item == next(iter(triage.study.items))
-    assert "no item selected" in view.header.text()
+    assert view.answers is not None and view.answers.item == expected
+    assert "the most disagreement" in view.header.text()
+
+
+def test_a_tie_says_no_majority_and_who_chose_what(qtbot, triage: ProjectData) -> None:  # type: ignore[no-untyped-def]
+    raw = raw_answers(TRIAGE)
+    item, by = next((item, by) for item, by in sorted(raw["helpfulness"].items())
+                    if len(by) > 1 and plurality(list(by.values())) is None)
+    context = ViewContext(project=triage, item=item,
+                          aliases=anonymous_aliases(triage.study.annotators))
+    view = AnswersView()
+    qtbot.addWidget(view)
+    view.resize(1280, 800)
+    view.show()
+    for ctx in (context, context.with_(anonymous=True)):
+        view.show_context(ctx)
+        col = SCHEMES.index("helpfulness")
+        cell = view.cell_text(view.table.rowCount() - 1, col)
+        assert cell.startswith("no majority: ")
+        for person, label in by.items():
+            shown = ctx.annotator_label(person)
+            assert f"{label} (" in cell and shown in cell.split(f"{label} (")[1].split(")")[0]
+        assert "no majority on helpfulness (a tie)" in view.header.text()
+        # The whole sentence is on screen: the row is as tall as its wrapped text.
+        row = view.table.rowCount() - 1
+        needed = view.table.sizeHintForRow(row)
+        assert view.table.rowHeight(row) >= needed
 
 
 def test_open_renders_the_answers_view_to_a_png(tmp_path: Path) -> None:
@@ -254,3 +303,45 @@ def test_the_first_answered_item_is_the_walks_in_either_map_of_items() -> None:
                          "c": SimpleNamespace(kind=Kind.CUBOIDS)})
             project = SimpleNamespace(study=study)
             assert first_answered_item(project) == walk  # type: ignore[arg-type]
+
+
+def test_the_most_disagreement_is_read_from_the_jobs_scores_without_a_walk() -> None:
+    """At a million items the pick is one ``argmin`` per scheme over the scores the
+    project job computed: the items are never walked (iterating them fails here), and
+    a non-categorical scheme's lower score is not taken."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from app.core.agreement.item_scores import ItemScores
+    from app.core.model import Kind
+    from app.ui.views.answers.table import most_disagreement_item
+
+    class NoWalk(dict):  # type: ignore[type-arg]
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            raise AssertionError("the items were walked")
+
+    n = 1_000_000
+    ids = tuple(f"i{k:07d}" for k in range(n))
+    rng = np.random.default_rng(5)
+
+    def scores(scheme: str, low: int, value: float) -> ItemScores:
+        score = rng.uniform(0.5, 1.0, n)
+        score[::7] = np.nan  # items with one answer: no score
+        score[low] = value
+        return ItemScores(scheme=scheme, kind="nominal", items=ids, annotators=(),
+                          answered=np.zeros((n, 0), bool), score=score,
+                          count_diff=np.full(n, np.nan), n_pairs=np.ones(n))
+
+    study = SimpleNamespace(items=NoWalk(), answers_for=lambda s: {},
+                            schemes={"a": SimpleNamespace(kind=Kind.NOMINAL),
+                                     "b": SimpleNamespace(kind=Kind.ORDINAL),
+                                     "boxes": SimpleNamespace(kind=Kind.CUBOIDS)})
+    project = SimpleNamespace(study=study, item_scores={
+        "a": scores("a", 500_001, 0.1), "b": scores("b", 12, 0.2),
+        "boxes": scores("boxes", 3, 0.0)})
+    assert most_disagreement_item(project) == ids[500_001]  # type: ignore[arg-type]
+    project.item_scores["b"].score[40] = 0.1  # a tie: the smaller id
+    assert most_disagreement_item(project) == ids[40]  # type: ignore[arg-type]
+    # No scores at all (nobody answered twice): the first answered item, here none.
+    assert most_disagreement_item(SimpleNamespace(study=study, item_scores={})) is None  # type: ignore[arg-type]

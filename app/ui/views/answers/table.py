@@ -14,7 +14,8 @@ Choices where the spec is silent:
 - Majority (humans only; machines are compared with it, never counted in it): with at
   least two answers, the answer given most often, when no other is given as often
   (plurality, the usual "majority vote"); a tie, a single answer or no answer is
-  stated in words and marks nothing. Multilabel: label by label, a label is in the
+  stated in words and marks nothing; a tie says "no majority" and who chose what
+  (issue 35). Multilabel: label by label, a label is in the
   majority set when more than half the answers chose it; a label chosen by exactly half
   is a tie, and the item's majority is then undefined.
 - A cell disagrees when it holds an answer and the majority is defined and different.
@@ -23,10 +24,12 @@ Choices where the spec is silent:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from app.core.model import Answer, Kind
 from app.core.sharded import ShardedMap
@@ -63,9 +66,22 @@ class Majority:
     answer: Answer | None
     """The majority answer, or ``None`` when undefined."""
     text: str
-    """The answer, or why there is none, in words ("tie: resolved, not resolved")."""
+    """The answer, or why there is none, in words ("no majority", "one answer only")."""
     support: int = 0
     n: int = 0
+    choices: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """On a tie, who chose what: (answer, its annotators) per answer given, most chosen
+    first (ties alphabetical); for a multilabel tie, ("label", chosen by) and
+    ("not label", not chosen by) per label chosen by exactly half."""
+
+    def describe(self, name: Callable[[str], str] = str) -> str:
+        """The majority cell's words: the answer, or "no majority: host (ana, ravi) ·
+        guest (chen, dana)" on a tie, with each annotator shown through ``name``."""
+        if not self.choices:
+            return self.text
+        said = " · ".join(f"{answer} ({', '.join(map(name, who))})"
+                          for answer, who in self.choices)
+        return f"{self.text}: {said}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,9 +120,12 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def majority(answers: Sequence[Answer], multilabel: bool) -> Majority:
-    """The majority of the humans' ``answers`` on one scheme (see the module's rules)."""
+def majority(answers: Sequence[Answer], multilabel: bool,
+             names: Sequence[str] | None = None) -> Majority:
+    """The majority of the humans' ``answers`` on one scheme (see the module's rules);
+    ``names[k]`` answered ``answers[k]`` (a tie then says who chose what)."""
     n = len(answers)
+    who = list(names) if names is not None else [str(k + 1) for k in range(n)]
     if n == 0:
         return Majority(None, "undefined: nobody answered", 0, 0)
     if n == 1:
@@ -116,7 +135,13 @@ def majority(answers: Sequence[Answer], multilabel: bool) -> Majority:
         counts = Counter(label for s in sets for label in s)
         tied = sorted(label for label, c in counts.items() if 2 * c == n)
         if tied:
-            return Majority(None, f"no majority: {', '.join(tied)} chosen by half", 0, n)
+            split: list[tuple[str, tuple[str, ...]]] = []
+            for label in tied:
+                split.append((label, tuple(w for w, s in zip(who, sets, strict=True)
+                                           if label in s)))
+                split.append((f"not {label}", tuple(w for w, s in zip(who, sets, strict=True)
+                                                    if label not in s)))
+            return Majority(None, "no majority", 0, n, tuple(split))
         chosen = frozenset(label for label, c in counts.items() if 2 * c > n)
         support = sum(s == chosen for s in sets)
         return Majority(chosen, answer_text(chosen), support, n)
@@ -125,7 +150,11 @@ def majority(answers: Sequence[Answer], multilabel: bool) -> Majority:
     best, top = ranked[0]
     tied = sorted(text for text, c in ranked if c == top)
     if len(tied) > 1:
-        return Majority(None, f"no majority: tie between {', '.join(tied)}", top, n)
+        texts = [answer_text(a) for a in answers]
+        order = sorted(counts, key=lambda t: (-counts[t], t))
+        choices = tuple((t, tuple(w for w, a in zip(who, texts, strict=True) if a == t))
+                        for t in order)
+        return Majority(None, "no majority", top, n, choices)
     answer = next(a for a in answers if answer_text(a) == best)
     return Majority(answer, best, top, n)
 
@@ -154,7 +183,8 @@ def answer_table(project: ProjectData, item: str) -> AnswerTable:
     by_scheme = [study.answers_for(s).get(item, {}) for s in schemes]
     majorities = tuple(
         majority([answers[p] for p in people if p in answers],
-                 study.schemes[s].kind is Kind.MULTILABEL)
+                 study.schemes[s].kind is Kind.MULTILABEL,
+                 [p for p in people if p in answers])
         for s, answers in zip(schemes, by_scheme, strict=True))
     rows = [Row(p, False, tuple(_cell(answers.get(p), m)
                                 for answers, m in zip(by_scheme, majorities, strict=True)))
@@ -192,3 +222,24 @@ def first_answered_item(project: ProjectData) -> str | None:
         known = [(order[i], i) for i in answered if i in order]
         return min(known)[1] if known else None
     return next((i for i in items if i in answered), None)
+
+
+def most_disagreement_item(project: ProjectData) -> str | None:
+    """The item a categorical scheme's annotators disagree on most: the lowest item score
+    (the share of agreeing annotator pairs, :mod:`app.core.agreement.item_scores`) over
+    the categorical schemes, from :attr:`ProjectData.item_scores`, which the project job
+    computed off the GUI thread. Ties go to the smaller item id, as in presentation mode's
+    order (the scores are in item-id order, so one ``argmin`` per scheme: a few
+    milliseconds at a million items).
+    Without scores (a :class:`ProjectData` made elsewhere, or no item with two answers)
+    it is :func:`first_answered_item`."""
+    best: tuple[float, str] | None = None
+    for scheme in categorical_schemes(project):
+        scores = project.item_scores.get(scheme)
+        if scores is None or not len(scores):
+            continue
+        values = np.where(np.isfinite(scores.score), scores.score, np.inf)
+        k = int(np.argmin(values))
+        if np.isfinite(values[k]) and (best is None or (values[k], scores.items[k]) < best):
+            best = (float(values[k]), scores.items[k])
+    return best[1] if best is not None else first_answered_item(project)

@@ -14,8 +14,10 @@ light red tint; "—" in grey is "not answered"; an item without a majority mark
 
 Choices where the spec is silent:
 
-- With no item selected the first item with a categorical answer is shown, and the
-  header says it was chosen by default; a selected item without any categorical answer
+- With no item selected the item with the most disagreement is shown (the lowest item
+  score of a categorical scheme, from the scores the project job computed;
+  :func:`~app.ui.views.answers.table.most_disagreement_item`), and the header says it
+  was chosen by default; a selected item without any categorical answer
   or prediction is a sentence, never an empty table (the same wording as the set views).
 - Presentation mode shows annotators as A, B, C (:meth:`ViewContext.annotator_label`);
   machine tiers are not people and keep their names.
@@ -47,7 +49,7 @@ from app.ui.views.answers.table import (
     CellState,
     answer_table,
     categorical_schemes,
-    first_answered_item,
+    most_disagreement_item,
 )
 from app.ui.views.base import NO_PROJECT, View, ViewContext
 
@@ -156,7 +158,7 @@ class AnswersView(View):
             return self._empty("Answers", f"This project has no {WHAT} scheme to show.")
         item, by_default = context.item, False
         if item is None:
-            item, by_default = first_answered_item(project), True
+            item, by_default = most_disagreement_item(project), True
             if item is None:
                 return self._empty("Answers", f"Nobody answered a {WHAT} scheme yet.")
         answers = answer_table(project, item)
@@ -188,15 +190,19 @@ class AnswersView(View):
         if machines:
             parts.append(f"{machines} machine tier{'s' if machines != 1 else ''}")
         disagree = sum(c.state is CellState.DISAGREES for r in answers.rows for c in r.cells)
+        ties = [escape(s) for s, m in zip(answers.schemes, answers.majorities, strict=True)
+                if m.choices]
         if disagree:
             parts.append(("1 answer differs" if disagree == 1 else
                           f"{disagree} answers differ") + " from the majority")
         elif any(m.answer is not None for m in answers.majorities):
             parts.append("every answer agrees with the majority")
-        else:
+        elif not ties:
             parts.append("no majority to compare with")
-        note = (" <span style='color:#666'>(no item selected: the first item with an "
-                "answer)</span>" if by_default else "")
+        if ties:  # who chose what is in the last row
+            parts.append(f"no majority on {', '.join(ties)} (a tie)")
+        note = (" <span style='color:#666'>(no item selected: the item with the most "
+                "disagreement)</span>" if by_default else "")
         return f"<b>Item {escape(answers.item)}</b>{note} &nbsp;·&nbsp; " + " · ".join(parts)
 
     def _fill(self, answers: AnswerTable, context: ViewContext) -> None:
@@ -230,8 +236,9 @@ class AnswersView(View):
         table.setVerticalHeaderItem(last, majority_head)
         for col, major in enumerate(answers.majorities):
             text = (f"{major.text}  ·  {major.support} of {major.n} agree"
-                    if major.answer is not None else major.text)
+                    if major.answer is not None else major.describe(context.annotator_label))
             item = QTableWidgetItem(text)
+            item.setToolTip(text)
             item.setBackground(QBrush(MAJORITY_FILL))
             if major.answer is not None:
                 item.setFont(bold)
@@ -243,8 +250,13 @@ class AnswersView(View):
         table.verticalHeader().setDefaultSectionSize(height)
         header_height = round(self.fontMetrics().height() * 2.8)
         table.horizontalHeader().setFixedHeight(header_height)
-        rows = table.rowCount()
-        table.setFixedHeight(header_height + rows * height + 2)
+        # A tie's "who chose what" may need more than one line: the majority row wraps
+        # and grows to fit, so no name is cut off (issue 35).
+        table.setWordWrap(True)
+        table.resizeRowToContents(last)
+        majority_height = max(height, table.rowHeight(last))
+        table.setRowHeight(last, majority_height)
+        table.setFixedHeight(header_height + last * height + majority_height + 2)
 
     def _cell_item(self, cell: Cell, machine: bool, bold: QFont) -> QTableWidgetItem:
         text = cell.text
