@@ -34,8 +34,14 @@ Where the spec is silent, chosen here:
   rig's, not the annotator's: any source may carry them, and two sources with
   different transforms for one sample are an error.
 - Attributes, visibility, lidar and radar point counts and instance tracks across
-  samples have no place in Potato's 3D answer: a note says they are not carried. Point
-  clouds (``samples/LIDAR_TOP/*.pcd.bin``) are not copied (Accord reads ``.npy``).
+  samples have no place in Potato's 3D answer: a note says they are not carried.
+- Point clouds: the ``LIDAR_TOP`` key frame's file (its ``filename``, relative to the
+  dataroot: the folder holding the version folder, or the source itself) is the rig's,
+  found in any source. For a sample in the LIDAR_TOP frame it goes to
+  ``media/LIDAR_TOP/<name>.bin`` under ``point_cloud``, rewritten from nuScenes' float32
+  × 5 to KITTI's float32 × 4 (:mod:`.cuboid_frames` says why); a sample in the global
+  frame gets none (its boxes would not sit in the sensor's cloud). A scan whose size is
+  not a whole number of 20-byte points is an error.
 - Bad input: a file that is not JSON or not a list of records, a record without a
   token, an annotation pointing at an unknown sample, instance or category, a size
   that is negative or not three numbers, a quaternion that is zero: an error naming the
@@ -53,11 +59,15 @@ from app.core.errors import InputError
 from app.core.formats import nesting
 from app.core.formats.boundary import ANYWHERE, read_bytes
 from app.core.formats.importers.cuboid_frames import (
+    CLOUD_KEY,
+    NUSCENES_POINT_BYTES,
     ItemFrames,
     Rigid,
+    checked_cloud,
     colored,
     cuboid,
     label_colors,
+    nuscenes_to_kitti_bin,
     quaternion_from_matrix,
     scheme_config,
     xyzw,
@@ -78,6 +88,7 @@ class _Source:
 
     def __init__(self, source: Path) -> None:
         self.root = _table_folder(source)
+        self.dataroots = (self.root.parent, self.root) if self.root == source else (source,)
         missing = [n for n in REQUIRED if not self.path(n).is_file()]
         if missing:
             raise InputError(f"has no {', '.join(f'{n}.json' for n in missing)}; expected "
@@ -130,6 +141,11 @@ def read(sources: list[Path], annotators: list[str]) -> ImportedStudy:
             if key in samples[token]:
                 record[key] = samples[token][key]
         study.items[token] = ImportedItem(token, record)
+        found = _scan(folders, token) if token in frames else None
+        if found is not None:
+            relative = f"media/{LIDAR}/{found.name.removesuffix('.bin').removesuffix('.pcd')}.bin"
+            record[CLOUD_KEY] = relative
+            study.items[token].made[relative] = nuscenes_to_kitti_bin(found)
     for name, mine in raw.items():
         study.answers[name] = {t: {SCHEME: colored(mine[t], colors)} for t in order if t in mine}
     n_lidar = sum(1 for t in order if t in frames)
@@ -137,7 +153,8 @@ def read(sources: list[Path], annotators: list[str]) -> ImportedStudy:
         "global frame" if n_lidar == 0 else "LIDAR_TOP frame where the poses are known"
     study.schemes.append(ImportedScheme(SCHEME, "spatial_annotation", scheme_config(
         labels, f"3D boxes imported from nuScenes sample_annotation tables (metres, {frame}).")))
-    study.notes.extend(_notes(n_lidar, len(order)))
+    n_clouds = sum(1 for item in study.items.values() if CLOUD_KEY in item.record)
+    study.notes.extend(_notes(n_lidar, n_clouds, len(order)))
     return study
 
 
@@ -230,6 +247,24 @@ def _lidar_frame(folder: _Source, sample: str) -> Rigid | None:
     return None
 
 
+def _scan(folders: list[_Source], sample: str) -> Path | None:
+    """The sample's LIDAR_TOP key-frame scan in the first source that holds the file."""
+    for folder in folders:
+        for data in folder.key_frames.get(sample, []):
+            calibrated = folder.get("calibrated_sensor").get(
+                str(data.get("calibrated_sensor_token")))
+            filename = data.get("filename")
+            if _channel(data, calibrated, folder) != LIDAR or not isinstance(filename, str) \
+                    or Path(filename).is_absolute() or ".." in Path(filename).parts:
+                continue
+            for root in folder.dataroots:
+                path = root / filename
+                if filename and path.is_file():
+                    return checked_cloud(path, NUSCENES_POINT_BYTES, "a nuScenes lidar "
+                                         "scan: float32 x, y, z, intensity, ring per point")
+    return None
+
+
 def _channel(data: dict[str, Any], calibrated: dict[str, Any] | None, folder: _Source
              ) -> str | None:
     if isinstance(data.get("channel"), str):
@@ -268,7 +303,7 @@ def _timestamp(sample: dict[str, Any]) -> float:
         else math.inf
 
 
-def _notes(n_lidar: int, n_items: int) -> list[str]:
+def _notes(n_lidar: int, n_clouds: int, n_items: int) -> list[str]:
     notes = []
     if n_lidar:
         notes.append(f"{n_lidar} of {n_items} samples are in their LIDAR_TOP sensor frame "
@@ -279,6 +314,12 @@ def _notes(n_lidar: int, n_items: int) -> list[str]:
                      "sample_data with its ego_pose and calibrated_sensor in any source: "
                      "their boxes stay in the global frame.")
     notes.append("nuScenes attributes, visibility, lidar/radar point counts and instance "
-                 "tracks are not carried (a 3D answer holds the box and its category only); "
-                 "point clouds are not copied.")
+                 "tracks are not carried (a 3D answer holds the box and its category only).")
+    if n_clouds:
+        notes.append(f"{n_clouds} of {n_items} samples carry their LIDAR_TOP point cloud, "
+                     "written as x, y, z, intensity (the ring index is dropped).")
+    if n_lidar > n_clouds:
+        notes.append(f"{n_lidar - n_clouds} samples in the LIDAR_TOP frame have no scan file "
+                     "(samples/LIDAR_TOP/...) under the dataroot: they come without a point "
+                     "cloud.")
     return notes
