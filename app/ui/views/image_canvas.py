@@ -19,7 +19,6 @@ Choices (the spec is silent):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QIcon, QImage, QPixmap, QResizeEvent
@@ -34,7 +33,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.model import Item
+from app.core.formats.media.locate import IMAGE_SUFFIXES, item_media
+from app.core.model import Item, Scheme
 
 ANNOTATOR_ROLE = 0
 """``QGraphicsItem.data`` key holding the annotator's raw name."""
@@ -58,14 +58,18 @@ def _dimension(value: object, default: int) -> int:
     return int(number) if 1 <= number <= MAX_SIDE else default
 
 
-def item_image(item: Item | None) -> tuple[QImage | None, tuple[int, int]]:
-    """The item's picture (``None`` when missing) and its size in pixels."""
+def item_image(item: Item | None, scheme: Scheme | None = None
+               ) -> tuple[QImage | None, tuple[int, int]]:
+    """The item's picture (``None`` when missing) and its size in pixels: the scheme's
+    ``source_field`` file, else the item's first file with an image extension (its
+    text's path when the text is the picture: ``media.locate``), else its first file."""
     record = item.record if item is not None else {}
     size = (_dimension(record.get("width"), DEFAULT_SIZE[0]),
             _dimension(record.get("height"), DEFAULT_SIZE[1]))
     if item is None:
         return None, size
-    path: Path | None = item.media.get("image") or next(iter(item.media.values()), None)
+    path = item_media(item, scheme, IMAGE_SUFFIXES) or item.media.get("image") \
+        or next(iter(item.media.values()), None)
     if path is None:
         return None, size
     image = QImage(str(path))

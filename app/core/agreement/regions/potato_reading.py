@@ -77,8 +77,9 @@ SET_NAMES = ("mean_agreement", "mean_object_count_diff", "detection_f1", "mean_m
 ALPHA_NAMES = ("detection_alpha", "classification_alpha")
 CLAUSES = {
     "ellipses": "it builds ellipses in normalized coordinates as 36-gons, where Accord "
-                "builds them in pixels as 64-gons (agreement.md: ellipses are measured as "
-                "drawn; on a non-square image a rotated ellipse is otherwise another shape)",
+                "builds them as 64-gons, in pixels where the picture's size is known "
+                "(ellipses are measured as drawn; on a non-square picture a turned ellipse "
+                "is otherwise another shape)",
     "boxes": "it does not clamp boxes to the image and gives a box without area IoU 0",
     "paths": "it applies the boundary F1 tolerance of open paths (5) to normalized "
              "coordinates, where Accord applies it to pixels",

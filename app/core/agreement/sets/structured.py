@@ -251,6 +251,14 @@ def score_set_scheme(study: Study, scheme: Scheme, result: SchemeResult,
     answers = study.answers_for(scheme.name)
     if scheme.kind is Kind.REGIONS:
         answers = with_image_sizes(study, answers)
+        unsized = unsized_ellipse_items(answers)
+        if unsized:
+            result.extra["n_items_ellipses_normalized"] = unsized
+            result.notes.append(
+                f"{unsized} items have ellipses but no image size was found for them (no "
+                "readable picture, no mask): their ellipses are compared in normalized "
+                "coordinates, not in pixels, so on a non-square picture a turned ellipse "
+                "is measured as another shape")
     agreement = yield from set_agreement(answers, select, similarity, threshold,
                                          options.budget, scheme.kind is Kind.REGIONS)
     if scheme.kind is Kind.REGIONS and _holds(answers, IMAGE_POINT_TYPES):
@@ -321,6 +329,13 @@ def with_image_sizes(study: Study, answers: Mapping[str, Mapping[str, Answer]]
             if isinstance(o, EllipseRegion | OpenPath) else o for o in a.objects))
             if isinstance(a, ObjectSet) else a for name, a in by.items()}
     return out
+
+
+def unsized_ellipse_items(answers: Mapping[str, Mapping[str, Answer]]) -> int:
+    """How many items hold an ellipse without the image size (compared normalized)."""
+    return sum(1 for by in answers.values() if any(
+        isinstance(a, ObjectSet) and any(isinstance(o, EllipseRegion) and o.image_width is None
+                                         for o in a.objects) for a in by.values()))
 
 
 def potato_notes(scheme: Scheme, agreement: SetAgreement) -> list[str]:

@@ -33,6 +33,7 @@ from typing import Any
 from app.core.errors import InputError
 from app.core.formats.boundary import present
 from app.core.formats.files import inside, read_yaml
+from app.core.formats.media.locate import text_is_picture
 from app.core.formats.potato.annotation_types import ANNOTATION_TYPES, closest
 from app.core.model import Scheme, kind_for
 
@@ -63,6 +64,8 @@ class PotatoConfig:
     annotators_per_item: int | None
     media_keys: tuple[str, ...]
     media_directory: Path | None
+    picture_key: str | None = None
+    """The ``text_key`` when an item's text is its picture (``media.locate``)."""
 
 
 def find_config(project: Path) -> Path:
@@ -136,6 +139,7 @@ def read_config(project: Path) -> PotatoConfig:
         text_key=text_key, output_dir=output_dir, schemes=schemes,
         annotators_per_item=_cap(raw.get("num_annotators_per_item"), path),
         media_keys=_media_keys(raw, scheme_dicts), media_directory=media_directory,
+        picture_key=text_key if text_key and text_is_picture(schemes, raw) else None,
     )
 
 

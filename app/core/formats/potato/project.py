@@ -40,6 +40,7 @@ from app.core.errors import InputError, RejectedAnswerError
 from app.core.formats.boundary import UNBOUNDED, checked_file, present
 from app.core.formats.files import inside
 from app.core.formats.json_pieces import read_json_in_pieces
+from app.core.formats.media.locate import URL_PREFIXES, media_values
 from app.core.formats.potato.answers import parse_answer
 from app.core.formats.potato.config import PotatoConfig, read_config
 from app.core.formats.potato.datafiles import (
@@ -59,7 +60,6 @@ ENGINE_DATABASE = "engine.sqlite"
 NOT_ANNOTATORS = frozenset({"labeling_engine", "pocket"})
 """Folders Potato 2.12 writes beside the annotators' in ``output_annotation_dir``."""
 LEGACY_FILE = "annotated_instances.jsonl"
-URL_PREFIXES = ("http://", "https://", "data:", "s3://", "gs://")
 
 
 def load_study(project: Path | str) -> Study:
@@ -140,7 +140,7 @@ def _read_items(config: PotatoConfig, path: Path, items: Mapping[str, Item],
     trace_schemes = [s for s in config.schemes if s.kind is Kind.TRACE]
     steps_keys = {str(s.config.get("steps_key", "steps")): s for s in trace_schemes}
     records = common_records(path, root=config.root)
-    if records is not None and not config.media_keys and not steps_keys:
+    if records is not None and not (config.media_keys or config.picture_key or steps_keys):
         common = common_items(records, config.id_key, config.text_key)
         if common is not None and not items:
             return common
@@ -159,14 +159,12 @@ def _read_items(config: PotatoConfig, path: Path, items: Mapping[str, Item],
                              file=path, line=line, key=config.id_key)
         text = record.get(config.text_key) if config.text_key else None
         media: dict[str, Path] = {}
-        for key in config.media_keys:
-            value = record.get(key)
-            if isinstance(value, str) and value and not value.startswith(URL_PREFIXES):
-                found = _media_path(config, value, path, line, key)
-                if present(found):  # a regular file inside (it may be large: media)
-                    media[key] = checked_file(found, root=config.root, limit=UNBOUNDED)
-                else:
-                    missing_media[key] += 1
+        for key, value in media_values(record, config.media_keys, config.picture_key):
+            found = _media_path(config, value, path, line, key)
+            if present(found):  # a regular file inside (it may be large: media)
+                media[key] = checked_file(found, root=config.root, limit=UNBOUNDED)
+            else:
+                missing_media[key] += 1
         steps = {steps_key: _trace_steps(config, scheme, raw, path, line)
                  for steps_key, scheme in steps_keys.items()
                  if isinstance(raw := record.get(steps_key), list)}

@@ -207,7 +207,7 @@ class CuboidsView(View):
         try:
             cloud = read_point_cloud(path)
         except InputError as exc:
-            return None, f"point cloud unreadable: {exc.problem}"
+            return None, f"point cloud {path.name} unreadable: {exc.problem}"
         return cloud, f"{len(cloud):,} points"
 
     @staticmethod

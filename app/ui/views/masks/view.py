@@ -208,7 +208,8 @@ class MasksView(View):
     def _draw(self, project: ProjectData, scheme: str, item: str | None,
               runs: list[MaskRun]) -> None:
         study = project.study
-        image, size = item_image(study.items.get(item) if item else None)
+        image, size = item_image(study.items.get(item) if item else None,
+                                 study.schemes.get(scheme))
         self.canvas.show_image(image, size, "" if image is not None else
                                "no picture for this item")
         if item is None:

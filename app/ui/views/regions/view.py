@@ -226,7 +226,8 @@ class RegionsView(View):
 
     def _draw(self, project: ProjectData, scheme: str, item: str | None) -> None:
         study = project.study
-        image, (width, height) = item_image(study.items.get(item) if item else None)
+        image, (width, height) = item_image(study.items.get(item) if item else None,
+                                            study.schemes.get(scheme))
         self.canvas.show_image(
             image, (width, height), "" if image is not None else "no picture for this item"
         )

@@ -359,7 +359,7 @@ class TiersView(View):
         try:
             wave = read_waveform(path)
         except InputError as exc:
-            return None, f"audio unreadable: {exc.problem}", None
+            return None, f"audio {path.name} unreadable: {exc.problem}", None
         return wave, f"audio {wave.duration:.1f} s", path
 
     @staticmethod
