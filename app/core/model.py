@@ -165,9 +165,44 @@ class Study:
     rejected: dict[str, list[str]] = field(default_factory=dict)
     """Per scheme, the answers left out for an unusable object, one message each."""
     notes: list[str] = field(default_factory=list)
+    origins: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The machine raters (``kinds.md`` A.4): per annotator whose ``user_state.json``
+    carries an ``origin`` that is not a person, that origin as read
+    (:func:`machine_origin`). Everyone else is a person."""
 
     def answers_for(self, scheme: str) -> dict[str, dict[str, Answer]]:
         return self.answers.get(scheme, {})
+
+    @property
+    def machine_raters(self) -> frozenset[str]:
+        return frozenset(self.origins)
+
+    def add_origin(self, annotator: str, raw: Any) -> None:
+        """Keep ``annotator``'s ``origin`` (as read from its user state) if it is a machine."""
+        origin = machine_origin(raw)
+        if origin is not None:
+            self.origins[annotator] = origin
+
+
+def machine_origin(raw: Any) -> dict[str, Any] | None:
+    """``None`` for a person, else the origin of a machine rater as Potato 2.12.1 reads it.
+
+    Potato's rule (``annotator_origin.py``): absent means human, present but unreadable
+    means machine, because counting a machine as a person corrupts human-human agreement
+    while the converse only withholds one rater from a partition. Potato loads the key
+    as ``origin or {}``, so ``null``, ``{}`` and other empty values are absent (every
+    person's file written by 2.12.1 holds ``"origin": {}``). A value that is not an object,
+    or an object without a non-blank string ``kind``, is a machine of kind ``tool``
+    marked ``malformed``; only ``kind == "human"`` exactly is a person.
+    """
+    if not raw:
+        return None
+    if not isinstance(raw, Mapping):
+        return {"kind": "tool", "id": None, "malformed": True}
+    kind = raw.get("kind")
+    if not isinstance(kind, str) or not kind.strip():
+        return {**raw, "kind": "tool", "malformed": True}
+    return None if kind == "human" else dict(raw)
 
 
 def kind_for(annotation_type: str, config: Mapping[str, Any]) -> Kind | None:

@@ -68,6 +68,17 @@ def agreement_report(study: Study, *, project: str, scheme: str | None = None,
             raise InputError(f"no scheme named '{scheme}'; the project has: "
                              f"{', '.join(names)}", key="--scheme")
         names = [scheme]
+    if study.machine_raters:  # people are the headline; machines apart (kinds.md A.4)
+        from app.core.agreement.partitions import partitioned
+
+        return (yield from partitioned(
+            study, lambda part: _one_report(part, project, names, options)))
+    return (yield from _one_report(study, project, names, options))
+
+
+def _one_report(study: Study, project: str, names: list[str], options: SetOptions
+                ) -> Job[AgreementReport]:
+    """Every scheme in ``names`` over all of ``study``'s annotators."""
     results: dict[str, SchemeResult] = {}
     for i, name in enumerate(names):
         job = _scheme_results(study, study.schemes[name], options)

@@ -18,6 +18,12 @@ Beyond ``cli.md`` (extra keys only, none renamed):
 - ``potato_iaa`` for an image scheme: the numbers Potato 2.12.1's ``/admin/iaa`` shows
   where they differ from Accord's (:mod:`app.core.agreement.regions.potato_reading`),
   with a note saying why.
+
+With machine raters (:mod:`app.core.agreement.partitions`), and only then, the report's
+top level also has ``annotators`` (who is a person, who a machine), ``partitions``
+(``human_human``, ``machine_machine``, ``pooled``: each with its ``coverage``, its
+``annotators`` and its ``schemes``) and ``pooling`` (the headline is ``human_human``,
+and why). Keys are added, none renamed: a study without machine raters keeps its JSON.
 """
 
 from __future__ import annotations
@@ -86,6 +92,16 @@ class AgreementReport:
     schemes: dict[str, SchemeResult]
     notes: list[str] = field(default_factory=list)
     version: str = "0.1.0"
+    partitions: dict[str, AgreementReport] = field(default_factory=dict)
+    """``human_human``, ``machine_machine``, ``pooled`` when the study has machine raters
+    (the headline ``schemes`` are ``human_human``'s); else empty."""
+    annotators: dict[str, Any] | None = None
+    """People and machine raters (``n_human``, ``n_machine``, ``human``, ``machine``,
+    ``machine_detail``) when the study has machine raters; else ``None``."""
+    pooling: dict[str, str] | None = None
+    """Which partition the headline is, and why (with ``partitions``)."""
+    members: tuple[str, ...] = ()
+    """A partition's annotators (set on the partitions only)."""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -96,7 +112,20 @@ class AgreementReport:
         }
         if self.notes:
             out["notes"] = list(self.notes)
+        if self.annotators is not None:
+            out["annotators"] = dict(self.annotators)
+        if self.partitions:
+            out["partitions"] = {name: part.partition_json()
+                                 for name, part in self.partitions.items()}
+        if self.pooling is not None:
+            out["pooling"] = dict(self.pooling)
         return out
+
+    def partition_json(self) -> dict[str, Any]:
+        """One partition: its raters, its coverage and its schemes."""
+        return {"coverage": {"n_items": self.n_items, "n_annotators": self.n_annotators},
+                "annotators": list(self.members),
+                "schemes": {name: s.to_json() for name, s in self.schemes.items()}}
 
 
 def pair_key(a: str, b: str) -> str:
