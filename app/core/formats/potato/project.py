@@ -275,6 +275,7 @@ def _read_annotator(folder: Path, study: Study, ignored: Counter[str], whole: bo
             raise InputError("expected a JSON object (Potato's user state)", file=state_file)
         user = state.get("user_id")
         name = sys_intern(user if isinstance(user, str) and user else folder.name)
+        study.add_origin(name, state.get("origin"))  # a machine rater (kinds.md A.4)
         labels = _mapping(state, "instance_id_to_label_to_value", state_file)
         spans = _mapping(state, "instance_id_to_span_to_value", state_file)
         behaviour = _mapping(state, "instance_id_to_behavioral_data", state_file)
@@ -294,8 +295,7 @@ def _read_annotator(folder: Path, study: Study, ignored: Counter[str], whole: bo
 
 
 def _mapping(state: Mapping[str, Any], key: str, file: Path) -> Mapping[str, Any]:
-    value = state.get(key)
-    if value is None:
+    if (value := state.get(key)) is None:
         return {}
     if not isinstance(value, dict):
         raise InputError(f"expected an object mapping item ids, found {type(value).__name__}",
