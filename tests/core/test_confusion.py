@@ -38,9 +38,14 @@ def test_a_hand_made_pair_and_the_pooled_matrix() -> None:
     assert ab.n_pair_units == 2 and ab.n_disagreeing == 1
     pooled = confusion(units)
     # pair-units: i1 ana-bo pos/pos, ana-cy pos/neg, bo-cy pos/neg; i2 neg/pos; i3 neg/neg
+    # Each counted in both orders, agreeing or not: pos/pos and neg/neg add 2 each to
+    # their diagonal cell, as the three neg/pos pairs add 3 to each mirror cell.
     assert pooled.n_pair_units == 5
-    assert pooled.counts.tolist() == [[1, 3], [3, 1]]
+    assert pooled.counts.tolist() == [[2, 3], [3, 2]]
+    assert int(pooled.counts.sum()) == 2 * pooled.n_pair_units
     assert pooled.n_disagreeing == 3
+    assert [pooled.pairs_in(0, 0), pooled.pairs_in(0, 1), pooled.pairs_in(1, 1)] == [1, 3, 1]
+    assert ab.pairs_in(1, 1) == 1
     assert pooled.items_in(0, 1) == ("i1", "i2") == pooled.items_in(1, 0)
     assert annotator_pairs(units) == [("ana", "bo"), ("ana", "cy"), ("bo", "cy")]
 
@@ -56,9 +61,9 @@ def _brute(answers: dict[str, dict[str, object]], values: tuple[object, ...],
         for a, b in pairs:
             if a not in by or b not in by:
                 continue
-            cells = {(index[by[a]], index[by[b]])}
-            if pair is None:
-                cells.add((index[by[b]], index[by[a]]))
+            cells = [(index[by[a]], index[by[b]])]
+            if pair is None:  # both orders, whether the two agree or not
+                cells.append((index[by[b]], index[by[a]]))
             for cell in cells:
                 counts[cell] += 1
                 items.setdefault(cell, set()).add(item)
@@ -97,7 +102,7 @@ def test_the_support_triage_demo_equals_the_brute_force_count() -> None:
     assert set(answers) <= set(raw)
     got = confusion(units)
     counts, _ = _brute(answers, units.values, None)
-    assert int(got.counts.sum()) == sum(counts.values())
+    assert int(got.counts.sum()) == sum(counts.values()) == 2 * got.n_pair_units
     assert got.n_pair_units == sum(len(by) * (len(by) - 1) // 2 for by in answers.values())
 
 

@@ -35,14 +35,27 @@ def test_the_pooled_matrix_counts_every_pair_of_answers(qtbot: QtBot) -> None:
     assert panel.isVisible()
     labels = [panel.table.horizontalHeaderItem(c).text() for c in range(panel.table.columnCount())]
     expected: dict[tuple[str, str], int] = {}
+    pairs = 0
     for by in _answers("support_triage", "resolution").values():
         for a, b in combinations(sorted(by), 2):
-            for cell in {(by[a], by[b]), (by[b], by[a])}:
+            pairs += 1
+            # Both orders for every pair, agreeing or not (issue 35: the diagonal counted
+            # an agreeing pair once while a disagreeing one filled two mirror cells).
+            for cell in [(by[a], by[b]), (by[b], by[a])]:
                 expected[cell] = expected.get(cell, 0) + 1
     for r, x in enumerate(labels):
         for c, y in enumerate(labels):
             count = expected.get((x, y), 0)
             assert panel.cell_text(r, c) == (f"{count:,}" if count else ""), (x, y)
+    assert sum(expected.values()) == 2 * pairs
+    # The convention is said under the matrix, and a diagonal cell's tooltip gives the
+    # pairs behind it (half its count).
+    assert "counted in both orders, on and off the diagonal" in panel.note.text()
+    assert f"{pairs:,} pairs of answers" in panel.note.text()
+    d = labels.index("resolved")
+    tip = panel.table.item(d, d).toolTip()
+    both = expected[("resolved", "resolved")]
+    assert tip.startswith(f"{both:,}: {both // 2:,} pairs of answers where two annotators")
 
 
 def test_a_cell_filters_the_items_list_and_clear_restores_it(qtbot: QtBot) -> None:

@@ -10,11 +10,15 @@ Two forms (the spec is silent; chosen to read without a legend):
 
 - **A pair** ``(a, b)``: rows are ``a``'s answers, columns ``b``'s, over the units both
   answered. The matrix is not symmetric; its total is the number of shared units.
-- **Pooled**: every annotator pair on every unit both answered. The matrix is
-  symmetric: cell ``(x, y)`` and cell ``(y, x)`` both count the pair-units whose two
-  answers were ``x`` and ``y`` in either order, so reading a row gives "when someone
-  said x, the other said …". The diagonal counts pair-units that agreed on ``x``;
-  ``n_pair_units`` is the number of pair-units (the upper triangle's sum).
+- **Pooled**: every annotator pair on every unit both answered, each pair of answers
+  counted in **both orders**, on and off the diagonal alike (issue 35: the diagonal
+  counted an agreeing pair once and a disagreeing pair twice, once in each mirror cell,
+  so agreement looked half as common as it was). Cell ``(x, y)`` counts the times one
+  annotator said ``x`` and the other of the pair said ``y``: a pair who said ``x`` and
+  ``y`` adds 1 to ``(x, y)`` and 1 to ``(y, x)``; a pair who both said ``x`` adds 2 to
+  ``(x, x)``. This is Krippendorff's coincidence matrix with unweighted pairs: it is
+  symmetric, a row reads "when someone said x, the other said …", and its total is
+  twice ``n_pair_units``, the number of pairs of answers (:data:`POOLED_CONVENTION`).
 
 Values are the scheme's value table (``CodedUnits.values``: observed labels sorted, or an
 ordinal scheme's full scale, so unused scale points show as empty rows). Multilabel
@@ -30,6 +34,16 @@ from itertools import combinations, pairwise
 import numpy as np
 
 from app.core.agreement.categorical.units import CodedUnits
+
+POOLED_CONVENTION = (
+    "Every pair of answers is counted in both orders, on and off the diagonal: when two "
+    "annotators said x and y, cell (x, y) and cell (y, x) each count 1; when both said x, "
+    "cell (x, x) counts 2. The matrix's total is twice the number of pairs of answers.")
+"""The pooled matrix's convention, as the window writes it under the matrix."""
+PAIR_CONVENTION = (
+    "Each shared item (or step) is counted once: rows are the first annotator's answers, "
+    "columns the second's.")
+"""An annotator pair's matrix's convention, in the same place."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +66,12 @@ class Confusion:
         """Pair-units whose two answers differ."""
         off = int(self.counts.sum() - np.trace(self.counts))
         return off if self.pair is not None else off // 2
+
+    def pairs_in(self, row: int, column: int) -> int:
+        """The pairs of answers behind a cell: its count, or for the pooled matrix's
+        diagonal half of it (each agreeing pair is counted in both orders there)."""
+        count = int(self.counts[row, column])
+        return count // 2 if self.pair is None and row == column else count
 
 
 def annotator_pairs(units: CodedUnits) -> list[tuple[str, str]]:
@@ -85,10 +105,9 @@ def confusion(units: CodedUnits, pair: tuple[str, str] | None = None) -> Confusi
         n_pair_units += int(both.size)
         cells.append(x[both] * n + y[both])
         unit_rows.append(both)
-        if pair is None:  # the mirror half, for the symmetric pooled matrix
-            off = both[x[both] != y[both]]
-            cells.append(y[off] * n + x[off])
-            unit_rows.append(off)
+        if pair is None:  # the other order, for every pair alike (diagonal included)
+            cells.append(y[both] * n + x[both])
+            unit_rows.append(both)
     flat = np.concatenate(cells) if cells else np.zeros(0, dtype=np.int64)
     rows = np.concatenate(unit_rows) if unit_rows else np.zeros(0, dtype=np.int64)
     counts = np.bincount(flat, minlength=n * n).reshape(n, n).astype(np.int64)

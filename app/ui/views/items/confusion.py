@@ -11,6 +11,9 @@ Choices (the spec is silent):
 - The diagonal (agreement) is tinted blue by its share of the largest diagonal cell, the
   rest red by its share of the largest off-diagonal cell, on the palette's agreement
   scale: the cells to look at are the dark red ones, wherever they are.
+- The pooled matrix counts every pair of answers in both orders, on and off the
+  diagonal alike (:mod:`app.core.agreement.categorical.confusion`), and the note under
+  the matrix says so in words; a cell's tooltip also gives the pairs behind it.
 - Cells show counts, never shares: a lead filters by them and wants to know how many
   items that will list.
 - Multilabel schemes get no matrix (a matrix over label *sets* grows with every
@@ -36,7 +39,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.agreement.categorical.confusion import Confusion, annotator_pairs, confusion
+from app.core.agreement.categorical.confusion import (
+    PAIR_CONVENTION,
+    POOLED_CONVENTION,
+    Confusion,
+    annotator_pairs,
+    confusion,
+)
 from app.core.agreement.categorical.units import CodedUnits
 from app.core.agreement.result import SchemeResult
 from app.ui.palette import heat_fill
@@ -153,9 +162,11 @@ class ConfusionPanel(QWidget):
                f"{self._context.annotator_label(pair[1])}")
         self.title.setText(f"<b>Confusion</b> · {result.name} <span style='color:#666'>"
                            f"({who})</span>")
+        convention = POOLED_CONVENTION if pair is None else PAIR_CONVENTION
         self.note.setText(
             f"{matrix.n_pair_units:,} pairs of answers on shared {unit}s, "
-            f"{matrix.n_disagreeing:,} disagreeing. Click a cell to list its items.")
+            f"{matrix.n_disagreeing:,} disagreeing. {convention} "
+            "Click a cell to list its items.")
 
     def _sentence(self, row: int, column: int, count: int) -> str:
         assert self._matrix is not None
@@ -163,12 +174,15 @@ class ConfusionPanel(QWidget):
         x, y = _text(values[row]), _text(values[column])
         pair = self._matrix.pair
         label = self._context.annotator_label
+        n = len(self._matrix.items_in(row, column))
+        pairs = self._matrix.pairs_in(row, column)
         if pair is None:
             what = (f"two annotators both said {x}" if row == column else
-                    f"one annotator said {x} and another {y}")
-        else:
-            what = f"{label(pair[0])} said {x} and {label(pair[1])} {y}"
-        n = len(self._matrix.items_in(row, column))
+                    f"one annotator said {x} and the other {y}")
+            orders = "counted in both orders" if row == column else "each counted once here"
+            return (f"{count:,}: {pairs:,} pairs of answers where {what}, {orders} "
+                    f"({n:,} items)")
+        what = f"{label(pair[0])} said {x} and {label(pair[1])} {y}"
         return f"{count:,} pairs of answers where {what} ({n:,} items)"
 
     # ------------------------------------------------------------------ picking
