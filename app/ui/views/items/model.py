@@ -8,7 +8,8 @@ milliseconds, so the model implements :meth:`sort` itself (``QTableView`` calls 
 a header is clicked) and the annotator filter is applied by the core
 (:func:`app.core.agreement.item_scores.item_scores`) before the rows reach the model.
 
-Missing values (the count difference of a categorical scheme) sort last in both
+Item ids sort naturally (3, 4, 13, 31; :mod:`app.ui.views.items.natural`). Missing
+values (the count difference of a categorical scheme) sort last in both
 directions, so the interesting rows stay on top. Ties keep the previous order (a stable
 sort), so sorting by scheme then by score groups as expected.
 """
@@ -23,6 +24,7 @@ from PySide6.QtGui import QColor
 
 from app.core.agreement.item_scores import ItemScores
 from app.ui.palette import heat_fill
+from app.ui.views.items.natural import natural_rank
 
 COLUMNS = ("Item", "Scheme", "Score", "Count difference", "Pairs", "Annotators")
 ITEM, SCHEME, SCORE, COUNT, PAIRS, ANNOTATORS = range(len(COLUMNS))
@@ -172,10 +174,10 @@ class ItemsModel(QAbstractTableModel):
             return self._pairs
         if column == SCHEME:
             return self._table
-        if column == ITEM:
+        if column == ITEM:  # natural order: 3, 4, 13, 31 (:mod:`.natural`)
             if self._items_key is None:
-                self._items_key = _cat([np.asarray(t.items, dtype=str) for t in self._tables],
-                                       np.str_)
+                self._items_key = natural_rank(
+                    _cat([np.asarray(t.items, dtype=str) for t in self._tables], np.str_))
             return self._items_key
         return self._annotators_key()
 
@@ -195,6 +197,18 @@ class ItemsModel(QAbstractTableModel):
         rank = np.unique(np.asarray(texts, dtype=str), return_inverse=True)[1].reshape(-1)
         out: np.ndarray = rank[np.concatenate(keys)]
         return out
+
+    # ------------------------------------------------------------------ columns
+
+    def hidden_columns(self) -> set[int]:
+        """Columns that do not apply to the rows shown: the count difference when no
+        scheme shown has objects to count (labels only), the scheme when there is one."""
+        hidden: set[int] = set()
+        if not any(t.has_counts for t in self._tables):
+            hidden.add(COUNT)
+        if len({t.scheme for t in self._tables}) <= 1:
+            hidden.add(SCHEME)
+        return hidden
 
     # ------------------------------------------------------------------ lookups
 

@@ -16,7 +16,10 @@ Choices (the spec is silent):
 - The annotator filter keeps the items that annotator answered and scores each over the
   pairs that include them (the column title says so): "where does this person disagree
   with the others".
-- The initial order is by score, lowest (most disagreement) first.
+- The initial order is by score, lowest (most disagreement) first; item ids sort
+  naturally (3, 4, 13, 31).
+- Columns that do not apply are hidden (issue 35): the count difference when every
+  scheme shown has labels, not objects; the scheme when the rows are of one scheme.
 - Per-item scores are computed once per project and annotator and kept while the same
   project is shown (item selections call ``show_context`` often; the table must not be
   rebuilt and lose its scroll position each time).
@@ -235,6 +238,9 @@ class ItemsView(View):
         label = self._context.annotator_label
         title = (f"Score (pairs with {label(annotator)})" if annotator else "Score")
         self.model.set_tables(tables, label, title)
+        hidden = self.model.hidden_columns() if tables else set()
+        for column in range(len(COLUMNS)):
+            self.table.setColumnHidden(column, column in hidden)
         header = self.table.horizontalHeader()
         self.model.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
         n = self.model.rowCount()
