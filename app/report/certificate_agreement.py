@@ -1,11 +1,14 @@
 """The certificate's agreement between people: page 1's table and the full section.
 
 Two sources of people's labels meet here. The agreement report (``accord agreement``)
-reads the annotation files; the contracts also read the calibration panels, items
-several people labelled for the labeling engine (``cert["panels"]``, built by
-:mod:`app.core.certificate.panels`). A scheme nobody answered in the annotation files
-but with fifty 5-person panels a contract used is therefore described by its panels,
-with Krippendorff's α on them, never as "nobody answered this scheme".
+reads the annotation files and the blind labels of the people in Potato's labelling
+engine (:mod:`app.core.formats.potato.engine.people`); the contracts read the
+calibration panels, items several people labelled for the labeling engine
+(``cert["panels"]``, built by :mod:`app.core.certificate.panels`). A scheme nobody
+answered in the annotation files (a project older than Accord reading the engine's
+people, or one whose engine labels were all given seeing the machine's) but with fifty
+5-person panels a contract used is therefore described by its panels, with
+Krippendorff's α on them, never as "nobody answered this scheme".
 
 Metrics are named in words (:func:`~app.report.agreement_vocabulary.metric_name`);
 an interval is printed where the agreement report computed one (the bootstrap over
@@ -94,7 +97,7 @@ def agreement_summary(cert: Mapping[str, Any]) -> str:
         files = (
             f"{_headline(s)} on {num(s.get('n_items'))} items"
             if _answered(s)
-            else "nobody answered it in the annotation files"
+            else "nobody answered it"
         )
         panel = f"{num(p.get('n_items'))} panels; α {num(p.get('alpha'))}" if p else "—"
         rows.append([f"<b>{e(name)}</b>", files, panel])
@@ -102,9 +105,10 @@ def agreement_summary(cert: Mapping[str, Any]) -> str:
         return ""
     return (
         f"<p><b>Agreement between people</b> ({num(coverage.get('n_items'))} items, "
-        f"{_count(coverage.get('n_annotators'), 'annotator', 'annotators')} in the "
-        "annotation files; panels: items several people labelled for the contracts)</p>"
-        + table(["Scheme", "Annotation files", "Calibration panels"], rows, (24, 48, 28))
+        f"{_count(coverage.get('n_annotators'), 'annotator', 'annotators')}, in the "
+        "annotation files or the labelling engine; panels: items several people labelled "
+        "for the contracts)</p>"
+        + table(["Scheme", "Annotators", "Calibration panels"], rows, (24, 48, 28))
     )
 
 
@@ -139,8 +143,8 @@ def agreement_section(cert: Mapping[str, Any]) -> str:
         '<h2 style="font-size:14pt; margin-top:18px;">Agreement between people</h2>',
         f"<p>{num(coverage.get('n_items'))} items, "
         f"{_count(coverage.get('n_annotators'), 'annotator', 'annotators')} in the "
-        "annotation files. A coefficient that is undefined is given with its reason, never "
-        f"as a number. {INTERVAL_NOTE}</p>",
+        "annotation files or the labelling engine. A coefficient that is undefined is given "
+        f"with its reason, never as a number. {INTERVAL_NOTE}</p>",
     ]
     rows = []
     for name, s in (agreement.get("schemes") or {}).items():
@@ -158,8 +162,8 @@ def agreement_section(cert: Mapping[str, Any]) -> str:
             body += ("<br/>" if body else "") + panels_sentence(panels[name])
             if not _answered(s):
                 body += (
-                    " The coefficients above read the annotation files, where nobody "
-                    "answered this scheme; the contracts read these panels."
+                    " The coefficients above found nobody's answers to this scheme; "
+                    "the contracts read these panels."
                 )
         rows.append(
             [

@@ -15,9 +15,9 @@ Choices where Potato is silent:
   there are not annotators: ``labeling_engine/`` (the engine's export) and ``pocket/``.
 - A project whose labelling engine keeps its state in ``<task_dir>/engine.sqlite`` is
   valid with no annotator folder at all: labels given through Potato's CLI or SDK live
-  only in that database (``contracts.md``, "Agreeing with Potato 2.12.1"). Without that
-  database, no annotator folder is still an error: an annotation project with nobody's
-  answers is almost always the wrong folder.
+  only in that database, and the people there are annotators too (their blind labels:
+  :mod:`.engine.people`). Without that database, no annotator folder is an error: an
+  annotation project with nobody's answers is almost always the wrong folder.
 - Answers to ids that are not items of the data files (survey pages, removed items) and
   to schemes not in the config are ignored and counted in ``Study.notes``.
 - Media paths that are URLs are left alone; local paths must stay inside the project
@@ -49,6 +49,7 @@ from app.core.formats.potato.datafiles import (
     iter_records,
     legacy_lines,
 )
+from app.core.formats.potato.engine.people import add_engine_people
 from app.core.formats.potato.place import Place, sys_intern
 from app.core.model import NO_ENTRIES, Item, Kind, Scheme, Study, TraceStep
 from app.core.objects import ObjectSet, SceneObject, Span
@@ -67,8 +68,8 @@ def load_study(project: Path | str) -> Study:
     return run(read_potato(Path(project)))
 
 
-def read_potato(project: Path, *, whole_files: bool = False) -> Job[Study]:
-    """``whole_files``: each ``user_state.json`` in one call, for the command line."""
+def read_potato(project: Path, *, whole_files: bool = False, people: bool = True) -> Job[Study]:
+    """``whole_files``: each user_state.json in one call (CLI); ``people``: engine.sqlite's."""
     config = read_config(project)
     steps = 1 + len(config.data_files)
     yield Progress(0, steps, "reading config")
@@ -97,7 +98,8 @@ def read_potato(project: Path, *, whole_files: bool = False) -> Job[Study]:
                 raise InputError(f"annotator '{name}' also appears in {names[name]}; expected "
                                  "one folder per annotator", file=folder)
             names[name] = folder
-    study.annotators = tuple(sorted(names))
+    engine = add_engine_people(study, config.task_dir, frozenset(names)) if people else ()
+    study.annotators = tuple(sorted({*names, *engine}))
     study.notes.extend(_notes(ignored, missing_media))
     return study
 
