@@ -29,7 +29,12 @@ CSV (one table, long format; chosen so one file holds everything and filters cle
     - ``scope=item``: items that carry most of the within-item distance when σ and KS
       disagree (``subject`` the item id, metric ``share_of_within_distance``);
     - ``scope=pair``: ``subject`` is the pair key ``"a|b"`` of ``cli.md``, one row per
-      pair metric.
+      pair metric;
+    - ``scope=partition`` (only with machine raters): ``subject`` is the partition
+      (``human_human``, ``machine_machine``, ``pooled``), one row per scheme metric and
+      the scheme's ``n_items``, and the partition's ``n_annotators`` (``scheme``
+      empty). The ``scope=scheme`` rows are then people only; who is a machine is in
+      the JSON's ``annotators`` block.
 
     ``value`` is empty exactly when the number is undefined, and then
     ``undefined_reason`` holds the sentence (for a pair, where the report stores no
@@ -129,6 +134,18 @@ def csv_rows(report: AgreementReport) -> Iterator[list[str]]:
     yield _row("", "", "project", "", "n_annotators", report.n_annotators)
     for result in report.schemes.values():
         yield from _scheme_rows(result)
+    for part, partition in report.partitions.items():
+        yield _row("", "", "partition", part, "n_annotators", partition.n_annotators)
+        for result in partition.schemes.values():
+            if result.not_computed is not None:
+                continue
+            for metric, value in result.metrics.items():
+                yield _row(result.name, result.kind or "", "partition", part, metric, value,
+                           interval=result.intervals.get(metric),
+                           reason=result.undefined.get(metric, PAIR_UNDEFINED_OTHER),
+                           corrected=_corrected(metric))
+            yield _row(result.name, result.kind or "", "partition", part, "n_items",
+                       result.n_items)
 
 
 def _scheme_rows(result: SchemeResult) -> Iterator[list[str]]:

@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.agreement.result import AgreementReport, SchemeResult
+from app.report.agreement_partitions import partition_html
 from app.report.agreement_text import CHANCE_CORRECTED, LABELS
 from app.report.agreement_vocabulary import (
     CORRECTED_HEAD,
@@ -55,6 +56,7 @@ def render_html(report: AgreementReport) -> str:
              f'<p class="meta">Project <b>{text(report.project)}</b> · {report.n_items} items'
              f" · {report.n_annotators} annotators · Accord {text(report.version)}</p>"]
     parts.extend(_summary(report))
+    parts.extend(partition_html(report))  # machine raters: who, and the partitions
     for index, result in enumerate(report.schemes.values(), start=1):
         parts.extend(_scheme(result, index))
     if report.notes:

@@ -1,13 +1,17 @@
 """The agreement report as a readable text table (``accord agreement`` without --json).
 
 Every number comes from the same result object as the JSON; undefined values print
-their reason instead of a number.
+their reason instead of a number. With machine raters, the line under the title says
+who they are and that the headline is people only, and a last table gives each
+scheme's headline metric for people, machines and everyone
+(:mod:`app.report.agreement_partitions`).
 """
 
 from __future__ import annotations
 
 from app.core.agreement.compare import Comparison
 from app.core.agreement.result import AgreementReport, SchemeResult
+from app.report.agreement_partitions import partition_text, raters_sentence
 
 LABELS = {
     "mean_agreement": "mean agreement",
@@ -81,9 +85,16 @@ def render(report: AgreementReport) -> str:
         f"Accord {report.version} — agreement for {report.project}",
         f"{report.n_items} items, {report.n_annotators} annotators",
     ]
+    raters = raters_sentence(report)
+    if raters:
+        lines.append(raters)
     for result in report.schemes.values():
         lines.append("")
         lines.extend(_scheme(result))
+    partitions = partition_text(report)
+    if partitions:
+        lines.append("")
+        lines.extend(partitions)
     if report.notes:
         lines.append("")
         lines.append("Notes on the project:")

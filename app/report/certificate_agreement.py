@@ -109,6 +109,7 @@ def agreement_summary(cert: Mapping[str, Any]) -> str:
         "annotation files or the labelling engine; panels: items several people labelled "
         "for the contracts)</p>"
         + table(["Scheme", "Annotators", "Calibration panels"], rows, (24, 48, 28))
+        + machine_raters(agreement)
     )
 
 
@@ -145,6 +146,7 @@ def agreement_section(cert: Mapping[str, Any]) -> str:
         f"{_count(coverage.get('n_annotators'), 'annotator', 'annotators')} in the "
         "annotation files or the labelling engine. A coefficient that is undefined is given "
         f"with its reason, never as a number. {INTERVAL_NOTE}</p>",
+        machine_raters(agreement, partitions=True),
     ]
     rows = []
     for name, s in (agreement.get("schemes") or {}).items():
@@ -176,3 +178,29 @@ def agreement_section(cert: Mapping[str, Any]) -> str:
         )
     out.append(table(["Scheme", "Items", "Agreement"], rows, (24, 24, 52)))
     return "".join(out)
+
+
+PARTITION_WORDS = (("machine_machine", "among the machine raters"),
+                   ("pooled", "over everyone together"))
+
+
+def machine_raters(agreement: Mapping[str, Any], *, partitions: bool = False) -> str:
+    """With declared machine raters: who they are and that the coefficients are over
+    people only; with ``partitions``, each scheme's headline among the machines and over
+    everyone (the agreement report's ``partitions``). '' without machine raters."""
+    block = agreement.get("annotators") or {}
+    if not block.get("n_machine"):
+        return ""
+    machines = "; ".join(str(v) for v in (block.get("machine_detail") or {}).values())
+    out = (f"<p>{_count(block.get('n_human'), 'person', 'people')} and "
+           f"{_count(block.get('n_machine'), 'machine rater', 'machine raters')} "
+           f"({e(machines)}): every coefficient here is over people only.")
+    parts = agreement.get("partitions") or {}
+    if partitions and parts:
+        for key, words in PARTITION_WORDS:
+            schemes = (parts.get(key) or {}).get("schemes") or {}
+            shown = "; ".join(f"{e(name)}: {_headline(s)}" for name, s in schemes.items()
+                              if not s.get("not_computed"))
+            if shown:
+                out += f" {words[0].upper()}{words[1:]}: {shown}."
+    return out + "</p>"

@@ -23,7 +23,9 @@ Choices where the spec is silent:
   notes are on the headline only. Counts of repaired or rejected answers are the
   project's, so each partition repeats them.
 - ``coverage.n_annotators`` of the report is the whole project's; each partition has
-  its own.
+  its own. ``num_annotators_per_item`` counts every rater of the project, so only
+  ``pooled`` counts the scored items below it: three people on an item capped at six
+  raters are not "below the cap".
 - A scheme nobody of a partition answered says so in those words ("no person answered
   this scheme; only machine raters did") instead of "nobody answered this scheme".
 """
@@ -75,7 +77,8 @@ def annotators_block(study: Study) -> dict[str, Any]:
 
 def restrict(study: Study, keep: Iterable[str]) -> Study:
     """``study`` with the answers of the annotators in ``keep`` only (items, schemes and
-    the project's counts unchanged; the project's notes left to the headline)."""
+    the project's counts unchanged; the project's notes left to the headline; no
+    ``num_annotators_per_item`` cap, which counts every rater of the project)."""
     wanted = frozenset(keep)
     answers: dict[str, dict[str, dict[str, Answer]]] = {}
     for scheme, by_item in study.answers.items():
@@ -83,7 +86,7 @@ def restrict(study: Study, keep: Iterable[str]) -> Study:
                            if (sub := {a: v for a, v in by.items() if a in wanted})}
     return Study(root=study.root, items=study.items, schemes=study.schemes,
                  annotators=tuple(a for a in study.annotators if a in wanted),
-                 answers=answers, annotators_per_item=study.annotators_per_item,
+                 answers=answers, annotators_per_item=None,
                  single_choice_repairs=study.single_choice_repairs,
                  rejected=study.rejected,
                  origins={a: o for a, o in study.origins.items() if a in wanted})
