@@ -14,9 +14,9 @@ written, so a quiet clip looks quiet (not scaled by the loudest sample).
 
 Bounded: the file is decoded in blocks of :data:`BLOCK_FRAMES` and only the envelope is
 kept, so a long recording costs ``bins`` numbers, not its samples. The bins are laid on
-the frame count libsndfile declares; when decoding yields another count (an MP3 whose
-header misstates its length), the clip is decoded once more on the true count, so the
-bins always span the audio that is there.
+the frame count libsndfile declares; when decoding yields fewer (a truncated file, an
+MP3 whose header promises more), the clip is decoded once more on the true count, so
+the bins always span the audio that is there.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def _pass(f: Any, n: int, bins: int) -> tuple[np.ndarray, np.ndarray, np.ndarray
     low = np.full(k, np.inf)
     high = np.full(k, -np.inf)
     seen = 0
-    for block in f.blocks(blocksize=BLOCK_FRAMES, dtype="float64", always_2d=True):
+    while len(block := f.read(BLOCK_FRAMES, dtype="float64", always_2d=True)):
         mono = block.mean(axis=1) if block.shape[1] > 1 else block[:, 0]
         end = min(seen + len(mono), n)
         if end > seen:
