@@ -1,7 +1,9 @@
 """Praat TextGrid files (read with praatio) → a Potato project of tiers or segments.
 
 **Format and units.** Praat's text TextGrid, in its long (``xmin = 0.5``) or short
-(bare values) form, UTF-8 or UTF-16 as Praat writes it; times in **seconds**. An interval
+(bare values) form, UTF-8 or UTF-16 as Praat writes it, read with praatio; or its binary
+TextGrid (a file starting ``ooBinaryFile``, Praat's "Save as binary file"), which praatio
+does not read, read by :mod:`.textgrid_binary`; times in **seconds**. An interval
 tier partitions the file's time into intervals; a point tier holds instants.
 
 **Items and who is who.** One TextGrid per item; the item id is the file stem. Each
@@ -41,9 +43,10 @@ from praatio.data_classes.interval_tier import IntervalTier
 from praatio.utilities import errors
 
 from app.core.errors import InputError
-from app.core.formats.boundary import ANYWHERE, checked_file
+from app.core.formats.boundary import ANYWHERE, read_bytes
 from app.core.formats.importers.model import ImportedStudy
 from app.core.formats.importers.registry import annotator_names
+from app.core.formats.importers.textgrid_binary import is_binary, read_binary
 from app.core.formats.importers.timed_items import (
     AUDIO_SUFFIXES,
     Mark,
@@ -53,6 +56,9 @@ from app.core.formats.importers.timed_items import (
 
 OVERLAP_TOLERANCE = 1e-9
 """Seconds: praatio's float round-off between one interval's end and the next's start."""
+Tier = tuple[str, bool, list[Any]]
+"""A tier's name, whether it holds intervals, and its entries: ``(start, end, text)``
+for intervals, ``(time, text)`` for points."""
 
 
 def read(sources: list[Path], annotators: list[str]) -> ImportedStudy:
@@ -61,14 +67,14 @@ def read(sources: list[Path], annotators: list[str]) -> ImportedStudy:
     counts: Counter[str] = Counter()
     for source, name in zip(sources, names, strict=True):
         for path in source_files(source, ".TextGrid", "Praat TextGrid"):
-            grid = _open(path)
+            tiers = _open(path)
             item = path.stem
             audio = study.audio_beside(path, [item + s for s in AUDIO_SUFFIXES])
             study.add_item(item, path, audio)
             answer = study.answer(name, item, path)
-            for tier_name in grid.tierNames:
+            for tier_name, intervals, entries in tiers:
                 study.tier(tier_name)
-                answer[tier_name] = _marks(grid.getTier(tier_name), tier_name, path, counts)
+                answer[tier_name] = _marks(intervals, entries, tier_name, path, counts)
     study.notes.append("TextGrid tiers cannot overlap: within one tier an annotator's "
                        "intervals never overlap, so overlapping events had to be put on "
                        "separate tiers; TextGrid tiers have no hierarchy, so every tier is "
@@ -79,11 +85,21 @@ def read(sources: list[Path], annotators: list[str]) -> ImportedStudy:
     return study.build()
 
 
-def _open(path: Path) -> Any:
-    checked_file(path, root=ANYWHERE)  # praatio opens it: never a FIFO or a device
+def _open(path: Path) -> list[Tier]:
+    """The file's tiers, from a text or a binary TextGrid."""
+    data = read_bytes(path, root=ANYWHERE)  # never a FIFO or a device, bounded
+    if is_binary(data):
+        grid = read_binary(data, path)
+        return [(t.name, t.intervals, list(t.entries)) for t in grid.tiers]
+    return _praatio_tiers(path)
+
+
+def _praatio_tiers(path: Path) -> list[Tier]:
     try:
-        return textgrid.openTextgrid(str(path), includeEmptyIntervals=True,
+        grid = textgrid.openTextgrid(str(path), includeEmptyIntervals=True,
                                      reportingMode="error", duplicateNamesMode="error")
+        return [(name, isinstance(grid.getTier(name), IntervalTier),
+                 list(grid.getTier(name).entries)) for name in grid.tierNames]
     except errors.DuplicateTierName:
         raise InputError("two tiers have the same name; expected unique tier names",
                          file=path) from None
@@ -106,11 +122,12 @@ def _sentence(exc: BaseException) -> str:
     return text[:1].lower() + text[1:] if text else type(exc).__name__
 
 
-def _marks(tier: Any, name: str, path: Path, counts: Counter[str]) -> list[Mark]:
+def _marks(intervals: bool, entries: list[Any], name: str, path: Path, counts: Counter[str]
+           ) -> list[Mark]:
     out: list[Mark] = []
-    if isinstance(tier, IntervalTier):
+    if intervals:
         previous_end: float | None = None
-        for start, end, text in sorted(tier.entries, key=lambda e: (e[0], e[1])):
+        for start, end, text in sorted(entries, key=lambda e: (e[0], e[1])):
             start, end = float(start), float(end)
             if end < start:
                 raise InputError(f"an interval of tier '{name}' ends before it starts "
@@ -126,6 +143,6 @@ def _marks(tier: Any, name: str, path: Path, counts: Counter[str]) -> list[Mark]
                 continue
             out.append(Mark(start, end, label))
     else:
-        for time, text in tier.entries:
+        for time, text in entries:
             out.append(Mark(float(time), float(time), str(text).strip()))
     return out
