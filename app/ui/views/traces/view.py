@@ -15,7 +15,8 @@ Choices (the spec is silent):
 - Which item: the context's item when this scheme has answers on it; otherwise the
   trace with the most disagreement (lowest item score, from
   :mod:`app.core.agreement.item_scores`), and the header says so.
-- Cells are filled with a light tint of the label's colour (``palette.label_fill``) with
+- Cells are filled with a light tint ordered by the label's severity (good blue, partly
+  good light red, bad deep red: :mod:`.severity`; other labels a categorical tint) with
   the label in dark text; process-reward labels read "+1", "−1", "0". A step labelled
   by two or more annotators with different labels gets a red "≠" and bold text.
 - The judge's cell tooltip says how many annotators it agrees with; annotators' cell
@@ -48,9 +49,10 @@ from app.core.errors import InputError
 from app.core.formats.labeling.answers import to_answer
 from app.core.model import Kind, TraceJudgement
 from app.core.project import ProjectData
-from app.ui.palette import DISAGREE_COLOR, JUDGE_COLOR, annotator_color, label_fill
+from app.ui.palette import DISAGREE_COLOR, JUDGE_COLOR, annotator_color
 from app.ui.views.base import NO_PROJECT, View, ViewContext
 from app.ui.views.metric_text import fmt, small_sample_text
+from app.ui.views.traces.severity import label_fills, legend_order
 
 FIXED = ("", "#", "Step", "Tool call")
 MARK, NUMBER, STEP, TOOL = range(len(FIXED))
@@ -279,7 +281,7 @@ class TracesView(View):
                 cell.setForeground(QColor("#AAAAAA"))
                 cell.setToolTip("not labelled")
             else:
-                cell.setBackground(QBrush(label_fill(grid.label_order.index(label))))
+                cell.setBackground(QBrush(label_fills(grid.label_order)[label]))
                 cell.setForeground(QColor("#111111"))
                 if row.disagree:
                     cell.setFont(bold)
@@ -297,10 +299,11 @@ class TracesView(View):
         return f"{name}: {label}" + (f" ({extra})" if extra else "")
 
     def _legend(self, grid: TraceGrid, annotation_type: str) -> str:
+        fills = label_fills(grid.label_order)
         swatches = " ".join(
-            f"<span style='background:{label_fill(k).name()}'>&nbsp;"
+            f"<span style='background:{fills[v].name()}'>&nbsp;"
             f"{escape(label_text(v, annotation_type))}&nbsp;</span>"
-            for k, v in enumerate(grid.label_order))
+            for v in legend_order(grid.label_order))
         return (f"Labels: {swatches} &nbsp;·&nbsp; <b style='color:"
                 f"{DISAGREE_COLOR.name()}'>{DISAGREE_MARK}</b> annotators disagree on the "
                 "step &nbsp;·&nbsp; – not labelled")
