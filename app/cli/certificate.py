@@ -198,7 +198,7 @@ def _print_section(pdf: Path, title: str, lines: list[str]) -> None:
 
 def run_verify(args: argparse.Namespace) -> int:
     from app.core.certificate.build import ATTACHMENT_NAME, utc_now
-    from app.core.certificate.compare import differences, integrity_problems
+    from app.core.certificate.compare import Differences, compare, integrity_problems
     from app.core.certificate.signing import SIGNATURE_NAME, load_public, signature_check
     from app.report.verification.structure import attachment, optional_attachment, read_pdf
 
@@ -215,7 +215,7 @@ def run_verify(args: argparse.Namespace) -> int:
     if not problems:
         pages, notes = _page_check(read, stored, args.text_only)
     signed, signed_notes = signature_check(stored, signature, trusted)
-    found: list[str] = []
+    found = Differences()
     if args.project is not None:
         raw = stored.get("prepared")
         named: dict[str, Any] = raw if isinstance(raw, dict) else {}
@@ -227,19 +227,19 @@ def run_verify(args: argparse.Namespace) -> int:
                 named.get("by"),
             )
         )
-        found = differences(stored, fresh)
+        found = compare(stored, fresh)
     _print_section(args.pdf, "the file was changed after Accord wrote it", read.problems)
     _print_section(args.pdf, "the embedded certificate fails its integrity check", problems)
     _print_section(args.pdf, "the pages do not show the attached certificate", pages)
     _print_section(args.pdf, "the signature does not hold", signed)
-    if found:
-        count = f"{len(found)} difference{'s' if len(found) != 1 else ''}"
+    if found.total:
         _print_section(
             args.pdf,
-            f"{count} between the certificate in the PDF and the project {args.project} now",
-            found,
+            f"{found.heading()} between the certificate in the PDF and the project "
+            f"{args.project} now",
+            found.lines,
         )
-    if read.problems or problems or pages or signed or found:
+    if read.problems or problems or pages or signed or found.total:
         return EXIT_MISMATCH
     what = (
         f"matches the project {args.project}"

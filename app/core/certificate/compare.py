@@ -23,12 +23,17 @@ Choices where the spec is silent:
   dev curves come last, one sentence per tier: their coverage is a share of the whole
   population, so one added item moves every point, and those would otherwise crowd out
   the item count and the states a reader looks for first.
+- The counts add up (issue 35): a difference is one field (or one input file), whether
+  it has a sentence of its own or is counted inside a grouped sentence ("differs at 60
+  points" is 60). :class:`Differences` keeps the three parts, listed one by one, inside
+  grouped sentences, and in sentences left off the list, so ``verify`` can print a total
+  a reader can check by adding the numbers on the lines below it.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.certificate.build import FORMAT, VOLATILE_KEYS, content_hash
@@ -108,13 +113,17 @@ def _diff(a: Any, b: Any, path: Path, out: list[Change]) -> None:
         out.append(Change(path, a, b))
 
 
+def _entries(n: int) -> str:
+    return f"{n} {'entry' if n == 1 else 'entries'}"
+
+
 def sentence(change: Change) -> str:
     """One difference in words: "contract accuracy: state met in the PDF, insufficient now"."""
     whose, rest = subject(change.path)
     name = field_words(rest)
     lead = f"{whose}: {name}" if name else whose
     if change.length:
-        return f"{lead}: {len(change.old)} entries in the PDF, {len(change.new)} now"
+        return f"{lead}: {_entries(len(change.old))} in the PDF, {len(change.new)} now"
     if change.new is ABSENT:
         return f"{lead} ({value_words(change.old)}) is in the PDF, not in the project now"
     if change.old is ABSENT:
@@ -147,13 +156,13 @@ def _input_differences(stored: list[Any], fresh: list[Any]) -> list[str]:
 HEADLINE = ("state", "looks", "level_spent", "rule", "ok", "head", "problem")
 """The last parts of a path a reader wants first: verdicts, looks and the ledger."""
 GROUPED = {
-    "dev_curve": "the dev error–coverage curve of tier {0} differs at {n} points",
-    "potato_metrics": "Potato's own figures differ in {n} places",
-    "tests": "the tests at the latest look differ in {n} places",
-    "estimates": "the estimates differ in {n} places",
-    "groups": "the figures per group differ in {n} places",
-    "per_annotator": "the figures per person differ in {n} places",
-    "pairs": "the figures per annotator pair differ in {n} places",
+    "dev_curve": "the dev error–coverage curve of tier {0} differs at {n}",
+    "potato_metrics": "Potato's own figures differ in {n}",
+    "tests": "the tests at the latest look differ in {n}",
+    "estimates": "the estimates differ in {n}",
+    "groups": "the figures per group differ in {n}",
+    "per_annotator": "the figures per person differ in {n}",
+    "pairs": "the figures per annotator pair differ in {n}",
 }
 """Fields whose many small differences read as one sentence per group."""
 
@@ -178,32 +187,98 @@ def _rank(change: Change) -> int:
     return 2 if _group(change) else 1
 
 
-def _sentences(changes: list[Change]) -> list[str]:
-    out: list[str] = []
+def _count(n: int, key: str) -> str:
+    """"60 points", "1 place": the unit of a grouped sentence's count."""
+    unit = "point" if key == "dev_curve" else "place"
+    return f"{n} {unit}{'' if n == 1 else 's'}"
+
+
+def _sentences(changes: list[Change]) -> list[tuple[str, int | None]]:
+    """The sentences, each with how many differences it counts (``None``: one, listed on
+    its own; a number: a grouped sentence)."""
+    out: list[tuple[str, int | None]] = []
     groups: dict[Path, tuple[str, int]] = {}
     for change in sorted(changes, key=_rank):
         grouped = _group(change)
         if grouped is None:
-            out.append(sentence(change))
+            out.append((sentence(change), None))
             continue
         path, template = grouped
         groups[path] = (template, groups.get(path, (template, 0))[1] + 1)
     for path, (template, n) in groups.items():
         whose, _ = subject(path)
-        tier = path[-1] if path[-2:-1] == ("dev_curve",) else ""
-        out.append(f"{whose}: " + template.format(tier, n=n))
+        key = "dev_curve" if path[-2:-1] == ("dev_curve",) else str(path[-1])
+        tier = path[-1] if key == "dev_curve" else ""
+        out.append((f"{whose}: " + template.format(tier, n=_count(n, key)), n))
     return out
 
 
-def differences(stored: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
-    """Every difference between a stored certificate and a fresh one, as sentences."""
-    out = _input_differences(list(stored.get("inputs") or []), list(fresh.get("inputs") or []))
+@dataclass(frozen=True, slots=True)
+class Differences:
+    """What :func:`compare` found: the sentences to print and the counts behind them.
+
+    ``total == single + grouped + hidden``: each difference is one field or input file,
+    listed in a sentence of its own (``single``), counted inside one of ``grouped_lines``
+    sentences (``grouped``), or in the sentences left off the end of the list (``hidden``,
+    ``hidden_lines`` of them)."""
+
+    lines: list[str] = field(default_factory=list)
+    total: int = 0
+    single: int = 0
+    grouped: int = 0
+    grouped_lines: int = 0
+    hidden: int = 0
+    hidden_lines: int = 0
+
+    def heading(self) -> str:
+        """The count in words a reader can check against the lines below it."""
+        if self.total == 1:
+            return "1 difference"
+        parts = [f"{self.single} listed one by one"] if self.single else []
+        if self.grouped:
+            parts.append(
+                f"{self.grouped} counted in {self.grouped_lines} "
+                f"grouped line{'s' if self.grouped_lines != 1 else ''}"
+            )
+        if self.hidden:
+            parts.append(f"{self.hidden} left off the list")
+        if len(parts) == 1 and not self.grouped and not self.hidden:
+            return f"{self.total} differences"
+        return f"{self.total} differences ({', '.join(parts)})"
+
+
+def compare(stored: dict[str, Any], fresh: dict[str, Any]) -> Differences:
+    """Every difference between a stored certificate and a fresh one, as sentences, with
+    the counts that add up to their total (:class:`Differences`)."""
+    found: list[tuple[str, int | None]] = [
+        (line, None)
+        for line in _input_differences(
+            list(stored.get("inputs") or []), list(fresh.get("inputs") or [])
+        )
+    ]
     rest_a = {k: v for k, v in stored.items() if k not in (*VOLATILE_KEYS, "inputs")}
     rest_b = {k: v for k, v in fresh.items() if k not in (*VOLATILE_KEYS, "inputs")}
     changes: list[Change] = []
     _diff(rest_a, rest_b, (), changes)
-    out += _sentences(changes)
-    if len(out) > MAX_LISTED:
-        hidden = len(out) - MAX_LISTED
-        out = [*out[:MAX_LISTED], f"... and {hidden} more differences"]
-    return out
+    found += _sentences(changes)
+    shown, left = found[:MAX_LISTED], found[MAX_LISTED:]
+    hidden = sum(n or 1 for _, n in left)
+    lines = [line for line, _ in shown]
+    if left:
+        noun = "difference" if hidden == 1 else "differences"
+        more = "line" if len(left) == 1 else "lines"
+        lines.append(f"... and {hidden} more {noun} in {len(left)} {more} not listed")
+    return Differences(
+        lines=lines,
+        total=sum(n or 1 for _, n in found),
+        single=sum(1 for _, n in shown if n is None),
+        grouped=sum(n for _, n in shown if n is not None),
+        grouped_lines=sum(1 for _, n in shown if n is not None),
+        hidden=hidden,
+        hidden_lines=len(left),
+    )
+
+
+def differences(stored: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
+    """Every difference between a stored certificate and a fresh one, as sentences."""
+    return compare(stored, fresh).lines

@@ -85,9 +85,36 @@ def _page_shape(page: DictionaryObject) -> dict[str, str]:
     return shape
 
 
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _tally(printed: int, expected: int, present: int, repeats: int, foreign: int,
+           missing: int) -> str:
+    """The page counts in one sentence whose parts add up: the PDF's pages are the
+    certificate's pages found, repeats and pages not of the certificate; the certificate's
+    are those found and those missing."""
+    if printed == expected:
+        head = (f"the PDF has {_plural(printed, 'page', 'pages')}, as many as the attached "
+                "certificate prints")
+    else:
+        head = (f"the PDF has {_plural(printed, 'page', 'pages')} where the attached certificate "
+                f"prints {expected}")
+    parts = [f"the certificate's {expected} pages" if present == expected
+             else f"{present} of the certificate's {expected} pages"]
+    if repeats:
+        parts.append(f"{repeats} that {'repeats' if repeats == 1 else 'repeat'} one of them")
+    if foreign:
+        parts.append(f"{foreign} that {'is' if foreign == 1 else 'are'} not the certificate's")
+    body = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    gone = f"; {missing} {'is' if missing == 1 else 'are'} missing" if missing else ""
+    return f"{head}: {body}{gone}"
+
+
 def _order(printed: list[str], expected: list[str]) -> tuple[list[int | None], list[str]]:
     """For each printed page, the certificate page with the same text (``None`` when none),
-    and the sentences on pages removed, repeated, added or moved."""
+    and the sentences on pages removed, repeated, added or moved, after one that counts
+    them (its parts add up to both page counts)."""
     unused = list(range(len(expected)))
     match: list[int | None] = []
     for text in printed:
@@ -97,23 +124,32 @@ def _order(printed: list[str], expected: list[str]) -> tuple[list[int | None], l
         else:
             unused.remove(hit)
         match.append(hit)
-    out: list[str] = []
-    if len(printed) != len(expected):
-        out.append(
-            f"the PDF has {len(printed)} pages; the attached certificate prints {len(expected)}"
-        )
-    for j in unused if len(printed) != len(expected) else []:
-        out.append(f"page {j + 1} of the certificate (“{first_words(expected[j])}”) is missing")
+    same_count = len(printed) == len(expected)
+    # With as many pages as the certificate, a page whose text matches none is compared in
+    # place, word by word (an edited page): it stands for the certificate's page there,
+    # unless that page was found elsewhere.
+    standing = (
+        {i for i, hit in enumerate(match) if hit is None and i in unused} if same_count else set()
+    )
+    missing = [j for j in unused if j not in standing]
+    out = [f"page {j + 1} of the certificate (“{first_words(expected[j])}”) is missing"
+           for j in missing]
     seen: set[int] = set()
+    repeats = foreign = 0
     for i, hit in enumerate(match):
         if hit is not None and hit in seen:
+            repeats += 1
             out.append(f"page {i + 1} repeats page {hit + 1} of the certificate")
-        elif hit is None and len(printed) != len(expected):
+        elif hit is None and i not in standing:
+            foreign += 1
             out.append(
                 f"page {i + 1} (“{first_words(printed[i])}”) is not a page of the certificate"
             )
         if hit is not None:
             seen.add(hit)
+    if not same_count or repeats or missing:
+        present = len(printed) - repeats - foreign
+        out.insert(0, _tally(len(printed), len(expected), present, repeats, foreign, len(missing)))
     found = [j for j in match if j is not None]
     if len(set(found)) == len(found) == len(expected) and found != sorted(found):
         out.append(
