@@ -139,6 +139,9 @@ def test_format_is_found_from_content_before_the_name(tmp_path: Path) -> None:
                                r"16-byte points; expected KITTI velodyne float32 rows"),
     ("c.pcd", b"# .PCD v0.7\nFIELDS x y\nSIZE 4 4\nTYPE F F\nCOUNT 1 1\nWIDTH 1\nHEIGHT 1\n"
               b"POINTS 1\nDATA ascii\n1 2\n", r"c\.pcd: .*expected a PCD file"),
+    ("h.pcd", b"VERSION .7\nFIELDS x y\n", r"h\.pcd: cannot read the point cloud \(its header "
+                                             r"lacks or misstates COUNT, POINTS, SIZE, TYPE, "
+                                             r"WIDTH\); expected a PCD file"),
     ("c.ply", b"ply\nformat ascii 1.0\nelement face 0\nend_header\n",
      r"c\.ply: the PLY has no vertex element"),
     ("c.las", b"LASF" + b"\0" * 40, r"c\.las: cannot read the point cloud .*expected a LAS"),

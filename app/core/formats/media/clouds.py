@@ -108,7 +108,18 @@ def _stepper(max_points: int) -> Step:
 
 
 def _short(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
+    """The library's reason in a few words: its first line, or for pypcd4's header model
+    (a pydantic error listing every field) the header fields that are wrong."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            names = sorted({str(e["loc"][0]).upper() for e in errors() if e.get("loc")})
+        except (TypeError, KeyError, IndexError, AttributeError):
+            names = []
+        if names:
+            return f"its header lacks or misstates {', '.join(names)}"
+    lines = str(exc).strip().splitlines()
+    text = " ".join(lines[0].split()) if lines else type(exc).__name__
     return text if len(text) <= 160 else text[:157] + "..."
 
 
