@@ -40,5 +40,9 @@ def test_the_overview_says_where_the_labels_are(qtbot) -> None:  # type: ignore[
     view = OverviewView()
     qtbot.addWidget(view)
     view.show_context(ViewContext(project=run(open_project(DATA / "labels_only_in_db"))))
-    assert "no annotator folder (the labels are in Potato's engine database)" in \
-        view._header.text()
+    # No user_state.json at all: the people who labelled in engine.sqlite are the
+    # annotators (issue 35), and a note says where their answers come from.
+    assert "60 items · 3 annotators:" in view.header_text
+    assert "ann_a" in view.header_text
+    assert any("labelled only in Potato's labelling engine" in n
+               for n in view._context.project.report.notes)  # type: ignore[union-attr]
