@@ -163,3 +163,34 @@ def test_the_cuboids_view_finds_every_cloud_format() -> None:
         assert item_media(item, scheme, POINT_CLOUD_SUFFIXES) == Path(f"s{suffix}")
     item = Item("i", {}, media={"cloud": Path("n__LIDAR_TOP__1.pcd.bin")})
     assert item_media(item, None, POINT_CLOUD_SUFFIXES) == Path("n__LIDAR_TOP__1.pcd.bin")
+
+
+def test_the_importers_clouds_are_read_where_the_cuboids_view_looks(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``accord import kitti`` and ``accord import nuscenes`` carry each scan into the
+    project (the importers' own tests build the sources); the cuboids view finds each
+    item's cloud and reads the scan's points."""
+    from app.core.formats.potato.project import load_study
+    from tests.core.importers.support import import_ok
+    from tests.core.importers.test_import_kitti_layouts import training
+    from tests.core.importers.test_import_nuscenes_clouds import SCAN, dataset
+
+    kitti = training(tmp_path / "k", "alice", ["000007", "000008"])
+    import_ok(capsys, "kitti", str(kitti / "label_2"), "-o", str(tmp_path / "pk"))
+    nuscenes = dataset(tmp_path / "n")
+    import_ok(capsys, "nuscenes", str(nuscenes), "-o", str(tmp_path / "pn"))
+    seen = 0
+    for project, source in ((tmp_path / "pk", lambda item: (kitti / "velodyne" / f"{item}.bin",
+                                                            4)),
+                            (tmp_path / "pn", lambda item: (nuscenes / SCAN.format(k=item), 5))):
+        study = load_study(project)
+        scheme = next(iter(study.schemes.values()))
+        for item in study.items.values():
+            path = item_media(item, scheme, POINT_CLOUD_SUFFIXES)
+            if path is None:
+                continue
+            original, width = source(item.id)
+            want = np.fromfile(original, dtype="<f4").reshape(-1, width)[:, :3]
+            np.testing.assert_array_equal(read_point_cloud(path), want)
+            seen += 1
+    assert seen == 4
