@@ -9,6 +9,8 @@ Choices where the design is silent:
   at the top right; the detail views (cuboids, tiers, traces, regions, masks) tabbed
   below them. Picking an item raises the detail view that draws the selected scheme's
   kind (``DETAIL_FOR_KIND``).
+- A labelling project (a labelling engine configured) opens on the Contracts tab, any
+  other on the Overview (:meth:`DockLayout.arrange_for`).
 - Only the detail views of the kinds the project has are shown (:meth:`show_present_kinds`,
   on every open): a labelling project of reviews shows no empty 3D panel. The others stay
   in the View menu, hidden; with no project, the detail views are hidden too.
@@ -107,6 +109,19 @@ class DockLayout:
         for name, dock in self.docks.items():
             if name not in TOP_VIEWS:
                 dock.setVisible(name in present)
+
+    def arrange_for(self, context: ViewContext) -> None:
+        """The tabs a project opens on: its detail kinds only, the bottom panel raised on
+        the one that draws the selected (else the first) scheme, and the top panel on
+        Contracts for a labelling project (its machine labels are what it is about),
+        else on the Overview. Called when a project arrives and again when the views are
+        added after it (a small project can load before the views exist; they then
+        opened on the 3D tab, whatever the project held)."""
+        project = context.project
+        self.show_present_kinds(project)
+        self.raise_detail(context, fallback=True)
+        if project is not None:
+            self.raise_view("contracts" if project.labels is not None else "overview")
 
     def raise_view(self, name: str) -> None:
         dock = self.docks.get(name)

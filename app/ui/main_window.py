@@ -119,7 +119,8 @@ class MainWindow(QMainWindow):
             self.restoreState(state)
         else:
             self.dock_layout.default_sizes(first)
-        if self.context.project is not None:
+        if self.context.project is not None:  # the project came first: arrange for it now
+            self.dock_layout.arrange_for(self.context)
             self.set_context(self.context)
         self.views_ready.emit()
 
@@ -276,8 +277,7 @@ class MainWindow(QMainWindow):
             # First: a dock shown or hidden resizes its neighbours, and a view resized
             # after it drew the project draws it again (the cuboids view's labels were
             # laid out twice, each time a 35-50 ms repaint).
-            self.dock_layout.show_present_kinds(data)
-            self.dock_layout.raise_detail(context, fallback=True)
+            self.dock_layout.arrange_for(context)
 
         def tree() -> None:
             self.tree.show_project(data)

@@ -10,6 +10,7 @@ Choices where the spec is silent:
 - Columns: every categorical scheme of the study (nominal, ordinal, multilabel), in the
   study's order. Rows: the annotators who answered *any* scheme of the item, in study
   order (an annotator who judged the trace but skipped ``resolution`` shows "—" there),
+  then the machine raters (annotators whose user state declares a machine ``origin``),
   then the machine tiers that predicted the item, in cascade order.
 - Majority (humans only; machines are compared with it, never counted in it): with at
   least two answers, the answer given most often, when no other is given as often
@@ -90,6 +91,9 @@ class Row:
     """The annotator's name (as in the study) or the tier's name."""
     machine: bool
     cells: tuple[Cell, ...]
+    rater: bool = False
+    """A machine rater (an annotator whose user state declares a machine ``origin``):
+    ``machine`` too, but named as annotators are, unlike a tier."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +184,8 @@ def answer_table(project: ProjectData, item: str) -> AnswerTable:
                 for name in study.answers_for(scheme).get(item, {})}
     people = [a for a in study.annotators if a in answered]
     people += sorted(answered - set(people))
+    raters = [a for a in people if a in study.origins]  # machines: after the people
+    people = [a for a in people if a not in study.origins]
     by_scheme = [study.answers_for(s).get(item, {}) for s in schemes]
     majorities = tuple(
         majority([answers[p] for p in people if p in answers],
@@ -189,6 +195,9 @@ def answer_table(project: ProjectData, item: str) -> AnswerTable:
     rows = [Row(p, False, tuple(_cell(answers.get(p), m)
                                 for answers, m in zip(by_scheme, majorities, strict=True)))
             for p in people]
+    rows += [Row(r, True, tuple(_cell(answers.get(r), m)
+                                for answers, m in zip(by_scheme, majorities, strict=True)),
+                 rater=True) for r in raters]
     labels = project.labels
     if labels is not None:
         tiers = [t for t in labels.config.tier_names
@@ -233,6 +242,13 @@ def most_disagreement_item(project: ProjectData) -> str | None:
     milliseconds at a million items).
     Without scores (a :class:`ProjectData` made elsewhere, or no item with two answers)
     it is :func:`first_answered_item`."""
+    found = scored_disagreement_item(project)
+    return found if found is not None else first_answered_item(project)
+
+
+def scored_disagreement_item(project: ProjectData) -> str | None:
+    """:func:`most_disagreement_item` without its fallback: ``None`` when no item of a
+    categorical scheme has a score (nobody answered an item twice)."""
     best: tuple[float, str] | None = None
     for scheme in categorical_schemes(project):
         scores = project.item_scores.get(scheme)
@@ -242,4 +258,4 @@ def most_disagreement_item(project: ProjectData) -> str | None:
         k = int(np.argmin(values))
         if np.isfinite(values[k]) and (best is None or (values[k], scores.items[k]) < best):
             best = (float(values[k]), scores.items[k])
-    return best[1] if best is not None else first_answered_item(project)
+    return best[1] if best is not None else None

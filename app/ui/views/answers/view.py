@@ -21,6 +21,9 @@ Choices where the spec is silent:
   or prediction is a sentence, never an empty table (the same wording as the set views).
 - Presentation mode shows annotators as A, B, C (:meth:`ViewContext.annotator_label`);
   machine tiers are not people and keep their names.
+- A machine rater (an annotator whose user state declares a machine ``origin``) has its
+  row after the people's, marked "⚙ name (machine)" as in every view, tinted as a tier,
+  and is compared with the people's majority, never counted in it.
 """
 
 from __future__ import annotations
@@ -49,7 +52,8 @@ from app.ui.views.answers.table import (
     CellState,
     answer_table,
     categorical_schemes,
-    most_disagreement_item,
+    first_answered_item,
+    scored_disagreement_item,
 )
 from app.ui.views.base import NO_PROJECT, View, ViewContext
 
@@ -70,8 +74,8 @@ MISSING_TEXT = QColor("#8A8A8A")
 STATE_ROLE = Qt.ItemDataRole.UserRole + 1
 KEY = (f"<span style='color:{DISAGREE_COLOR.name()}'><b>{DISAGREE_MARK}</b> differs from "
        "the majority</span> &nbsp;·&nbsp; <span style='color:#8A8A8A'>"
-       f"{NOT_ANSWERED}</span> not answered &nbsp;·&nbsp; {MACHINE_MARK} machine tier "
-       "(its confidence; not counted in the majority)")
+       f"{NOT_ANSWERED}</span> not answered &nbsp;·&nbsp; {MACHINE_MARK} machine rater "
+       "or tier (a tier with its confidence; neither counted in the majority)")
 
 
 def item_text(project: ProjectData, item: str) -> str:
@@ -156,9 +160,13 @@ class AnswersView(View):
             return self._empty("Answers", NO_PROJECT)
         if not categorical_schemes(project):
             return self._empty("Answers", f"This project has no {WHAT} scheme to show.")
-        item, by_default = context.item, False
+        item, by_default = context.item, ""
         if item is None:
-            item, by_default = most_disagreement_item(project), True
+            item = scored_disagreement_item(project)
+            by_default = "the item with the most disagreement"
+            if item is None:
+                item, by_default = (first_answered_item(project), "the first item with an "
+                                    "answer; no item has two answers to compare")
             if item is None:
                 return self._empty("Answers", f"Nobody answered a {WHAT} scheme yet.")
         answers = answer_table(project, item)
@@ -183,10 +191,13 @@ class AnswersView(View):
             widget.hide()
         self.show_empty(sentence)
 
-    def _header(self, answers: AnswerTable, by_default: bool) -> str:
+    def _header(self, answers: AnswerTable, by_default: str) -> str:
         people = sum(not r.machine for r in answers.rows)
-        machines = len(answers.rows) - people
+        raters = sum(r.rater for r in answers.rows)
+        machines = len(answers.rows) - people - raters
         parts = [f"{people} annotator{'s' if people != 1 else ''}"]
+        if raters:
+            parts.append(f"{raters} machine rater{'s' if raters != 1 else ''}")
         if machines:
             parts.append(f"{machines} machine tier{'s' if machines != 1 else ''}")
         disagree = sum(c.state is CellState.DISAGREES for r in answers.rows for c in r.cells)
@@ -201,8 +212,8 @@ class AnswersView(View):
             parts.append("no majority to compare with")
         if ties:  # who chose what is in the last row
             parts.append(f"no majority on {', '.join(ties)} (a tie)")
-        note = (" <span style='color:#666'>(no item selected: the item with the most "
-                "disagreement)</span>" if by_default else "")
+        note = (f" <span style='color:#666'>(no item selected: {by_default})</span>"
+                if by_default else "")
         return f"<b>Item {escape(answers.item)}</b>{note} &nbsp;·&nbsp; " + " · ".join(parts)
 
     def _fill(self, answers: AnswerTable, context: ViewContext) -> None:
@@ -221,12 +232,14 @@ class AnswersView(View):
         bold = QFont(self.font())
         bold.setBold(True)
         for row, entry in enumerate(answers.rows):
-            label = (f"{MACHINE_MARK} {entry.name} (machine)" if entry.machine
-                     else context.annotator_label(entry.name))
+            label = (f"{MACHINE_MARK} {entry.name} (machine)"
+                     if entry.machine and not entry.rater
+                     else context.annotator_label(entry.name))  # a rater: marked there
             head = QTableWidgetItem(label)
             if entry.machine:
                 head.setBackground(QBrush(MACHINE_FILL))
-                head.setToolTip(f"machine tier {entry.name}: not counted in the majority")
+                what = "machine rater" if entry.rater else "machine tier"
+                head.setToolTip(f"{what} {entry.name}: not counted in the majority")
             table.setVerticalHeaderItem(row, head)
             for col, cell in enumerate(entry.cells):
                 table.setItem(row, col, self._cell_item(cell, entry.machine, bold))
