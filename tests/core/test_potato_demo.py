@@ -75,13 +75,24 @@ def test_status_gives_potato_s_state_and_looks(capsys: pytest.CaptureFixture[str
 
 @pytest.mark.parametrize("ident", [
     "accuracy",
-    "prevalence",
     "plan",
 ])
 def test_the_audit_reproduces_potato_s_record(ident: str,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     audit = _status(capsys)["contracts"][ident]["audit"]
     assert audit["verdict"] == "reproduced", audit["differences"][:5]
+
+
+def test_potato_s_prevalence_record_is_stale(capsys: pytest.CaptureFixture[str]) -> None:
+    """Potato's second ``label run`` escalated 315 items to gemma-12b after its certify
+    stored ``prevalence`` (pred_mark 647); its planner kept that record, so by Potato's
+    own same-data test it no longer describes the data (contracts.md, "When Potato's
+    record is current"). Was ``reproduced`` before issue 35 part 6."""
+    entry = _status(capsys)["contracts"]["prevalence"]
+    assert entry["audit"]["verdict"] == "stale"
+    assert entry["audit"]["differences"][0] == (
+        "315 predictions arrived after Potato's record: ids up to 647 then, 962 now")
+    assert entry["potato"]["result"]["pred_mark"] == 647
 
 
 def test_opening_it_writes_nothing(capsys: pytest.CaptureFixture[str]) -> None:

@@ -37,7 +37,11 @@ from app.core.contracts.ledger.chain import Ledger
 from app.core.contracts.ledger.lock import CertifyBusyError, certify_lock
 from app.core.contracts.ledger.recovery import recover
 from app.core.contracts.potato_method.audit import Audit, audit_contracts
-from app.core.contracts.potato_method.engine import labeling_statuses, potato_statuses
+from app.core.contracts.potato_method.engine import (
+    labeling_statuses,
+    potato_statuses,
+    potato_today,
+)
 from app.core.contracts.preview import PREVIEW_NOTE, scratch_ledger
 from app.core.contracts.statistics.distributions import import_in_background
 from app.core.contracts.statistics.looks import look_level
@@ -245,10 +249,15 @@ def _evaluate(project: Path, study: Study, config: EngineConfig, early: StartedR
         ledger.acknowledge_damage(ledger.damage)
         ledger = Ledger.open(project, prior)
     data = schema_inputs(study, labeling, config)
+    audits: dict[str, Audit] = {}
     if store is not None:  # a Potato project: Potato's method, its five states
+        groups = _groups_by(project, study, config)  # the audit first: a record that
+        # moved since Potato stored it stands as the audit's evaluation of today's rows
+        audits = audit_contracts(store, config, study,
+                                 potato_today(store, config, ledger, groups))
         statuses = potato_statuses(store, config, study, ledger, certify=certify,
                                    retest=retest, only=only,
-                                   person_groups=_groups_by(project, study, config))
+                                   person_groups=groups, audits=audits)
     else:  # Accord's own files: the same method, Accord's ledger holds every result
         statuses = labeling_statuses(labeling, config, study, ledger, certify=certify,
                                      retest=retest, only=only, schedule=schedule)
@@ -258,7 +267,6 @@ def _evaluate(project: Path, study: Study, config: EngineConfig, early: StartedR
             status.looks = recorded.looks(status.spec.id, status.spec.renamed_from)
             status.level_spent = recorded.level_spent(status.spec.id, status.spec.renamed_from)
         ledger = recorded
-    audits = audit_contracts(store, config, study) if store is not None else {}
     return LabelReport(study, config, labeling, data, statuses, ledger.report, notes, store,
                        audits)
 

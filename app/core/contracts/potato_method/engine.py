@@ -21,6 +21,16 @@ reads comes from :mod:`~app.core.contracts.potato_method.from_store` or
   unless ``retest``. An evaluation that reached a test (``ran``) is recorded in the
   ledger before it is returned; one that did not spends nothing.
 - The looks continue after Potato's (:attr:`~app.core.contracts.ledger.chain.Ledger.prior`).
+- **Potato's record, current or moved** (``contracts.md``, "When Potato's record is
+  current"): a record is the stored result only while it is current
+  (:func:`~app.core.contracts.potato_method.audit.moved_since`); otherwise status shows
+  the audit's evaluation of today's rows at the record's look (spending nothing), and the
+  same-data test of certify compares the ``pred_mark`` and the cert truths as Potato does,
+  so a moved ``pred_mark`` is new data: the next look. Except, as in Potato
+  (``service.py``, ``_certify``), a selective_risk result whose test would be the same
+  (its ``signature``: tiers, per-class split, the cert items' machine answers, each
+  cell's dev threshold and tested cells) is evaluated again at its own look and recorded
+  without spending one.
 - **schedule** (the GUI's file watcher, Accord's own projects only: Potato's planner
   decides for a Potato project) is Potato's planner rule (``service.py`` ``certify(auto=
   True)``): a met selective_risk result stays; any other stored result is evaluated
@@ -44,7 +54,12 @@ from app.core.contracts.config.contract_specs import ContractSpec
 from app.core.contracts.config.engine_config import EngineConfig
 from app.core.contracts.ledger.chain import Ledger, LedgerDamagedError
 from app.core.contracts.ledger.results import last_result, record_evaluation
-from app.core.contracts.potato_method.audit import evaluator
+from app.core.contracts.potato_method.audit import (
+    Audit,
+    evaluator,
+    potato_cert_labels,
+    signature,
+)
 from app.core.contracts.potato_method.from_labeling import labeling_view
 from app.core.contracts.potato_method.from_store import (
     BuiltView,
@@ -75,14 +90,30 @@ Build = Callable[[Scheme, Route | None], BuiltView | None]
 
 def potato_statuses(store: EngineStore, config: EngineConfig, study: Study, ledger: Ledger,
                     *, certify: bool, retest: bool = False, only: str | None = None,
-                    person_groups: Mapping[str, Mapping[str, str]] | None = None
+                    person_groups: Mapping[str, Mapping[str, str]] | None = None,
+                    audits: Mapping[str, Audit] | None = None
                     ) -> dict[str, ContractStatus]:
     """Every contract's status on a Potato project (see the module); ``person_groups``:
-    the annotators' prestudy answers, for ``groups_by``."""
+    the annotators' prestudy answers, for ``groups_by``; ``audits``: the audit of each
+    Potato record (:func:`~app.core.contracts.potato_method.audit.audit_contracts` with
+    :func:`potato_today`), whose fresh evaluation stands in for a record that moved."""
     def build(scheme: Scheme, route: Route | None) -> BuiltView | None:
         return method_view(store, config, scheme, route=route, person_groups=person_groups)
     return _statuses(config, study, ledger, build, store.records.contracts,
-                     certify=certify, retest=retest, only=only)
+                     certify=certify, retest=retest, only=only, audits=audits or {},
+                     pred_marks=store.records.pred_marks)
+
+
+def potato_today(store: EngineStore, config: EngineConfig, ledger: Ledger,
+                 person_groups: Mapping[str, Mapping[str, str]] | None = None
+                 ) -> Callable[[Scheme], BuiltView | None]:
+    """Today's view of a schema as certify builds it (Accord's latest selective_risk rule
+    when it looked, else Potato's latest stored one), for the audit of a moved record."""
+    def today(scheme: Scheme) -> BuiltView | None:
+        return method_view(store, config, scheme,
+                           route=_own_route(scheme.name, config, ledger),
+                           person_groups=person_groups)
+    return today
 
 
 def labeling_statuses(labeling: LabelingData, config: EngineConfig, study: Study,
@@ -101,8 +132,9 @@ def labeling_statuses(labeling: LabelingData, config: EngineConfig, study: Study
 
 def _statuses(config: EngineConfig, study: Study, ledger: Ledger, build: Build,
               records: Mapping[str, ContractRecord], *, certify: bool, retest: bool,
-              only: str | None, schedule: Callable[[str], bool] | None = None
-              ) -> dict[str, ContractStatus]:
+              only: str | None, schedule: Callable[[str], bool] | None = None,
+              audits: Mapping[str, Audit] | None = None,
+              pred_marks: Mapping[str, int] | None = None) -> dict[str, ContractStatus]:
     writes = certify or schedule is not None
     if writes and not ledger.ok:
         if certify:
@@ -112,17 +144,20 @@ def _statuses(config: EngineConfig, study: Study, ledger: Ledger, build: Build,
     # Potato builds a scheme's view once, before the call evaluates its contracts: the
     # routed output follows the rule stored before this call, not one it writes
     routes = {c.schema: _own_route(c.schema, config, ledger) for c in config.contracts}
+    audits = audits or {}
+    marks = pred_marks or {}
     for spec in config.contracts:
-        stored, counts, notes = _stored(spec, records, ledger)
+        stored, counts, notes = _stored(spec, records, ledger, audits.get(spec.id))
         if certify and (only is None or only == spec.id):
             out[spec.id] = _certify(spec, build, routes[spec.schema], study, ledger, stored,
-                                    counts, retest, config)
+                                    counts, retest, config, marks.get(spec.schema))
         elif schedule is not None:
             due, next_at = _due(spec, build, routes[spec.schema], study, stored, counts,
                                 schedule)
             if due:
                 out[spec.id] = _certify(spec, build, routes[spec.schema], study, ledger,
-                                        stored, counts, False, config)
+                                        stored, counts, False, config,
+                                        marks.get(spec.schema))
                 continue
             out[spec.id] = _status(spec, ledger, stored, notes)
             if next_at is not None:
@@ -131,7 +166,7 @@ def _statuses(config: EngineConfig, study: Study, ledger: Ledger, build: Build,
         else:
             out[spec.id] = _status(spec, ledger, stored, notes)
     for spec in config.contracts:
-        _, counts, _ = _stored(spec, records, ledger)
+        _, counts, _ = _stored(spec, records, ledger, None)
         _reachability(out[spec.id], counts, len(study.items))
     return out
 
@@ -175,19 +210,39 @@ def _due(spec: ContractSpec, build: Build, route: Route | None, study: Study,
     return False, next_at
 
 
-def _stored(spec: ContractSpec, records: Mapping[str, ContractRecord], ledger: Ledger
-            ) -> tuple[dict[str, Any] | None, dict[str, Any], list[str]]:
-    """The latest stored result (Accord's look after Potato's record), its label counts."""
+def _stored(spec: ContractSpec, records: Mapping[str, ContractRecord], ledger: Ledger,
+            audit: Audit | None) -> tuple[dict[str, Any] | None, dict[str, Any], list[str]]:
+    """The latest stored result (Accord's look after Potato's record), what its data were
+    (the counts certify's same-data test compares). A Potato record that moved stands
+    as the audit's evaluation of today's rows at its look, with what moved."""
     own = last_result(ledger, spec.id, spec.renamed_from)
     if own is not None and isinstance(own.get(KEY), dict):
         return own[KEY], own.get("counts", {}), []
     record = records.get(spec.id)
     if record is None:
         return None, {}, []
-    counts = {k: record.result.get(k) for k in ("n_dev", "n_cert")}  # Potato hashes its
-    # cert labels its own way: its counts are compared, Accord's looks add the truths
+    # Potato's own same-data test: n_dev, the cert truths (hashed its way), pred_mark
+    counts: dict[str, Any] = {k: record.result.get(k) for k in ("n_dev", "n_cert")}
+    mark = record.result.get("pred_mark")
+    if isinstance(mark, int) and not isinstance(mark, bool):
+        counts["pred_mark"] = mark
+    cert = record.result.get("cert_labels")
+    if isinstance(cert, Mapping):
+        counts["potato_cert"] = _digest({str(k): v for k, v in cert.items()})
+    if audit is not None and audit.moved and audit.fresh is not None:
+        fresh = dict(audit.fresh, signature=None if audit.new_cascade  # a new test
+                     else record.result.get("signature"))
+        return fresh, counts, [
+            f"Potato's stored result (contract_version {record.version_id}) no longer "
+            f"describes today's data: {'; '.join(audit.moved)}. Shown: today's rows "
+            f"evaluated at Potato's look {audit.look}, nothing spent; Potato's own result "
+            "is kept beside it"]
     return record.result, counts, [f"Potato's stored result (contract_version "
                                    f"{record.version_id})"]
+
+
+def _digest(value: Mapping[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(sorted(value.items())).encode()).hexdigest()
 
 
 def _status(spec: ContractSpec, ledger: Ledger, stored: dict[str, Any] | None,
@@ -228,16 +283,25 @@ def _own_route(schema: str, config: EngineConfig, ledger: Ledger
     return None
 
 
-def _counts(view: MethodView) -> dict[str, Any]:
+def _counts(view: MethodView, pred_mark: int | None = None) -> dict[str, Any]:
+    """What certify's same-data test compares; on a Potato project also ``pred_mark``
+    (today's highest prediction id of the schema) and the cert truths hashed as Potato
+    hashes them, so Potato's record and Accord's looks are compared alike."""
     cert = sorted((c.item, label_key(c.truth))
                   for c in view.split("cert"))
     digest = hashlib.sha256(json.dumps(cert).encode()).hexdigest()
-    return {"n_dev": len(view.split("dev")), "n_cert": len(cert), "cert_labels": digest}
+    out: dict[str, Any] = {"n_dev": len(view.split("dev")), "n_cert": len(cert),
+                           "cert_labels": digest}
+    if pred_mark is not None:
+        out["pred_mark"] = pred_mark
+        out["potato_cert"] = _digest(potato_cert_labels(view))
+    return out
 
 
 def _certify(spec: ContractSpec, build: Build, route: Route | None, study: Study,
              ledger: Ledger, stored: dict[str, Any] | None, stored_counts: dict[str, Any],
-             retest: bool, config: EngineConfig) -> ContractStatus:
+             retest: bool, config: EngineConfig, pred_mark: int | None = None
+             ) -> ContractStatus:
     kind = str(spec.kind)
     evaluate = evaluator(kind, config)
     built = build(study.schemes[spec.schema], route)
@@ -246,7 +310,7 @@ def _certify(spec: ContractSpec, build: Build, route: Route | None, study: Study
         status.notes.append("Accord cannot evaluate this schema with Potato's method yet "
                             "(single-label schemes only in a Potato project)")
         return status
-    counts = _counts(built.view)
+    counts = _counts(built.view, pred_mark)
     same = stored is not None and bool(stored_counts) and all(
         counts.get(k) == v for k, v in stored_counts.items())
     if same and not retest:
@@ -254,11 +318,33 @@ def _certify(spec: ContractSpec, build: Build, route: Route | None, study: Study
                                               "nothing spent"])
     looks = ledger.looks(spec.id, spec.renamed_from)
     contract = method_contract(spec)
+    if kind == "selective_risk" and looks and stored is not None \
+            and "pred_mark" in stored_counts and all(
+                counts.get(k) == v for k, v in stored_counts.items() if k != "pred_mark"):
+        # only predictions arrived: Potato's "the test already run" when its signature
+        # is the stored one (service.py, _certify: same_cert and used)
+        again = evaluate(contract, built.view, looks).to_json()
+        again["signature"] = signature(spec, built.view, again)
+        if again["signature"] == stored.get("signature"):
+            record_evaluation(ledger, spec.id, looks, {KEY: again, "counts": counts})
+            return ContractStatus(
+                spec, str(again.get("status")), looks,
+                ledger.level_spent(spec.id, spec.renamed_from), cli_result(kind, again),
+                [*built.notes, "predictions arrived since the stored result, none on a "
+                 "cert item, and dev chose the same rule: the test already run, evaluated "
+                 f"again at look {looks}, nothing spent (as Potato)",
+                 *again.get("notes", [])], _accepts(kind, again))
     look = max(1, looks) if kind in NEVER_SPEND else looks + 1
     result = evaluate(contract, built.view, look).to_json()
+    spends = bool(result.get("ran")) and kind not in NEVER_SPEND
+    if kind not in NEVER_SPEND and not spends:  # no test reached: nothing spent, and the
+        look = max(1, looks)  # result is the one at max(1, looks), as Potato stores it
+        result = evaluate(contract, built.view, look).to_json()
+    if pred_mark is not None and kind == "selective_risk":
+        result["signature"] = signature(spec, built.view, result)
     spent = ledger.level_spent(spec.id, spec.renamed_from)
     notes = list(built.notes)
-    if result.get("ran") and kind not in NEVER_SPEND:
+    if spends:
         level = look_level(look, contract.confidence)
         data = hashlib.sha256(json.dumps(counts, sort_keys=True).encode()).hexdigest()
         ledger.append_look(spec.id, look=look, level=level, data_hash=data,
@@ -270,7 +356,8 @@ def _certify(spec: ContractSpec, build: Build, route: Route | None, study: Study
     else:
         record_evaluation(ledger, spec.id, look, {KEY: result, "counts": counts})
         if kind not in NEVER_SPEND:
-            notes.append("this evaluation reached no test: no look spent")
+            notes.append(f"look {looks + 1} reached no test, so none was spent: this is "
+                         f"the evaluation at look {look}, as Potato stores it")
     return ContractStatus(spec, str(result.get("status")), looks, spent,
                           cli_result(kind, result), [*notes, *result.get("notes", [])],
                           _accepts(kind, result))

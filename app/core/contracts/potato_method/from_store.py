@@ -213,6 +213,14 @@ def _stored_route(store: EngineStore, config: EngineConfig, schema: str, notes: 
         if not rows:
             continue
         record = rows[-1]
+        since = store.records.since.get(spec.id)
+        if before is None and since is not None and since.new_versions \
+                and record.version_id == store.records.contracts[spec.id].version_id:
+            notes.append(f"a source labelled '{schema}' with a new version after Potato "
+                         f"stored '{spec.id}' (contract_version {record.version_id}): to "
+                         "Potato that is another cascade, with no rule yet, so every item "
+                         "stays with the first tier that answered")
+            return {}, {}
         metrics = record.result.get("metrics") or {}
         notes.append(f"the cascade's routed output follows the rule Potato last stored for "
                      f"'{spec.id}' (contract_version {record.version_id}), so it depends on "

@@ -67,6 +67,38 @@ class EngineRecords:
     adjudicated: dict[str, dict[str, Any]] = field(default_factory=dict)
     """schema → item → the adjudicated label (a resolved label of origin
     ``adjudicated``: it replaces the people's inferred truth, as in Potato)."""
+    since: dict[str, SinceRecord] = field(default_factory=dict)
+    """contract id → what the database gained after its latest record (see
+    :class:`SinceRecord`)."""
+    pred_marks: dict[str, int] = field(default_factory=dict)
+    """schema → today's highest ``prediction.id`` (Potato's ``pred_mark``), for every
+    schema with a record or a human request."""
+
+
+@dataclass(frozen=True, slots=True)
+class SinceRecord:
+    """What reached a contract's schema after Potato stored its latest record: Potato's
+    own same-data test compares the record's ``pred_mark`` with today's highest
+    ``prediction.id`` of the schema (``service.py``, the certify shortcut), and a
+    calibration label answered after the record can change a truth that neither
+    ``n_dev`` nor the cert hashes see."""
+
+    schema: str
+    pred_mark: int | None
+    """The record's ``pred_mark`` (``None``: it stored none)."""
+    pred_mark_now: int
+    """Today's highest ``prediction.id`` of the schema (0 without predictions)."""
+    predictions_after: int
+    """Predictions of the schema with an id above the record's ``pred_mark``."""
+    labels_after: int
+    """Calibration labels of the schema answered (``completed_at``) after the record."""
+    cert_predictions_after: int = 0
+    """Of :attr:`predictions_after`, those on an item with an answered ``cert`` request
+    (what selective_risk's test reads; Potato's ``_signature`` hashes them)."""
+    new_versions: int = 0
+    """Source versions created after the record that made predictions after it: a
+    changed source (a grown predictions file, another prompt) is a new cascade to
+    Potato (its ``cascade_hash``), which Accord cannot recompute but sees this way."""
 
 
 def read_records(db: sqlite3.Connection, shown: Path) -> EngineRecords:
@@ -108,7 +140,51 @@ def read_records(db: sqlite3.Connection, shown: Path) -> EngineRecords:
         if row is not None:
             certificate = {"id": int(row[0]), "content_sha256": str(row[1]),
                            "created_at": float(row[2])}
-    return EngineRecords(contracts, tuple(history), resolved, certificate, adjudicated)
+    marks = _pred_marks(db, contracts)
+    return EngineRecords(contracts, tuple(history), resolved, certificate, adjudicated,
+                         _since(db, contracts, marks), marks)
+
+
+def _pred_marks(db: sqlite3.Connection, contracts: dict[str, ContractRecord]
+                ) -> dict[str, int]:
+    """Today's ``pred_mark`` of every schema with a record or a human request (the query
+    Potato's certify runs, one per schema)."""
+    schemas = {str(s) for (s,) in db.execute("SELECT DISTINCT schema_name FROM human_request")}
+    schemas |= {r.result["scheme"] for r in contracts.values()
+                if isinstance(r.result.get("scheme"), str)}
+    return {schema: int(db.execute(
+        "SELECT COALESCE(MAX(id), 0) FROM prediction WHERE schema_name = ?",
+        (schema,)).fetchone()[0]) for schema in sorted(schemas)}
+
+
+def _since(db: sqlite3.Connection, contracts: dict[str, ContractRecord],
+           marks: dict[str, int]) -> dict[str, SinceRecord]:
+    """:class:`SinceRecord` of every contract whose record names its schema. Each count
+    is a range of ``prediction``'s primary key above the mark (only what arrived is
+    visited) or one pass over ``human_request``."""
+    out: dict[str, SinceRecord] = {}
+    purposes = ", ".join(f"'{p}'" for p in sorted(CALIBRATION_PURPOSES))
+    for cid, record in contracts.items():
+        schema = record.result.get("scheme")
+        if not isinstance(schema, str):
+            continue
+        raw = record.result.get("pred_mark")
+        mark = raw if isinstance(raw, int) and not isinstance(raw, bool) else None
+        after = cert = versions = 0
+        if mark is not None and mark < marks[schema]:
+            after, cert, versions = (int(n or 0) for n in db.execute(
+                "SELECT COUNT(*), SUM(item_id IN (SELECT item_id FROM human_request WHERE"
+                f" schema_name = ? AND status = 'done' AND purpose IN ({purposes}) AND"
+                " split = 'cert')), COUNT(DISTINCT CASE WHEN source_version_id IN (SELECT"
+                " version_id FROM source_version WHERE created_at > ?) THEN"
+                " source_version_id END) FROM prediction WHERE id > ? AND schema_name = ?",
+                (schema, record.recorded_at, mark, schema)).fetchone())
+        labels = int(db.execute(
+            "SELECT COUNT(*) FROM human_request WHERE schema_name = ? AND status = 'done'"
+            f" AND purpose IN ({purposes}) AND completed_at > ?",
+            (schema, record.recorded_at)).fetchone()[0])
+        out[cid] = SinceRecord(schema, mark, marks[schema], after, labels, cert, versions)
+    return out
 
 
 def _json_value(text: Any) -> Any:
