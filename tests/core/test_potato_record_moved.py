@@ -107,6 +107,10 @@ def _stored(project: Path, contract: str) -> dict[str, Any]:
     raise AssertionError(f"no stored result for {contract}")
 
 
+def report_moved(project: Path) -> tuple[str, ...]:
+    return label_report(project).audits["prevalence"].moved
+
+
 def _copies(tmp_path: Path, grow: int = 0) -> tuple[Path, Path]:
     accord, potato = tmp_path / "accord", tmp_path / "potato"
     shutil.copytree(DEMO, accord)
@@ -127,6 +131,8 @@ def test_status_of_a_moved_record_is_today_s_rows_at_its_look(tmp_path: Path) ->
     assert prevalence["audit"]["verdict"] == "stale"
     assert prevalence["audit"]["differences"][0] == (
         "315 predictions arrived after Potato's record: ids up to 647 then, 962 now")
+    assert report_moved(accord) == ("315 predictions arrived after Potato's record: ids "
+                                    "up to 647 then, 962 now",)  # and nothing else moved
     assert any(d.startswith("the estimate of negative: Accord computes ")
                for d in prevalence["audit"]["differences"])
     assert prevalence["potato"]["result"]["pred_mark"] == 647  # Potato's stays as stored

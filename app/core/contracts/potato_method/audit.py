@@ -211,7 +211,10 @@ def moved_since(record: ContractRecord, since: SinceRecord | None, view: MethodV
                    f"{'was' if since.labels_after == 1 else 'were'} answered after "
                    "Potato's record")
     if since.pred_mark is not None and since.pred_mark != since.pred_mark_now:
-        if since.predictions_after:
+        if not since.predictions_after:  # rows removed: the mark went down
+            out.append(f"the schema's highest prediction id is {since.pred_mark_now} now, "
+                       f"{since.pred_mark} when Potato recorded it")
+        else:
             out.append(f"{_count(since.predictions_after, 'prediction')} "
                        f"arrived after Potato's record: ids up to {since.pred_mark} then, "
                        f"{since.pred_mark_now} now")
@@ -219,9 +222,6 @@ def moved_since(record: ContractRecord, since: SinceRecord | None, view: MethodV
             out.append(f"{_count(since.new_versions, 'source version')} made after "
                        "Potato's record labelled them (a changed source is a new cascade "
                        "to Potato)")
-        else:
-            out.append(f"the schema's highest prediction id is {since.pred_mark_now} now, "
-                       f"{since.pred_mark} when Potato recorded it")
     return out
 
 
