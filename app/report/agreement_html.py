@@ -28,7 +28,6 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.agreement.result import AgreementReport, SchemeResult
-from app.report.agreement_partitions import partition_html
 from app.report.agreement_text import CHANCE_CORRECTED, LABELS
 from app.report.agreement_vocabulary import (
     CORRECTED_HEAD,
@@ -41,6 +40,7 @@ from app.report.agreement_vocabulary import (
     STAPLE_HEAD,
     STYLE,
     UNCORRECTED_HEAD,
+    partition_html,
 )
 from app.report.html_escape import csp_meta, text
 

@@ -4,14 +4,14 @@ Every number comes from the same result object as the JSON; undefined values pri
 their reason instead of a number. With machine raters, the line under the title says
 who they are and that the headline is people only, and a last table gives each
 scheme's headline metric for people, machines and everyone
-(:mod:`app.report.agreement_partitions`).
+(:mod:`app.report.agreement_vocabulary`, its last part).
 """
 
 from __future__ import annotations
 
 from app.core.agreement.compare import Comparison
 from app.core.agreement.result import AgreementReport, SchemeResult
-from app.report.agreement_partitions import partition_text, raters_sentence
+from app.report.agreement_vocabulary import partition_text, raters_sentence
 
 LABELS = {
     "mean_agreement": "mean agreement",

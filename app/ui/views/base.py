@@ -8,8 +8,9 @@ of them being absent (no project yet, an item the scheme does not cover).
 
 Names and presentation mode: every annotator name a view shows goes through
 :meth:`ViewContext.annotator_label`, so presentation mode can replace names by A, B, C
-everywhere at once. ``ViewContext.font_scale`` is 1.0 normally and larger in
-presentation mode.
+everywhere at once, and machine raters are marked the same way everywhere
+("⚙ name (machine)", :func:`app.report.agreement_vocabulary.machine_label`).
+``ViewContext.font_scale`` is 1.0 normally and larger in presentation mode.
 
 ``View.name`` is the CLI's view name (``cli.md``: overview, items, cuboids, tiers,
 traces, regions, masks, contracts, answers), used by ``accord open --view``.
@@ -52,10 +53,15 @@ class ViewContext:
     aliases: dict[str, str] = field(default_factory=dict)
 
     def annotator_label(self, name: str) -> str:
-        """The name to show for an annotator (A, B, C… in presentation mode)."""
-        if not self.anonymous:
-            return name
-        return self.aliases.get(name, name)
+        """The name to show for an annotator (A, B, C… in presentation mode); a machine
+        rater (its ``user_state.json`` declares a non-person ``origin``) is marked
+        "⚙ name (machine)" in every view that shows names through here."""
+        shown = self.aliases.get(name, name) if self.anonymous else name
+        if self.project is not None and name in self.project.study.origins:
+            from app.report.agreement_vocabulary import machine_label  # loaded with a project
+
+            return machine_label(shown)
+        return shown
 
     def anonymize_text(self, text: str) -> str:
         """``text`` (a note, a reason) with every annotator's name, as a whole word,

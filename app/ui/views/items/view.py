@@ -15,7 +15,9 @@ Choices (the spec is silent):
   ``scheme_picked``.
 - The annotator filter keeps the items that annotator answered and scores each over the
   pairs that include them (the column title says so): "where does this person disagree
-  with the others".
+  with the others". With machine raters (marked ⚙ in the filter) "All annotators"
+  scores the people's pairs, the headline; a machine rater is scored over its pairs
+  with everyone (the report's ``pooled`` partition).
 - The initial order is by score, lowest (most disagreement) first; item ids sort
   naturally (3, 4, 13, 31).
 - Columns that do not apply are hidden (issue 35): the count difference when every
@@ -220,7 +222,10 @@ class ItemsView(View):
             if annotator is None and self._project.item_scores:
                 self._scores[key] = self._project.item_scores
             else:
-                self._scores[key] = all_item_scores(self._project.report, annotator)
+                report = self._project.report  # a machine rater's pairs: in "pooled"
+                if annotator is not None and annotator in self._project.study.origins:
+                    report = report.partitions.get("pooled", report)
+                self._scores[key] = all_item_scores(report, annotator)
         return self._scores.get(key, {})
 
     def _refresh(self, force: bool = False) -> None:

@@ -144,7 +144,10 @@ class PairHeatmap(QWidget):
         """(left margin, top margin, legend height) at the widget's font."""
         metrics = QFontMetricsF(self.font())
         label = max((metrics.horizontalAdvance(n) for n in self._names), default=0.0)
-        return label + metrics.height() * 1.6, metrics.height() * 2.2, metrics.height() * 4.0
+        two = any(" " in n and metrics.horizontalAdvance(n) > MIN_CELL * self._scale()
+                  for n in self._names)  # a head in two lines ("⚙ name" / "(machine)")
+        return (label + metrics.height() * 1.6, metrics.height() * (3.4 if two else 2.2),
+                metrics.height() * 4.0)
 
     def _scale(self) -> float:
         size = self.font().pointSizeF()
@@ -209,7 +212,8 @@ class PairHeatmap(QWidget):
             x = left + i * cell
             head = QRectF(x, 0, cell, top - 4)
             painter.drawText(head, int(Qt.AlignmentFlag.AlignHCenter
-                                       | Qt.AlignmentFlag.AlignBottom), name)
+                                       | Qt.AlignmentFlag.AlignBottom),
+                             column_head(name, metrics, cell - 4))
             painter.fillRect(QRectF(x + 4, top - 4, cell - 8, 3), color)
         for i in range(n):
             for j in range(n):
@@ -292,3 +296,16 @@ class PairHeatmap(QWidget):
                 QToolTip.hideText()
             return True
         return super().event(event)
+
+
+def column_head(name: str, metrics: QFontMetricsF, width: float) -> str:
+    """A column's name in the cell's width: whole when it fits, else in two lines broken
+    at the last space ("⚙ llm_judge" over "(machine)"), each line elided in the middle,
+    so a head is never cut off by its neighbour's (the cells' tooltips name both)."""
+    if metrics.horizontalAdvance(name) <= width:
+        return name
+    first, _, last = name.rpartition(" ")
+    lines = [first, last] if first else [name]
+    return "\n".join(metrics.elidedText(line, Qt.TextElideMode.ElideMiddle, width)
+                     for line in lines)
+

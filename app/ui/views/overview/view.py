@@ -47,7 +47,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.agreement.partitions import drawn
 from app.core.agreement.result import SchemeResult
+from app.report.agreement_vocabulary import card_line, raters_note
 from app.ui.palette import annotator_color
 from app.ui.views.base import NO_PROJECT, View, ViewContext
 from app.ui.views.metric_text import (
@@ -207,7 +209,10 @@ class OverviewView(View):
             f"{escape(ctx.annotator_label(name))}" for i, name in enumerate(study.annotators))
         self._header.setText(
             f"<h3>{escape(project.path.name)}</h3>{len(study.items)} items · "
-            + (f"{len(study.annotators)} annotators: {chips}" if chips else
+            + (f"{len(study.annotators)} annotators: {chips}"
+               + (f"<br><span style='color:#444'>{escape(note)}</span>"
+                  if (note := raters_note(project.report)) else "")
+               if chips else
                "no annotator folder (the labels are in Potato's engine database)"
                if project.labels is not None and project.labels.potato is not None
                else "no annotators"))
@@ -237,6 +242,10 @@ class OverviewView(View):
             layout.addWidget(_label(f"<i>{escape(result.not_computed)}</i>"))
             return card
         layout.addWidget(_label(coverage_text(result), "#444444"))
+        partitions = card_line(self._context.project.report, result.name, lambda key:
+                               metric_label(key, result.kind)) if self._context.project else ""
+        if partitions:
+            layout.addWidget(_label(escape(partitions), "#444444"))
         if small_sample(result):
             layout.addWidget(_label(escape(small_sample_text(result)), "#8A4B00"))
         groups = QVBoxLayout()  # stacked, so each table has the card's width: no wrapping
@@ -289,7 +298,7 @@ class OverviewView(View):
         for name, card in self._cards.items():
             card.setStyleSheet(SELECTED_STYLE if name == scheme else CARD_STYLE)
         project = self._context.project
-        result = project.report.schemes.get(scheme) if project and scheme else None
+        result = drawn(project.report, scheme) if project and scheme else None
         keys = [k for k in PAIR_ORDER if result and any(k in p for p in result.pairs.values())]
         previous = self.metric_combo.currentData()
         self.metric_combo.blockSignals(True)
@@ -305,14 +314,17 @@ class OverviewView(View):
     def _draw_pairs(self) -> None:
         project = self._context.project
         scheme = self._selected
-        result = project.report.schemes.get(scheme) if project and scheme else None
+        result = drawn(project.report, scheme) if project and scheme else None
         if result is None:
             self.pair_title.setText("<b>Annotator pairs</b>")
             self.heatmap.set_empty("No scheme to show.")
             return
         metric = self.metric_combo.currentData()
+        everyone = ("<br><span style='color:#666'>People and machine raters (⚙): every "
+                    "pair; the cards' numbers are over people only.</span>"
+                    if project is not None and project.report.partitions else "")
         self.pair_title.setText(f"<b>Annotator pairs</b> · {escape(result.name)}"
-                                f"{self._headline_note(result)}")
+                                f"{self._headline_note(result)}{everyone}")
         if not result.pairs or metric is None:
             why = ("STAPLE rates each annotator against the consensus, not pairs against "
                    "each other" if result.kind == "masks" else
