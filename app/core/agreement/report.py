@@ -124,6 +124,10 @@ def _scheme_results(study: Study, scheme: Scheme, options: SetOptions
     if scheme.kind in SET_KINDS:
         sets = yield from score_set_scheme(study, scheme, result, options)
         result.details = sets
+        if scheme.kind is Kind.CUBOIDS:  # 3D points by distance, said in metres
+            from app.core.agreement.sets.spatial_points import add_point_notes
+
+            add_point_notes(result, sets, options.threshold_for(scheme))
         if scheme.kind is Kind.REGIONS:
             from app.core.agreement.regions.chance import fill_region_chance
             from app.core.agreement.regions.distances import RegionAgreement

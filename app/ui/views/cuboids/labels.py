@@ -6,6 +6,9 @@ boxes are grouped into clusters (connected components of the matches: the boxes 
 matching says are one object), and each cluster gets **one** label, anchored above its
 highest box: its class name on the first line, then one ``a–b IoU`` line per matched pair.
 A box nobody matched is a cluster of one: its class and ``unmatched: a only``, in red.
+3D points (``point_3d``, drawn as small octahedra) are compared by distance, not overlap:
+their pair lines say ``a–b distance 0.4 m`` (the short form ``distance 0.4 m``), the
+distance between the two points; the similarity Potato scores them by is ``1 − d / 2 m``.
 
 The class line says what the annotators called the object: ``car`` when they agree,
 ``car · B: cyclist`` when some called it something else (the majority class first, ties
@@ -28,8 +31,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.core.agreement.drawing import CuboidScene
+from app.core.agreement.drawing import CuboidScene, scene_objects
 from app.core.agreement.sets.agreement import SetAgreement
+from app.core.agreement.sets.spatial_points import metres
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,20 +55,19 @@ class ClusterLabel:
 def link_boxes(agreement: SetAgreement, item: str) -> list[tuple[int, int]]:
     """The two box indices (into the scene's boxes) of each link of ``cuboid_scene``.
 
-    ``cuboid_scene`` numbers boxes annotator by annotator (sorted), answer by answer, and
-    lists links outcome by outcome, row by row; this walks them the same way.
+    ``cuboid_scene`` numbers the objects it draws annotator by annotator (sorted), answer
+    by answer (:func:`scene_objects`), and lists links outcome by outcome, row by row,
+    skipping pairs of objects it does not draw; this walks them the same way.
     """
-    objects = agreement.objects.get(item, {})
-    index: dict[tuple[str, int], int] = {}
-    for name in sorted(objects):
-        for k in range(len(objects[name])):
-            index[(name, k)] = len(index)
+    _, _, index = scene_objects(agreement, item)
     return [
         (index[(o.a, r)], index[(o.b, c)])
         for o in agreement.outcomes
         if o.item == item
         for r, c in zip(o.rows.tolist(), o.cols.tolist(), strict=True)
+        if (o.a, r) in index and (o.b, c) in index
     ]
+
 
 
 def clusters(n_boxes: int, links: Sequence[tuple[int, int]]) -> list[list[int]]:
@@ -111,6 +114,10 @@ def cluster_labels(
     iou_of = {
         tuple(sorted(p)): float(v) for p, v in zip(pairs, scene.link_iou.tolist(), strict=True)
     }
+    distances = scene.link_distance.tolist() or [float("nan")] * len(pairs)
+    metres_of = {
+        tuple(sorted(p)): float(d) for p, d in zip(pairs, distances, strict=True) if d == d
+    }
     out = []
     for group in clusters(n, pairs):
         xy = corners[group][:, :, :2].reshape(-1, 2).mean(axis=0)
@@ -131,16 +138,27 @@ def cluster_labels(
                 )
             )
             continue
-        lines = tuple(f"{a}–{b} {iou:.2f}" for a, b, iou in links)
         values = [iou for _, _, iou in links]
         low, high = min(values), max(values)
-        span = f"{low:.2f}" if low == high else f"{low:.2f}–{high:.2f}"
+        apart = sorted(d for (i, j), d in metres_of.items() if i in group)
+        if apart:  # 3D points: the distance, in metres, not an IoU
+            lines = tuple(
+                f"{owner[i]}–{owner[j]} distance {metres(metres_of[(i, j)])}"
+                for i, j in sorted(metres_of, key=lambda p: (owner[p[0]], owner[p[1]]))
+                if i in group
+            )
+            near, far = metres(apart[0]), metres(apart[-1])
+            short = f"{head} · distance {near if near == far else near[:-2] + '–' + far}"
+        else:
+            lines = tuple(f"{a}–{b} {iou:.2f}" for a, b, iou in links)
+            span = f"{low:.2f}" if low == high else f"{low:.2f}–{high:.2f}"
+            short = f"{head} · IoU {span}"
         disagree = len(set(classes)) > 1
         out.append(
             ClusterLabel(
                 anchor,
                 (head, *lines),
-                f"{head} · IoU {span}",
+                short,
                 False,
                 low + (0.0 if disagree else 1.0),
                 tuple(group),

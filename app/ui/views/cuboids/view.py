@@ -215,11 +215,17 @@ class CuboidsView(View):
         pick: SetPick, scene: CuboidScene, cloud: np.ndarray | None, cloud_note: str
     ) -> str:
         default = " (first item; pick one in Items)" if pick.by_default else ""
-        n_boxes = len(scene.box_owner)
+        n_points = int(scene.is_point.sum())
+        n_boxes = len(scene.box_owner) - n_points
+        points = f", {n_points} point{'s' if n_points != 1 else ''}" if n_points else ""
         n_unmatched = int(scene.unmatched.sum())
+        held = pick.agreement.objects.get(pick.item, {}) if pick.agreement is not None else {}
+        n_undrawn = sum(len(objects) for objects in held.values()) - len(scene.box_owner)
+        undrawn = (f" · {n_undrawn} 3D polylines and segments scored, not drawn"
+                   if n_undrawn > 0 else "")
         return (
-            f"Scheme {pick.scheme} · item {pick.item}{default} · {n_boxes} boxes, "
-            f"{len(scene.links)} matched pairs, {n_unmatched} unmatched · {cloud_note}"
+            f"Scheme {pick.scheme} · item {pick.item}{default} · {n_boxes} boxes{points}, "
+            f"{len(scene.links)} matched pairs, {n_unmatched} unmatched{undrawn} · {cloud_note}"
         )
 
     @staticmethod
@@ -228,10 +234,14 @@ class CuboidsView(View):
         for k, (name, n_boxes, n_alone) in enumerate(legend_entries(scene)):
             swatch = colors[k].name()
             label = _escape(context.annotator_label(name))
+            n_points = int((scene.is_point & (scene.box_owner == k)).sum()) if len(
+                scene.is_point) else 0
+            drawn = (f"{n_boxes - n_points} boxes, {n_points} point"
+                     f"{'s' if n_points != 1 else ''}" if n_points else f"{n_boxes} boxes")
             rows.append(
                 f"<tr><td style='background:{swatch}' width='18'>&nbsp;</td>"
                 f"<td>&nbsp;<b>{label}</b></td></tr>"
-                f"<tr><td></td><td>&nbsp;{n_boxes} boxes, {n_alone} unmatched</td></tr>"
+                f"<tr><td></td><td>&nbsp;{drawn}, {n_alone} unmatched</td></tr>"
             )
         key = (
             "<p><b>Key</b><br>thin edges: a box someone else also drew<br>"
@@ -240,8 +250,13 @@ class CuboidsView(View):
             "otherwise), then <i>a–b 0.62</i>, the IoU of each matched pair (a dark line "
             "joins their centres); a grey leader line points to a label moved off its "
             "boxes; labels with no room are counted in a corner<br>"
-            "grey dots: the lidar points<br>"
-            "<i>drag to orbit, wheel to zoom, middle-drag to pan (OpenGL); T: top-down; "
+            + (
+                "small diamonds: 3D points, compared by the distance between them "
+                "(<i>a–b distance 0.4 m</i>), not by an IoU<br>"
+                if scene.is_point.any() else ""
+            )
+            + "grey dots: the lidar points<br>"
+            + "<i>drag to orbit, wheel to zoom, middle-drag to pan (OpenGL); T: top-down; "
             "F: fit</i></p>"
         )
         return "<p><b>Annotators</b></p><table cellspacing='2'>" + "".join(rows) + "</table>" + key
