@@ -1,4 +1,5 @@
-"""Label Studio's JSON export (``accord import labelstudio``).
+"""Label Studio's JSON export, and its JSON-MIN export through :mod:`.label_studio_min`
+(``accord import labelstudio``).
 
 **Format.** A list of tasks ``{id, data, annotations: [...], predictions: [...]}`` (exports
 before Label Studio 1.0 say ``completions``). ``data`` holds the media (an image or
@@ -57,6 +58,7 @@ from app.core.errors import InputError
 from app.core.formats.boundary import ANYWHERE
 from app.core.formats.files import read_json
 from app.core.formats.importers import image_media as im
+from app.core.formats.importers import label_studio_min as lsm
 from app.core.formats.importers.label_studio_rle import number, region_shape
 from app.core.formats.importers.model import ImportedScheme, ImportedStudy
 
@@ -111,8 +113,6 @@ class _Reader:
         self.values: dict[str, dict[str, dict[str, list[Any]]]] = {}
         self.seen: dict[tuple[str, str], str] = {}
 
-    # ---------------------------------------------------------------- who and which
-
     def who(self, by: Any, task: _Task, key: str) -> str:
         if isinstance(by, dict):
             email, ident = by.get("email"), by.get("id")
@@ -132,8 +132,6 @@ class _Reader:
             if isinstance(by, dict) and isinstance(by.get("id"), int) and \
                     isinstance(by.get("email"), str) and by["email"].strip():
                 self.emails.setdefault(by["id"], _folder_name(by["email"]))
-
-    # -------------------------------------------------------------------- one task
 
     def task(self, item_id: str, task: _Task) -> None:
         data = task.raw["data"]
@@ -236,8 +234,6 @@ class _Reader:
         control.shapes.add(shape["type"])
         return [shape]
 
-    # ---------------------------------------------------------------------- study
-
     def finish(self) -> ImportedStudy:
         study = self.images.study
         for name, c in self.controls.items():
@@ -283,12 +279,17 @@ def read(sources: list[Path], annotators: list[str]) -> ImportedStudy:
                          "expected no --annotator names for labelstudio", key="--annotator")
     reader = _Reader()
     tasks: list[list[_Task]] = []
+    min_notes: list[str] = []
+    min_keys: dict[Path, dict[str, str]] = {}
     for source in sources:
         path = im.export_file(source, (".json",), "Label Studio's JSON export")
         raw = read_json(path, root=ANYWHERE)
+        if lsm.is_json_min(raw):
+            raw, notes, min_keys[path] = lsm.tasks_from_json_min(raw, path)
+            min_notes += notes
         if not isinstance(raw, list):
-            raise InputError("expected Label Studio's JSON export: a list of tasks (the "
-                             "JSON-MIN and CSV exports are not read)", file=path)
+            raise InputError("expected Label Studio's JSON or JSON-MIN export: a list of "
+                             "tasks (the CSV export is not read)", file=path)
         mine = []
         for i, task in enumerate(raw):
             if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
@@ -305,8 +306,10 @@ def read(sources: list[Path], annotators: list[str]) -> ImportedStudy:
             if keys is None and task.raw.get("id") is None:
                 raise InputError("a task has no id; expected Label Studio's task id",
                                  file=task.file, key=f"{task.where}.id")
-            reader.task(keys[k] if keys else str(task.raw["id"]), task)
+            with lsm.json_min_keys(min_keys.get(task.file)):
+                reader.task(keys[k] if keys else str(task.raw["id"]), task)
     study = reader.finish()
+    study.notes.extend(dict.fromkeys(min_notes))
     if by_file:
         study.notes.append("items are matched across the export files by media file name "
                            "(each file's task ids are its own).")
