@@ -1,10 +1,12 @@
 """People who labelled only in Potato's ``engine.sqlite`` are annotators (issue 35, part 1).
 
 Projects: the ones Potato 2.12.1's labelling engine wrote (``tests/potato_real/
-engine_projects.py``). ``cascade_fixture`` has 59 sentiment and 29 quality items each
-labelled by three people, blind, and 62 verification labels given seeing the machine's
-answer; ``server_engine`` has the same people in ``user_state.json`` (its server copied
-each save into the engine); ``labels_only_in_db`` has no ``user_state.json`` at all.
+engine_projects.py``). ``engine_panels`` is the issue's case: five people labelled each
+of 60 items, only in the engine; ``cascade_fixture`` has 59 sentiment and 29 quality
+items each labelled by three people, blind, and 62 verification labels given seeing the
+machine's answer; ``server_engine`` has the same people in ``user_state.json`` (its
+server copied each save into the engine); ``labels_only_in_db`` has no
+``user_state.json`` at all.
 
 Oracles: the raw ``human_request`` rows read here with ``sqlite3`` (from a copy of the
 database and its WAL: opening the committed file would checkpoint it), and the
@@ -167,6 +169,28 @@ def test_the_agreement_command_counts_and_measures_them(tmp_path: Path, capsys: 
                                     value_domain=["positive", "negative", "neutral"])
         assert got["n_items"] == len(both)
         assert got["alpha"] == pytest.approx(oracle, abs=1e-9)
+
+
+def test_five_people_on_sixty_items_against_fleiss_and_krippendorff(tmp_path: Path,
+                                                                     capsys: Any) -> None:
+    project = DATA / "engine_panels"
+    assert not list(project.rglob("user_state.json"))
+    expected = blind_latest(raw_rows(project, tmp_path))["sentiment"]
+    people = ["ann_a", "ann_b", "ann_c", "ann_d", "ann_e"]
+    assert len(expected) == 60 and all(sorted(row) == people for row in expected.values())
+    assert main(["agreement", str(project), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["coverage"]["n_annotators"] == 5
+    got = out["schemes"]["sentiment"]
+    assert got["n_items"] == 60 and got["n_pairs"] == 600
+    table = np.array([[Counter(row.values())[v] for v in ("positive", "negative", "neutral")]
+                      for row in expected.values()])
+    assert got["metrics"]["fleiss_kappa"] == pytest.approx(fleiss_kappa(table), abs=1e-9)
+    oracle = krippendorff.alpha(reliability_data=_reliability(expected, people),
+                                level_of_measurement="nominal",
+                                value_domain=["positive", "negative", "neutral"])
+    assert got["metrics"]["alpha"] == pytest.approx(oracle, abs=1e-9)
+    assert len(got["pairs"]) == 10
 
 
 # --------------------------------------------------- both stores, one person

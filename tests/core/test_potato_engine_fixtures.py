@@ -16,7 +16,8 @@ import pytest
 import yaml
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "potato_engine"
-PROJECTS = ["sentiment_static", "cascade_fixture", "labels_only_in_db", "server_engine"]
+PROJECTS = ["sentiment_static", "cascade_fixture", "labels_only_in_db", "server_engine",
+            "engine_panels"]
 TABLES = {"engine_item", "prediction", "source_version", "human_request", "contract_version"}
 
 

@@ -385,6 +385,52 @@ def build_labels_only_in_db(out: Path) -> Path:
 
 LABELS_ONLY_BUDGET = 31
 
+#: Five simulated people for engine_panels (name -> accuracy).
+FIVE_PEOPLE = {"ann_a": 0.95, "ann_b": 0.85, "ann_c": 0.75, "ann_d": 0.9, "ann_e": 0.8}
+PANELS_ITEMS = 60
+PANELS_BUDGET = PANELS_ITEMS * len(FIVE_PEOPLE)
+
+
+def build_engine_panels(out: Path) -> Path:
+    """Five people label each of 60 items, only in engine.sqlite (no user_state.json):
+    every item is a calibration item (rate 1) and the distributional contract makes
+    Potato send each one to ``distribution_k`` = 5 people (issue 35: the engine's
+    people are annotators)."""
+    p = _fresh(out / "engine_panels")
+    items = _items(PANELS_ITEMS, seed=3401, prefix="p")
+    _write_jsonl(p / "data" / "items.jsonl", items)
+    _write_jsonl(p / "data" / "predictions.jsonl", _static_predictions(items, seed=3402))
+    cfg = _base_config("engine_panels", [RADIO])
+    cfg["labeling_engine"] = {
+        "enabled": True,
+        "sources": [{"id": "imported", "kind": "static",
+                     "predictions_file": "data/predictions.jsonl"}],
+        "cascade": ["imported"],
+        "contracts": [
+            {"id": "sentiment_risk", "kind": "selective_risk", "schema": "sentiment",
+             "error": 0.1},
+            {"id": "sentiment_distribution", "kind": "distributional",
+             "schema": "sentiment", "max_distance": 0.3},
+            {"id": "sentiment_vs_people", "kind": "no_worse_than_human",
+             "schema": "sentiment", "epsilon": 0.1},
+        ],
+        "humans": {"calibration_rate": 1.0, "distribution_k": 5, "overlap_k": 5,
+                   "audit_rate": 0.0},
+        "budgets": {"human_labels": PANELS_BUDGET},
+    }
+    _write_config(p, cfg)
+    rec = Recorder(p)
+    rec.potato("label", "run", "config.yaml", "--json", save="run_1.json")
+    rec.answer(limit=None, seed=3403, people=FIVE_PEOPLE, save="human_labels.jsonl")
+    rec.potato("label", "certify", "config.yaml", "--json", save="certify.json")
+    rec.potato("label", "run", "config.yaml", "--json", save="run_2.json")
+    _finish_cli(rec)
+    rec.finish()
+    stray = sorted(p.rglob("user_state.json"))
+    if stray:
+        raise RuntimeError(f"engine_panels has user_state.json files: {stray}")
+    return p
+
 
 # ------------------------------------------------------------------ server_engine
 
@@ -783,6 +829,7 @@ BUILDERS = {
     "sentiment_static": build_sentiment_static,
     "cascade_fixture": build_cascade_fixture,
     "labels_only_in_db": build_labels_only_in_db,
+    "engine_panels": build_engine_panels,
     "server_engine": build_server_engine,
     "potato_reviews": build_potato_reviews,
 }
