@@ -138,3 +138,13 @@ def test_an_empty_clip_has_no_bins(tmp_path: Path) -> None:
     soundfile.write(tmp_path / "e.wav", np.zeros((0, 1)), RATE)
     wf = read_waveform(tmp_path / "e.wav")
     assert (len(wf.times), wf.duration) == (0, 0.0)
+
+
+def test_bytes_no_decoder_takes_are_not_called_a_missing_file(tmp_path: Path) -> None:
+    """libsndfile answers "File does not exist or is not a regular file" for an .mp3 of
+    garbage; the file exists and is regular (the boundary checked), so the sentence says
+    what is true."""
+    (tmp_path / "clip.mp3").write_bytes(b"not audio at all " * 64)
+    with pytest.raises(InputError, match=r"clip\.mp3: cannot read the audio \(Format not "
+                                         r"recognised\); expected audio"):
+        read_waveform(tmp_path / "clip.mp3")

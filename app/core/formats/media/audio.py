@@ -126,4 +126,6 @@ def _short(exc: BaseException) -> str:
     """The library's reason without the path it repeats (the sentence names the file)."""
     reason = getattr(exc, "error_string", None)  # LibsndfileError: "Format not recognised."
     text = " ".join(str(reason or exc).split()).rstrip(".") or type(exc).__name__
+    if "not a regular file" in text:  # libsndfile's words when no decoder takes the bytes
+        return "Format not recognised"  # (the boundary has checked it is a regular file)
     return text if len(text) <= 160 else text[:157] + "..."
