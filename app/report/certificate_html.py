@@ -117,6 +117,7 @@ def _summary(cert: Mapping[str, Any]) -> str:
             for i, c in contracts.items()
         ]
         out.append(table(["Contract", "Claim", "Result", "Verdict"], rows, (19, 33, 26, 22)))
+        out.append(_not_assured(contracts))
         out.append(_accepted(cert))
     unsupported = cert.get("unsupported_schemas") or []
     if unsupported:
@@ -133,6 +134,27 @@ def _summary(cert: Mapping[str, Any]) -> str:
         f"{e(cert.get('content_hash'))}</span>.</p>"
     )
     return "".join(out)
+
+
+def _not_assured(contracts: Mapping[str, Any]) -> str:
+    """Page 1's count of ppi intervals (a class, in a group or overall) that rest on
+    fewer than 3 labels of their class, whose coverage is therefore not assured."""
+    named = [
+        f"{e(ident)}: {e(f.get('label'))}"
+        + (f" in {e(f.get('group'))}" if f.get("group") is not None else "")
+        for ident, c in contracts.items()
+        for f in ((c.get("result") or {}).get("coverage_not_assured") or [])
+        if isinstance(f, Mapping)
+    ]
+    if not named:
+        return ""
+    return (
+        f"<p><b>Coverage not assured for {num(len(named))} "
+        f"{'class' if len(named) == 1 else 'classes'}</b> ({'; '.join(named)}): "
+        f"{'its interval rests' if len(named) == 1 else 'their intervals rest'} on fewer "
+        "than 3 labels of the class. The numbers are Potato's, as computed, but such an "
+        "interval covers the truth far less often than its stated level.</p>"
+    )
 
 
 def _delivered(cert: Mapping[str, Any], contract: Mapping[str, Any]) -> int | None:

@@ -6,7 +6,9 @@ Each section opens with the contract's id, its badge by meaning
 
 - ``selective_risk``: the chosen rule, ``accepted_by_tier``, every test of the look, the
   projection, and the error-versus-coverage plot of the dev labels;
-- ``ppi``: each estimate with its interval and width, the method per group, the plot;
+- ``ppi``: each estimate with its interval and width, the labels of its class (an
+  interval on fewer than 3 of them is marked "coverage not assured", with the sentence
+  why beneath the table), the method per group, the plot;
 - ``no_worse_than_human``: winning rate, alignments, the per-person table;
 - ``budget_first``: the projection table, consecutive error targets with the same
   projection on one row;
@@ -25,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from app.core.contracts.potato_method.names import ASSURED_CLASS_LABELS
 from app.report.certificate_kinds import budget_first, distributional, legacy
 from app.report.certificate_verdicts import badge_html
 from app.report.certificate_words import kind_name, parameter_name, result_name
@@ -152,9 +155,12 @@ def _selective_risk(result: Mapping[str, Any], _: Mapping[str, Any]) -> tuple[st
         ]
         out.append(
             "<p><b>Tests at this look</b> (one-sided exact binomial; p ≤ level passes; "
-            "the first failure stops the fixed sequence)</p>"
+            "the first failure stops the fixed sequence; the level is the look's, divided "
+            "over the cells tested)</p>"
             + table(["Tier", "Threshold", "n", "Errors", "p", "Level", "Result"], rows)
         )
+    if result.get("tests_note"):
+        out.append(f"<p>{e(result['tests_note'])}</p>")
     projection = result.get("projection")
     if isinstance(projection, Mapping) and projection and not tests_all_passed(tests):
         reach = (
@@ -175,6 +181,7 @@ def _selective_risk(result: Mapping[str, Any], _: Mapping[str, Any]) -> tuple[st
         "projection",
         "accepted_by_tier_counts",
         "coverage",
+        "tests_note",
     }
 
 
@@ -199,7 +206,8 @@ def _ppi(result: Mapping[str, Any], _: Mapping[str, Any]) -> tuple[str, set[str]
                         interval(iv),
                         num(width),
                         num(value.get("lambda")),
-                        f"{num(value.get('n'))} of {num(value.get('N'))}",
+                        f"{num(value.get('n'))} of {num(value.get('N'))}"
+                        + _class_labels(value.get("class_labels")),
                     ]
                 )
     headers = (["Group"] if by_group else []) + [
@@ -223,7 +231,20 @@ def _ppi(result: Mapping[str, Any], _: Mapping[str, Any]) -> tuple[str, set[str]
             )
             + ".</p>"
         )
-    return out, {"estimates", "level", "potato_metrics"}
+    if result.get("coverage_not_assured_note"):
+        out += f"<p><b>{e(result['coverage_not_assured_note'])}</b></p>"
+    return out, {"estimates", "level", "potato_metrics", "coverage_not_assured",
+                 "coverage_not_assured_note"}
+
+
+def _class_labels(count: Any) -> str:
+    """Beside a ppi row's labelled count: the labels of its class, and whether they are
+    too few for the interval's coverage to be assured (fewer than 3, issue 36)."""
+    if not isinstance(count, int):
+        return ""
+    if count < ASSURED_CLASS_LABELS:
+        return f"; {num(count)} of its class: <b>coverage not assured</b>"
+    return f"; {num(count)} of its class"
 
 
 def _no_worse(result: Mapping[str, Any], _: Mapping[str, Any]) -> tuple[str, set[str]]:

@@ -116,8 +116,11 @@ def result_line(contract: Mapping[str, Any], delivered: int | None = None) -> st
             and isinstance(iv := v.get("interval"), list)
             and None not in iv
         ]
+        few = len(result.get("coverage_not_assured") or [])
         return (
             f"{num(len(widths))} intervals, the widest {num(max(widths))}"
+            + (f"; {num(few)} on fewer than 3 labels of its class: coverage not assured"
+               if few else "")
             if widths
             else "no estimates yet"
         )

@@ -69,6 +69,7 @@ from app.core.contracts.potato_method.from_store import (
 from app.core.contracts.potato_method.names import accepts, cli_result
 from app.core.contracts.potato_method.truth import label_key
 from app.core.contracts.potato_method.view import MethodView
+from app.core.contracts.state_moves import state_moved
 from app.core.contracts.statistics.looks import look_level
 from app.core.contracts.status import ContractStatus
 from app.core.formats.labeling.data import LabelingData, RequestKind
@@ -342,6 +343,10 @@ def _certify(spec: ContractSpec, build: Build, route: Route | None, study: Study
         result = evaluate(contract, built.view, look).to_json()
     if pred_mark is not None and kind == "selective_risk":
         result["signature"] = signature(spec, built.view, result)
+    moved = state_moved(stored, stored_counts, result, counts,
+                        look_level(look, contract.confidence) if spends else None)
+    if moved:  # recorded with the result, so status and the certificate keep saying it
+        result["notes"] = [*result.get("notes", []), moved]
     spent = ledger.level_spent(spec.id, spec.renamed_from)
     notes = list(built.notes)
     if spends:

@@ -23,7 +23,12 @@ machine is. :func:`evaluate_ppi` gives the numbers and the verdict Potato's
 - **groups**: ``all`` plus one per value of the item field ``by``; a group with fewer
   than :data:`MIN_LABELS` labels gets a note instead of estimates;
 - **verdict**: ``met`` without ``max_width`` or when the widest interval fits it, else
-  ``insufficient`` with the labels a ``1/√n`` shrinkage would need.
+  ``insufficient`` with the labels a ``1/√n`` shrinkage would need;
+- **labels of each class** (Accord's addition, ``accord["class_labels"]``: group → class
+  → the labelled items whose truth is that class): Potato's number stays as it is, but
+  an interval resting on fewer than 3 labels of its class does not keep its stated
+  coverage (``tests/benchmarks/bench_ppi_mc.py``), so the status says so beside it
+  (:mod:`.names`).
 """
 
 from __future__ import annotations
@@ -256,6 +261,7 @@ def evaluate_ppi(contract: MethodContract, view: MethodView, look: int = 1) -> M
 
     value_range = _score_range(view) if numeric else 1.0
     estimates: dict[str, Any] = {}
+    class_labels: dict[str, dict[str, int]] = {}
     widths: list[float] = []
     group_lab: dict[str | None, list[CalibrationItem]] = {g: [] for g in groups}
     group_pop: dict[str | None, Sequence[PopulationItem]] = {g: [] for g in groups}
@@ -293,9 +299,14 @@ def evaluate_ppi(contract: MethodContract, view: MethodView, look: int = 1) -> M
             return result
         widths.extend(e["hi"] - e["lo"] for e in entries.values())
         estimates[key] = entries
+        if not numeric:
+            truths = [str(c.truth) for c in lab]
+            class_labels[key] = {str(label): truths.count(str(label)) for label in targets}
 
     result.metrics = {"estimates": estimates, "level": level,
                       "tier": ROUTED if tier is None else view.tiers[tier]}
+    if class_labels:
+        result.accord["class_labels"] = class_labels
     if not widths:
         result.projection = {"more_calibration_labels": max(0, MIN_LABELS - len(labelled))}
         result.ran = False

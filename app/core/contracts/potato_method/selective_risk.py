@@ -26,7 +26,9 @@ Why the pieces are as they are:
 
 Whether a machine label is right is the view's ``correct``; a loss family's tolerance is
 applied when the view is built, not here. Only the first 40 tests of a cell are kept in
-``metrics``, as Potato stores them, so the two records compare entry for entry.
+``metrics``, as Potato stores them, so the two records compare entry for entry; a longer
+sequence is kept whole in ``accord["tests"]`` (``contracts.md``: every test is kept), so
+the certified threshold's own test is never lost.
 """
 
 from __future__ import annotations
@@ -97,8 +99,9 @@ def evaluate_selective_risk(contract: MethodContract, view: MethodView, look: in
     cells: dict[str, dict[str, Any]] = {}
     for tier in view.tiers:
         result.acceptance[tier] = {}
+    every: dict[str, list[dict[str, Any]]] = {}
     for plan in planned.plans:
-        certified = _test_cell(plan, len(view.tiers), target, alpha)
+        certified = _test_cell(plan, len(view.tiers), target, alpha, every)
         result.acceptance[plan.tier][plan.label] = certified
         plan.info["certified"] = certified
         if plan.position == len(view.tiers) - 1 and certified is not None:
@@ -110,6 +113,8 @@ def evaluate_selective_risk(contract: MethodContract, view: MethodView, look: in
         cells[f"{plan.tier}:{plan.label}"] = plan.info
 
     result.metrics["cells"] = cells
+    if every:
+        result.accord["tests"] = every
     result.metrics["tested_cells"] = tested
     result.metrics["route"] = {view.tiers[t]: r for t, r in planned.route.items()}
     result.metrics.update(coverage(view, result.acceptance, planned.route, per_class))
@@ -130,8 +135,10 @@ def evaluate_selective_risk(contract: MethodContract, view: MethodView, look: in
     return result
 
 
-def _test_cell(plan: CellPlan, n_tiers: int, target: float, alpha: float) -> float | None:
-    """Run a testable cell's tests on cert; the threshold certified, or ``None``."""
+def _test_cell(plan: CellPlan, n_tiers: int, target: float, alpha: float,
+               every: dict[str, list[dict[str, Any]]]) -> float | None:
+    """Run a testable cell's tests on cert; the threshold certified, or ``None``. A
+    sequence longer than Potato stores goes whole into ``every`` under the cell's key."""
     if not plan.testable or plan.dev_threshold is None:
         return None
     if plan.position < n_tiers - 1:
@@ -148,6 +155,8 @@ def _test_cell(plan: CellPlan, n_tiers: int, target: float, alpha: float) -> flo
             break
         certified = threshold
     plan.info["tests"] = tests[:STORED_TESTS]
+    if len(tests) > STORED_TESTS:
+        every[f"{plan.tier}:{plan.label}"] = tests
     if certified is not None:
         errors, accepted = plan.cert.at(certified)
         plan.info.update(n_accepted_cert=accepted, errors_cert=errors,

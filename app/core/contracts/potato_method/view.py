@@ -104,7 +104,11 @@ class MethodResult:
     ``state`` is one of ``insufficient``, ``met``, ``violated``, ``infeasible``;
     ``acceptance`` is tier → class (or ``"*"``) → threshold (``None``: accept nothing);
     ``ran`` is ``False`` when no test was reached (then no look is spent); ``alpha`` is
-    the level the look tested at.
+    the level the look tested at. ``accord`` holds what Accord records beside Potato's
+    shape (JSON key ``accord``, only when not empty, never compared with Potato's record
+    by the audit): ``tests`` (cell → every test of a sequence longer than the 40 Potato
+    stores in ``metrics``) and ``class_labels`` (ppi: group → class → the labelled items
+    of that class).
     """
 
     state: str
@@ -116,12 +120,16 @@ class MethodResult:
     statement: str = ""
     notes: list[str] = field(default_factory=list)
     ran: bool = True
+    accord: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"status": self.state, "acceptance": self.acceptance,
-                "metrics": self.metrics, "projection": self.projection,
-                "look": self.look, "alpha": self.alpha, "statement": self.statement,
-                "notes": list(self.notes), "ran": self.ran}
+        out = {"status": self.state, "acceptance": self.acceptance,
+               "metrics": self.metrics, "projection": self.projection,
+               "look": self.look, "alpha": self.alpha, "statement": self.statement,
+               "notes": list(self.notes), "ran": self.ran}
+        if self.accord:
+            out["accord"] = self.accord
+        return out
 
 
 @dataclass(frozen=True, slots=True)

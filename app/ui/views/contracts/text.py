@@ -6,7 +6,10 @@ lines of rich text; no Qt, so they are easy to read and test. Annotator names (t
 through ``label`` so presentation mode shows A, B, C.
 
 Choices: rates are shown as percentages with one decimal, levels with six decimals
-(the CLI's precision), p-values with three significant digits.
+(the CLI's precision), p-values with three significant digits. selective_risk shows a
+line per tested cell with the level its tests ran at (four significant digits); ppi says
+beside its numbers when an interval rests on fewer than 3 labels of its class (the
+result's ``coverage_not_assured_note``).
 """
 
 from __future__ import annotations
@@ -65,6 +68,28 @@ def _selective_risk_lines(r: Mapping[str, Any], p: Mapping[str, Any], label: Lab
         lines.append(f"Tests: {len(tests)} ({passed} passed); last at threshold "
                      f"{last.get('threshold')}: {last.get('errors')} errors in "
                      f"{last.get('n')} cert labels, p {float(last.get('p', 0)):.3g}")
+        lines.extend(_cell_test_lines(tests))
+    if r.get("tests_note"):
+        lines.append(str(r["tests_note"]))
+    return lines
+
+
+def _cell_test_lines(tests: Iterable[Mapping[str, Any]]) -> list[str]:
+    """One line per tested cell: its tests, the level each ran at (the look's level over
+    the tested cells), how many passed and the last threshold that passed."""
+    cells: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for t in tests:
+        cells.setdefault((str(t.get("tier")), str(t.get("class"))), []).append(t)
+    lines = []
+    for (tier, cls), run in cells.items():
+        name = tier if cls in ("*", "None") else f"{tier} / {cls}"
+        passed = [t for t in run if t.get("passed")]
+        level = run[0].get("level")
+        lines.append(
+            f"{name}: {len(run)} test{'s' if len(run) != 1 else ''} at level "
+            + ("—" if level is None else f"{float(level):.4g}")
+            + f" each, {len(passed)} passed"
+            + (f", down to threshold {passed[-1].get('threshold')}" if passed else ""))
     return lines
 
 
@@ -87,6 +112,8 @@ def _ppi_lines(r: Mapping[str, Any], p: Mapping[str, Any], label: Label
         lambdas = ", ".join(f"{name} {_num(e.get('lambda'), 2)}" for name, e in rows)
         lines.append((f"{group}: " if group else "") + f"{first.get('estimator')}, "
                      f"{first.get('n')} labelled of {first.get('N')}, λ {lambdas}")
+    if r.get("coverage_not_assured_note"):
+        lines.append(f"<b>{r['coverage_not_assured_note']}</b>")
     return lines
 
 
