@@ -121,3 +121,18 @@ def test_item_media_prefers_the_schemes_source_field(tmp_path: Path) -> None:
     assert item_media(item, None, POINT_CLOUD_SUFFIXES) == tmp_path / "a.npy"
     assert item_media(item, scheme, AUDIO_SUFFIXES) == tmp_path / "s.wav"
     assert item_media(Item("j", {}), scheme, AUDIO_SUFFIXES) is None
+
+
+@pytest.mark.parametrize("name", ["c.pcd", "c.ply", "c.las", "000001.bin", "c.npy", "a.mp3",
+                                  "a.flac"])
+def test_a_fifo_in_place_of_a_media_file_is_refused_unopened(tmp_path: Path, name: str) -> None:
+    """A media file swapped for a FIFO after the project was read would block the view
+    (every reader opens it): the boundary refuses it first, by name."""
+    import os
+
+    os.mkfifo(tmp_path / name)
+    reader = read_waveform if name.endswith((".mp3", ".flac")) else read_point_cloud
+    with pytest.raises(InputError) as caught:
+        reader(tmp_path / name)
+    assert str(caught.value).startswith(str(tmp_path / name) + ": ")
+    assert "fifo" in str(caught.value).lower()
