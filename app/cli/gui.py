@@ -1,10 +1,11 @@
 """The GUI doors of the command line: ``accord``, ``accord open`` and ``accord demo``.
 
 - ``accord`` (no command): the window on the last project, or the bundled demo.
-- ``accord open PROJECT [--screenshot FILE.png] [--view VIEW] [--item ID] [--size WxH]``:
-  the window on that project; with ``--screenshot`` it renders to a PNG and exits
-  (:mod:`app.ui.screenshot`), exit status 2 and one line for a bad project, as every
-  other command.
+- ``accord open PROJECT [--screenshot FILE.png] [--view VIEW] [--item ID] [--size WxH]
+  [--presentation]``: the window on that project (``--presentation``: in presentation
+  mode, :mod:`app.ui.presentation`, also in the PNG); with ``--screenshot`` it renders
+  to a PNG and exits (:mod:`app.ui.screenshot`), exit status 2 and one line for a bad
+  project, as every other command.
 - ``accord demo`` without ``--json`` or ``--export``: the window on the default demo
   (``DEFAULT_DEMO``); File > Open demo lists the others.
 
@@ -45,6 +46,9 @@ def add_open_command(commands: Any) -> None:
     parser.add_argument("--item", metavar="ID", help="select this item first")
     parser.add_argument("--size", default="x".join(map(str, DEFAULT_SIZE)), metavar="WxH",
                         help="size of the PNG in pixels (default 1280x800)")
+    parser.add_argument("--presentation", action="store_true",
+                        help="start in presentation mode: full screen, annotators as A, B, "
+                             "C, large type, the item with the most disagreement first")
 
 
 def add_demo_command(commands: Any) -> None:
@@ -53,7 +57,8 @@ def add_demo_command(commands: Any) -> None:
                                "(--json: the report; --export: the project folders)")
     demo.add_argument("--export", type=Path, metavar="DIR",
                       help="write the demo projects to DIR/<study>/ instead")
-    demo.add_argument("--json", action="store_true", help="print JSON (cli.md)")
+    demo.add_argument("--json", action="store_true",
+                      help="print the demo's agreement report as JSON")
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -87,8 +92,9 @@ def run_open(args: argparse.Namespace) -> int:
     width, height = parse_size(args.size)
     if not project.is_dir():
         raise InputError("expected a project folder (with config.yaml)", file=project)
+    presentation = bool(getattr(args, "presentation", False))
     if args.screenshot is None:
-        return run_gui(project)
+        return run_gui(project, presentation=presentation)
     if not os.environ.get("QT_QPA_PLATFORM") and not os.environ.get("DISPLAY") \
             and not os.environ.get("WAYLAND_DISPLAY"):
         # headless: a picture needs no display (the 3D view then says it needs OpenGL)
@@ -102,13 +108,15 @@ def run_open(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.ERROR, format="accord: %(name)s: %(message)s")
     app = create_application()
     take_screenshot(app, project, args.screenshot, view=args.view, item=args.item,
-                    size=QSize(width, height))
+                    size=QSize(width, height), presentation=presentation)
     print(args.screenshot)
     return 0
 
 
-def run_gui(project: Path | None) -> int:
-    """The window on ``project``, else the last project, else the default demo."""
+def run_gui(project: Path | None, *, presentation: bool = False) -> int:
+    """The window on ``project``, else the last project, else the default demo; with
+    ``presentation``, presentation mode starts once the project has arrived (its order
+    of items needs the project)."""
     from app.platform_check import window_problem
 
     problem = window_problem()
@@ -126,6 +134,10 @@ def run_gui(project: Path | None) -> int:
         project = settings.last_project() or default_demo()
     window = MainWindow(settings)
     window.show()
+    if presentation:
+        from app.ui.presentation import enter_when_loaded
+
+        enter_when_loaded(window)
     window.open_path(project)
     return int(app.exec())
 

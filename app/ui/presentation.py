@@ -21,6 +21,8 @@ Choices where the design is silent:
   item, where it is in the order ("3 of 12, most disagreement first") and its item
   score; the status bar keeps one short line with the keys. The window's dock layout
   is saved (``QMainWindow.saveState``) on entering and restored exactly on leaving.
+- ``accord open --presentation`` starts in it once the project has arrived
+  (:func:`enter_when_loaded`); ``--screenshot`` with it renders what the room sees.
 - The aliases follow the study's sorted annotator order, so A is always the same
   person within one project, whichever item is shown.
 """
@@ -30,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import partial
 from html import escape
+from typing import Any
 
 from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QFont, QKeySequence, QShortcut
@@ -208,3 +211,15 @@ class Presentation(QObject):
                              f"&nbsp;&nbsp;&nbsp;<span style='color:#444'>"
                              f"{escape(line)}</span>")
         self.caption.setProperty("plain", f"{title}   {line}")
+
+
+def enter_when_loaded(window: Any) -> None:
+    """Enter ``window``'s presentation mode once its next project has arrived
+    (``accord open --presentation``): the order of items needs the project, and entering
+    before the views are docked would leave them out of the layout it saves."""
+
+    def present(_data: object) -> None:
+        window.project_loaded.disconnect(present)
+        window.presentation.enter()
+
+    window.project_loaded.connect(present)

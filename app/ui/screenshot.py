@@ -13,6 +13,9 @@ Choices where the design is silent:
   one that covers it, unless already selected).
 - ``grab()`` is used (not ``render``): it also reads back OpenGL widgets, which then
   need a real display (Xvfb), like every GL test.
+- ``presentation`` enters presentation mode once the project is open (A, B, C, large
+  type, the item with the most disagreement, unless ``--item`` names one), so the
+  picture is what the room sees.
 - The settings used are a throwaway file, so a screenshot never changes the user's
   recent projects or window layout.
 """
@@ -45,7 +48,7 @@ def settle(app: QApplication, msecs: int = SETTLE_MS) -> None:
 
 
 def take_screenshot(app: QApplication, project: Path, output: Path, *, view: str | None,
-                    item: str | None, size: QSize) -> None:
+                    item: str | None, size: QSize, presentation: bool = False) -> None:
     """Open ``project``, render ``view`` (or the window) at ``size`` to ``output``.
 
     Raises :class:`InputError` for a bad project, an unknown item or a view that is not
@@ -59,11 +62,15 @@ def take_screenshot(app: QApplication, project: Path, output: Path, *, view: str
                             dialogs=False)
         try:
             data = _open(app, window, project)
+            if presentation:  # before --item: entering selects the most disagreement
+                window.presentation.enter()
             _select(window, data, item)
             target: QWidget = window
             if view is not None:
                 target = window.views[view]
                 target.setParent(None)
+                if presentation:  # out of its dock it no longer inherits the large font
+                    target.setFont(window.font())
             target.resize(size)
             target.show()
             settle(app)

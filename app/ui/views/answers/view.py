@@ -129,6 +129,8 @@ class AnswersView(View):
         self.table.setShowGrid(True)
         self.table.setStyleSheet("QTableWidget { gridline-color: #DDDDDD; }")
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setDefaultAlignment(
+            Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.key = QLabel(KEY)
         self.key.setWordWrap(True)
@@ -151,6 +153,12 @@ class AnswersView(View):
 
     def show_context(self, context: ViewContext) -> None:
         self.scale_font(context)
+        # A widget with a style sheet (the text box, the table) does not inherit its
+        # parent's font: each gets the scaled one, so presentation mode enlarges every
+        # cell, heading and line, not only the bold ones (issue 35).
+        for widget in (self.header, self.text, self.table, self.table.horizontalHeader(),
+                       self.table.verticalHeader(), self.key, self.message):
+            widget.setFont(self.font())
         self.table.clear()
         self.table.setRowCount(0)
         self.table.setColumnCount(0)
@@ -228,6 +236,7 @@ class AnswersView(View):
             description = project.study.schemes[scheme].config.get("description")
             if isinstance(description, str):
                 head.setToolTip(description)
+            head.setFont(self.font())  # header items keep the application's font otherwise
             table.setHorizontalHeaderItem(col, head)
         bold = QFont(self.font())
         bold.setBold(True)
@@ -236,6 +245,7 @@ class AnswersView(View):
                      if entry.machine and not entry.rater
                      else context.annotator_label(entry.name))  # a rater: marked there
             head = QTableWidgetItem(label)
+            head.setFont(self.font())
             if entry.machine:
                 head.setBackground(QBrush(MACHINE_FILL))
                 what = "machine rater" if entry.rater else "machine tier"
@@ -261,15 +271,32 @@ class AnswersView(View):
             table.setItem(last, col, item)
         height = round(self.fontMetrics().height() * 2.2)
         table.verticalHeader().setDefaultSectionSize(height)
-        header_height = round(self.fontMetrics().height() * 2.8)
+        header_height = round(self.fontMetrics().height() * self._header_lines(answers, context))
         table.horizontalHeader().setFixedHeight(header_height)
-        # A tie's "who chose what" may need more than one line: the majority row wraps
-        # and grows to fit, so no name is cut off (issue 35).
+        # A tie's "who chose what", or a long label set in large type, may need more
+        # than one line: rows wrap and grow to fit, so no word is cut off (issue 35).
         table.setWordWrap(True)
-        table.resizeRowToContents(last)
-        majority_height = max(height, table.rowHeight(last))
-        table.setRowHeight(last, majority_height)
-        table.setFixedHeight(header_height + last * height + majority_height + 2)
+        total = header_height + 2
+        for row in range(last + 1):
+            table.resizeRowToContents(row)
+            table.setRowHeight(row, max(height, table.rowHeight(row)))
+            total += table.rowHeight(row)
+        table.setFixedHeight(total)
+
+    def _header_lines(self, answers: AnswerTable, context: ViewContext) -> float:
+        """The column headings' height in lines: two (the scheme, then its kind and
+        labels), or three when a heading is wider than its column would be at this
+        width, which the header then wraps at a space (in large type, six columns at
+        1280 px cut "multilabel · 4 labels" short)."""
+        project = context.project
+        assert project is not None
+        metrics = self.fontMetrics()
+        rows = [MAJORITY_ROW, *(r.name for r in answers.rows)]
+        side = max(metrics.horizontalAdvance(t) for t in rows) + 24
+        column = (max(self.width(), 320) - side - 24) / max(len(answers.schemes), 1)
+        widest = max((metrics.horizontalAdvance(line) + 12 for scheme in answers.schemes
+                      for line in (scheme, scheme_note(project, scheme))), default=0)
+        return 2.8 if widest <= column else 3.9
 
     def _cell_item(self, cell: Cell, machine: bool, bold: QFont) -> QTableWidgetItem:
         text = cell.text

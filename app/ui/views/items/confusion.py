@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -49,7 +49,7 @@ from app.core.agreement.categorical.confusion import (
 from app.core.agreement.categorical.units import CodedUnits
 from app.core.agreement.result import SchemeResult
 from app.ui.palette import heat_fill
-from app.ui.views.base import ViewContext
+from app.ui.views.base import ViewContext, scaled_point_size
 
 POOLED = ""
 SHOWN_KINDS = ("nominal", "ordinal", "trace")
@@ -108,6 +108,9 @@ class ConfusionPanel(QWidget):
         same = self._result is result and (context.anonymous, context.aliases) == (
             self._context.anonymous, self._context.aliases)
         self._context = context
+        font = QFont(self.font())  # the note has a style sheet: it inherits no font
+        font.setPointSizeF(scaled_point_size(context))
+        self.note.setFont(font)
         if same:
             return True
         self._result = result

@@ -270,7 +270,9 @@ class TracesView(View):
             text.setFont(bold)
         self.table.setItem(r, STEP, text)
         tool = QTableWidgetItem(row.tool_call or "")
-        tool.setFont(QFont("monospace", max(1, self.font().pointSize() - 1)))
+        mono = QFont("monospace")
+        mono.setPointSizeF(self.font().pointSizeF())  # large type in presentation mode too
+        tool.setFont(mono)
         self.table.setItem(r, TOOL, tool)
         humans = row.human_labels(grid.annotators)
         for c, column in enumerate((*grid.annotators, *grid.judges), start=len(FIXED)):
