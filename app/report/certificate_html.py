@@ -70,6 +70,7 @@ def _tally(contracts: Mapping[str, Any]) -> str:
         "estimate": ("estimate met", "estimates met"),
         "plan": ("plan", "plans"),
         "uncertified": ("uncertified rule", "uncertified rules"),
+        "undecided": ("not decided yet", "not decided yet"),
         "not met": ("not met", "not met"),
     }
     parts = [

@@ -8,8 +8,11 @@ kind's name:
 
 - ``certifies is False`` (labels accepted without a test): **UNCERTIFIED RULE**, amber,
   whatever its state;
-- a state other than ``met``: **NOT MET**, with the state (violated, insufficient,
-  infeasible, stale) beneath it, in that state's colour;
+- ``insufficient`` (too few labels to decide; nothing failed): **NOT DECIDED YET**, with
+  the state beneath it in its colour, never under NOT MET (issue 35: a lead read NOT MET
+  as a failed test);
+- another state other than ``met``: **NOT MET**, with the state (violated, infeasible,
+  stale) beneath it, in that state's colour;
 - met and ``certifies``: **CERTIFIED**, green;
 - met, an estimate that spends looks (``certifies is None``, ``spends_looks``):
   **ESTIMATE MET**, blue;
@@ -34,10 +37,11 @@ class Verdict:
     word: str
     colour: str
     group: str
-    """certified, estimate, plan, uncertified or not met: the summary counts by it."""
+    """certified, estimate, plan, uncertified, undecided or not met: the summary counts
+    by it."""
 
 
-GROUPS = ("certified", "estimate", "plan", "uncertified", "not met")
+GROUPS = ("certified", "estimate", "plan", "uncertified", "undecided", "not met")
 
 
 def verdict(kind: object, state: object) -> Verdict:
@@ -46,6 +50,8 @@ def verdict(kind: object, state: object) -> Verdict:
     state = str(state)
     if info.certifies is False:
         return Verdict("UNCERTIFIED RULE", "#b26a00", "uncertified")
+    if state == "insufficient":
+        return Verdict("NOT DECIDED YET", STATE_COLOURS[state], "undecided")
     if state != "met":
         return Verdict("NOT MET", STATE_COLOURS.get(state, "#57606a"), "not met")
     if info.certifies:
@@ -61,7 +67,7 @@ def badge_html(kind: object, state: object) -> str:
     word = e(v.word).replace(" ", "&nbsp;")  # a badge never wraps
     under = (
         f'<br/><span style="color:{v.colour}; font-size:8pt;">{e(state)}</span>'
-        if v.group == "not met"
+        if v.group in ("not met", "undecided")
         else ""
     )
     return (

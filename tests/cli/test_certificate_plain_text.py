@@ -43,3 +43,16 @@ def test_the_demo_states_what_moved_since_potato_s_record(
     capsys.readouterr()
     assert "Accord's recomputation: stale." in text
     assert "315 predictions arrived after Potato's record: ids up to 647 then, 962 now" in text
+
+
+def test_an_insufficient_contract_is_never_under_not_met(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """cascade_fixture: Potato left selective_risk and distributional ``insufficient``
+    (too few labels to decide) and no_worse_than_human ``violated``."""
+    text = _text(REPO / "tests" / "data" / "potato_engine" / "cascade_fixture", tmp_path)
+    capsys.readouterr()
+    assert not re.search(r"NOT MET insufficient", text)
+    assert len(re.findall(r"NOT DECIDED YET insufficient", text)) == 4  # summary + section
+    assert len(re.findall(r"NOT MET violated", text)) == 2
+    assert "1 not met (sentiment_vs_people)" in text
+    assert "2 not decided yet (sentiment_risk, sentiment_distribution)" in text

@@ -26,7 +26,9 @@ from tests.certificate_helpers import add_cert_labels, certified_project
     ("kind", "state", "word"),
     [
         ("selective_risk", "met", "CERTIFIED"),
-        ("selective_risk", "insufficient", "NOT MET"),
+        ("selective_risk", "insufficient", "NOT DECIDED YET"),  # never NOT MET (issue 35)
+        ("ppi", "insufficient", "NOT DECIDED YET"),
+        ("selective_risk", "infeasible", "NOT MET"),
         ("ppi", "met", "ESTIMATE MET"),
         ("distributional", "met", "ESTIMATE MET"),
         ("no_worse_than_human", "violated", "NOT MET"),
