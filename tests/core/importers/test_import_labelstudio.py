@@ -175,7 +175,10 @@ def test_who_is_who_items_media_and_notes(tmp_path: Path,
     assert records[0]["width"] == W and records[0]["text"] == "first"
     assert records[2]["image_source"] == f"{UPLOAD}c.png"  # not beside the export
     assert records[3]["audio"] == "audio/clip.wav"
-    assert "2 images were not found" in stdout  # c.png and the clip
+    # c.png and the clip, each named as what it is (an audio import speaks of audio)
+    assert "1 images were not found" in stdout and "without pixels" in stdout
+    assert "1 audio files were not found" in stdout and "without sound" in stdout
+    assert "under audio_source" in stdout
     assert "cy@lab.org" not in study.answers_for("box")["12"]  # cancelled: no answer
     assert len(study.answers_for("box")["13"]["ann@lab.org"].objects) == 0  # empty answer
     assert study.answers_for("sentiment")["11"]["cy@lab.org"] == "neg"
@@ -418,3 +421,23 @@ def test_existing_project_folder_is_refused(tmp_path: Path,
     source = _export(tmp_path / "export", images=())
     code, err = import_into_occupied(capsys, "labelstudio", tmp_path / "project", str(source))
     assert code == 2 and "not empty" in err
+
+
+def test_an_audio_import_speaks_of_audio(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    tasks = [{"id": 1, "data": {"audio": f"{UPLOAD}talk.wav"}, "annotations": [
+        _annotation(1, BEN, [_segment("s1", 0.5, 2.0, "speech")])]},
+        {"id": 2, "data": {"audio": f"{UPLOAD}gone.mp3"}, "annotations": [
+            _annotation(2, BEN, [_segment("s2", 1.0, 1.5, "music")])]}]
+    folder = tmp_path / "export"
+    (folder / "media").mkdir(parents=True)
+    (folder / "media" / "talk.wav").write_bytes(b"RIFF")
+    source = _export(folder, tasks, images=())
+    out = tmp_path / "project"
+    code, stdout, err = run_import(capsys, "labelstudio", str(source), "-o", str(out))
+    assert (code, err) == (0, ""), err
+    notes = [line for line in stdout.splitlines() if "note:" in line]
+    assert any("1 audio files were not found" in n and "without sound" in n for n in notes)
+    assert not any("images were" in n or "pixels" in n for n in notes), notes
+    assert "instance_display" not in (out / "config.yaml").read_text()  # no image field
+    assert (out / "audio" / "talk.wav").read_bytes() == b"RIFF"

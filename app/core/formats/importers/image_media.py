@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -56,6 +57,9 @@ TOOL_OF = {"bbox": "bbox", "polygon": "polygon", "polyline": "polyline", "ellips
 SEARCH_FOLDERS = ("", "images", "media", "data")
 MEDIA_KEY = "image"
 UPLOAD_PREFIX = re.compile(r"^[0-9a-f]{8}-", re.IGNORECASE)
+MISSING = {"image": ("images", "pixels"), "audio": ("audio files", "sound"),
+           "video": ("videos", "pictures or sound")}
+"""Record key → how the note on files not found names them and what their items lack."""
 
 
 def export_file(source: Path, suffixes: tuple[str, ...], what: str) -> Path:
@@ -202,7 +206,8 @@ class ImageStudy:
         self.study = ImportedStudy(fmt, text_key="text", media_keys=(MEDIA_KEY,))
         self.colors: dict[str, str] = {}
         self._paths: dict[str, Path | None] = {}
-        self.missing = 0
+        self.missing: Counter[str] = Counter()
+        """Record key (``image``, ``audio``) → media files not found."""
 
     def color(self, label: str, given: str | None = None) -> str:
         if label not in self.colors:
@@ -251,7 +256,7 @@ class ImageStudy:
         item.record[key] = str(target)
         if found is None:
             item.record[f"{key}_source"] = reference
-            self.missing += 1
+            self.missing[key] += 1
         else:
             item.media[str(target)] = found
         return found
@@ -274,10 +279,14 @@ class ImageStudy:
             "labels": [{"name": label, "color": self.color(label)} for label in labels]})
 
     def finish(self, looked_in: str) -> ImportedStudy:
-        """The study, with the note on images that were not found."""
-        if self.missing:
+        """The study, with a note per kind of media that was not found (images, audio:
+        each spoken of as what it is)."""
+        for key, n in sorted(self.missing.items()):
+            files, missing = MISSING.get(key, (f"{key} files", "it"))
             self.study.notes.append(
-                f"{self.missing} images were not found beside the export ({looked_in}); "
-                "their items are kept without pixels, with the path where each image "
-                "would go (images/...) and the original reference under image_source.")
+                f"{n} {files} were not found beside the export ({looked_in}); their items "
+                f"are kept without {missing}, with the path where each file would go and the "
+                f"original reference under {key}_source.")
+        if not any(MEDIA_KEY in item.record for item in self.study.items.values()):
+            self.study.media_keys = ()  # an audio-only study shows no image field
         return self.study
