@@ -39,7 +39,7 @@ def add_agreement_commands(commands: Any) -> None:
     """Register ``agreement`` and ``compare`` on the CLI's subcommands."""
     agreement = commands.add_parser("agreement", help="agreement report of a project")
     agreement.add_argument("project", type=Path, help="Potato project folder")
-    agreement.add_argument("--json", action="store_true", help="print JSON (cli.md)")
+    agreement.add_argument("--json", action="store_true", help="print the report as JSON")
     agreement.add_argument("--scheme", help="only this scheme")
     agreement.add_argument(
         "-o",

@@ -86,12 +86,12 @@ CLAUSES = {
     "types": "it never matches a box, a polygon and an ellipse with one another, where "
              "Accord compares any two regions by IoU",
     "matching": "it matches the most pairs at or above the threshold before the largest "
-                "total similarity and breaks ties without the labels (agreement.md, "
-                "Matching objective: the largest total; among equal totals Accord prefers "
-                "same-label pairs)",
+                "total similarity and breaks ties without the labels, where Accord takes "
+                "the matching with the largest total similarity and, among equal totals, "
+                "prefers pairs whose labels agree",
     "clusters": "it puts each object in the first detection cluster it reaches the "
-                "threshold with, where Accord matches an annotator's objects to the "
-                "clusters (agreement.md, Detection clusters)",
+                "threshold with, where Accord matches each annotator's objects to the "
+                "clusters one to one",
     "few_units": "it leaves an α undefined over fewer than two units (clusters) or two "
                  "annotators, where Accord computes it",
     "objects": "its similarity of some object pairs differs in the last digits",
@@ -246,8 +246,8 @@ def _sigma_note(result: SchemeResult, agreement: SetAgreement) -> None:
                                                            for o in objects)):
         return
     result.notes.append(
-        "Potato 2.12.1's /admin/iaa computes σ and KS another way (agreement.md, Precise "
-        "rules, fixes Accord's): its GIoU is that of the objects' bounding boxes, over every "
+        "Potato 2.12.1's /admin/iaa computes σ and KS another way: its GIoU is that of the "
+        "objects' bounding boxes, over every "
         "object type (a landmark is at distance 1), and its chance baseline is 2,000 draws "
         "from Python's random.Random(20260813) when there are more between-item pairs; "
         "here GIoU encloses polygons and ellipses by their convex hull, localization uses "

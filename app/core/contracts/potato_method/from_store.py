@@ -178,8 +178,8 @@ def method_view(store: EngineStore, config: EngineConfig, scheme: Scheme,
                   if str(c.kind) == "distributional" and c.params.get("groups_by")]
     if grouped_by and person_groups is not None:
         notes.append("groups_by reads the annotators' prestudy answers from their "
-                     "user_state.json, as the seed describes; Potato 2.12.1's command line "
-                     "never reads them (only its server does)")
+                     "user_state.json, as Potato 2.12.1's server does; Potato's command "
+                     "line never reads them")
     view = MethodView(scheme.name, tuple(labels), tiers, tuple(calibration),
                       population, correct, str, complete_all,
                       store.meta.fields_view() if by else {},
