@@ -64,14 +64,16 @@ FORMAT_LABELS: dict[str, str] = {
     "traces": "Trace review log (JSON Lines)",
 }
 FORMAT_HINTS: dict[str, str] = {
-    "labelstudio": "The JSON export; its annotators come from completed_by in the file.",
+    "labelstudio": "The JSON or JSON-MIN export; its annotators come from the file "
+                   "(completed_by, annotator).",
     "cvat": "One XML file (a job) per annotator.",
     "coco": "One JSON file per annotator; images are matched by file_name.",
     "eaf": "A folder per annotator with one .eaf per item; tiers with a PARTICIPANT or "
            "ANNOTATOR name their coders themselves.",
-    "textgrid": "A folder per annotator with one .TextGrid per item.",
+    "textgrid": "A folder per annotator with one .TextGrid per item (text or binary).",
     "rttm": "One .rttm file per annotator.",
-    "kitti": "A folder per annotator with label_2/<item>.txt (and calib/, if any).",
+    "kitti": "Per annotator: a label_2 folder (calib/ and velodyne/ beside it are used), "
+             "a folder holding one, or a plain folder of <item>.txt labels (no calib).",
     "nuscenes": "A folder of nuScenes tables per annotator.",
     "traces": "One JSON Lines review log per reviewer.",
 }
