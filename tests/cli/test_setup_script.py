@@ -123,3 +123,41 @@ def test_what_the_demo_installs_holds_no_test_tool() -> None:
         re.split(r"[<>=!\[; ]", d, maxsplit=1)[0].lower()
         for d in project["optional-dependencies"]["test"]
     }
+
+
+def _fake_tools(checkout: Path) -> None:
+    """A venv set up for the tests, whose every tool records its call."""
+    shutil.copy(ROOT / "scripts" / "test", checkout / "scripts" / "test")
+    bin_dir = checkout / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    for tool in ("python", "ruff", "mypy", "lint-imports"):
+        (bin_dir / tool).write_text(f'#!/usr/bin/env bash\necho "{tool} $*" >>"$SETUP_LOG"\n')
+        (bin_dir / tool).chmod(0o755)
+    (checkout / ".venv" / ".accord-installed").write_text("test\n")
+    (checkout / "tests" / "cli").mkdir(parents=True)
+    (checkout / "tests" / "cli" / "test_one.py").write_text("")
+
+
+def run_test_script(checkout: Path, *args: str) -> list[str]:
+    log = checkout / "pip.log"
+    log.unlink(missing_ok=True)
+    env = {**os.environ, "SETUP_LOG": str(log)}
+    env.pop("CI", None)
+    done = subprocess.run(["bash", str(checkout / "scripts" / "test"), *args], env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    return [c for c in log.read_text().splitlines() if "platform_check" not in c]
+
+
+def test_scripts_test_with_a_path_runs_pytest_on_it_alone(checkout: Path) -> None:
+    _fake_tools(checkout)
+    calls = run_test_script(checkout, "tests/cli/test_one.py::test_x", "-q")
+    assert calls == ["python -m pytest tests/cli/test_one.py::test_x -q"]
+
+
+def test_scripts_test_without_a_path_runs_the_whole_suite(checkout: Path) -> None:
+    _fake_tools(checkout)
+    calls = run_test_script(checkout, "-q")
+    tools = [c.split()[0] for c in calls]
+    assert tools[:3] == ["ruff", "mypy", "lint-imports"]
+    assert "python -m pytest -n auto --maxprocesses=4 -q" in calls
