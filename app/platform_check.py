@@ -8,8 +8,12 @@ one line naming exactly what to install, or what to do instead:
 - the libraries come from ``ldd`` on PySide6's own ``libqxcb.so`` and ``libQt6XcbQpa``
   (the sonames reported "not found"), mapped to their Debian/Ubuntu packages
   (:data:`PACKAGES`; a soname not in the table is named as it is);
-- a window needs ``DISPLAY`` (or ``WAYLAND_DISPLAY``); ``QT_QPA_PLATFORM`` set to anything
-  but xcb is the user's choice and is left alone.
+- a window needs ``DISPLAY`` (or ``WAYLAND_DISPLAY``) and an X server answering there
+  (:func:`display_reachable`: Qt aborts just the same on ``DISPLAY=:99`` with nobody
+  there); ``QT_QPA_PLATFORM`` set to anything but xcb is the user's choice and is left
+  alone;
+- ``accord open --screenshot`` needs no window: where the window could not open it uses
+  the offscreen platform and says why in one line (:func:`screenshot_platform`).
 
 ``python -m app.platform_check [--install]`` prints the missing libraries (exit 1 when
 some are), and with ``--install``, as root where ``apt-get`` exists, installs them
@@ -25,7 +29,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
+import socket
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -113,23 +119,93 @@ def audio_line(sonames: Sequence[str]) -> str:
             + " ".join(packages_for(sonames)) + " (everything else works without it)")
 
 
+def display_reachable(display: str, timeout: float = 2.0) -> bool:
+    """Whether an X server answers at ``display`` (``:0``, ``unix:1``, ``host:10.0``):
+    the local socket (``/tmp/.X11-unix/X<n>``, or its abstract twin) or TCP port
+    6000 + n. A value that does not parse is given the benefit of the doubt (Qt then
+    decides): only a display that is surely absent is reported."""
+    match = re.fullmatch(r"(?P<host>[^:]*):(?P<number>\d+)(?:\.\d+)?", display.strip())
+    if match is None:
+        return True
+    host, number = match["host"], int(match["number"])
+    if host in ("", "unix"):
+        path = f"/tmp/.X11-unix/X{number}"
+        for address in (path, "\0" + path):
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as unix:
+                unix.settimeout(timeout)
+                try:
+                    unix.connect(address)
+                except OSError:
+                    continue
+                return True
+        if host == "unix":
+            return False
+        host = "localhost"
+    try:
+        socket.create_connection((host, 6000 + number), timeout=timeout).close()
+    except OSError:
+        return False
+    return True
+
+
 def window_problem(env: Mapping[str, str] | None = None,
-                   missing: Sequence[str] | None = None) -> str | None:
-    """Why Qt cannot open a window here, in one sentence; ``None`` when it can."""
+                   missing: Sequence[str] | None = None,
+                   reachable: bool | None = None) -> str | None:
+    """Why Qt cannot open a window here, in one sentence; ``None`` when it can.
+    ``missing`` and ``reachable`` stand for the checks of the libraries and of the
+    display (tests); ``None`` runs them."""
     env = os.environ if env is None else env
     platform = env.get("QT_QPA_PLATFORM", "")
     if platform and not platform.startswith("xcb"):
         return None
     if not sys.platform.startswith("linux"):
         return None
-    if not env.get("DISPLAY"):
+    display = env.get("DISPLAY", "")
+    if not display:
         if env.get("WAYLAND_DISPLAY") and not platform:
             return None
         return ("no display to open a window on (DISPLAY is not set): run Accord in a "
                 "desktop session, under xvfb-run, or use 'accord open PROJECT --screenshot "
                 "FILE.png', which needs none")
+    reason = _display_reason(display, missing, reachable)
+    if reason is None or reason.startswith("Qt's window"):
+        return reason
+    return (f"{reason}: start Accord in that desktop session, under xvfb-run, or use "
+            "'accord open PROJECT --screenshot FILE.png', which needs none")
+
+
+def _display_reason(display: str, missing: Sequence[str] | None,
+                    reachable: bool | None) -> str | None:
+    """Why the xcb platform cannot start on ``display``: its libraries (with the line
+    that installs them), or no X server there; ``None`` when it can."""
     lacking = missing_libraries() if missing is None else list(missing)
-    return install_line(lacking) if lacking else None
+    if lacking:
+        return install_line(lacking)
+    if not (display_reachable(display) if reachable is None else reachable):
+        return f"no X server answers on the display DISPLAY={display}"
+    return None
+
+
+def screenshot_platform(env: Mapping[str, str] | None = None,
+                        missing: Sequence[str] | None = None,
+                        reachable: bool | None = None) -> tuple[str | None, str | None]:
+    """The Qt platform ``accord open --screenshot`` should use, and a note why.
+
+    A picture needs no window: with no display, or a display whose xcb platform cannot
+    load its libraries or reach its X server, it is rendered with Qt's ``offscreen``
+    platform (the note says why, in the one line ``accord open`` would print), never
+    Qt's abort (exit 134). ``(None, None)``: Qt's own choice (a working display, or a
+    platform the user chose). A platform set to xcb on purpose is not overridden:
+    :func:`window_problem` then reports it as for a window."""
+    env = os.environ if env is None else env
+    if env.get("QT_QPA_PLATFORM") or not sys.platform.startswith("linux"):
+        return None, None
+    if not env.get("DISPLAY"):
+        return (None, None) if env.get("WAYLAND_DISPLAY") else ("offscreen", None)
+    reason = _display_reason(env["DISPLAY"], missing, reachable)
+    if reason is None:
+        return None, None
+    return "offscreen", f"{reason}; the picture is rendered offscreen instead"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

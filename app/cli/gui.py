@@ -14,8 +14,10 @@ Qt is imported only here, inside the functions, so the text commands never load 
 Choices where the spec is silent: ``--size`` defaults to 1280x800; a bad project given
 to ``accord open`` without ``--screenshot`` still opens the window (empty) and shows the
 error in the dialog, as opening it from the menu would. ``--screenshot`` with no display
-uses Qt's offscreen platform. A window that cannot open (no display, or a system library
-Qt's xcb platform needs is missing: :mod:`app.platform_check`) is one line and exit 2.
+uses Qt's offscreen platform, and so does one where a window could not open (the
+missing xcb libraries or X server said in one line). A window that cannot open (no
+display, no X server there, or a system library Qt's xcb platform needs is missing:
+:mod:`app.platform_check`) is one line and exit 2.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import argparse
 import logging
 import os
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -95,10 +98,19 @@ def run_open(args: argparse.Namespace) -> int:
     presentation = bool(getattr(args, "presentation", False))
     if args.screenshot is None:
         return run_gui(project, presentation=presentation)
-    if not os.environ.get("QT_QPA_PLATFORM") and not os.environ.get("DISPLAY") \
-            and not os.environ.get("WAYLAND_DISPLAY"):
-        # headless: a picture needs no display (the 3D view then says it needs OpenGL)
-        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    from app.platform_check import screenshot_platform, window_problem
+
+    # A picture needs no display: headless, or where the display's xcb platform cannot
+    # load (libraries, no X server), it is rendered offscreen (the 3D view then says it
+    # needs OpenGL) with one line saying why, never Qt's abort (exit 134).
+    platform, note = screenshot_platform()
+    if platform is not None:
+        os.environ["QT_QPA_PLATFORM"] = platform
+    if note is not None:
+        print(f"accord: note: {note}", file=sys.stderr)
+    problem = window_problem()  # xcb asked for on purpose and unable to start
+    if problem is not None:
+        raise InputError(problem)
     from PySide6.QtCore import QSize
 
     from app.ui.app import create_application

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 from app.platform_check import (
     audio_line,
+    display_reachable,
     install_line,
     missing_libraries,
     multimedia_libraries,
     not_found,
     packages_for,
+    screenshot_platform,
     window_problem,
     xcb_libraries,
 )
@@ -45,7 +48,10 @@ def test_a_window_needs_a_display_and_its_libraries() -> None:
     linux = sys.platform.startswith("linux")
     no_display = window_problem({}, missing=[])
     assert (no_display is not None and "--screenshot" in no_display) if linux else True
-    assert window_problem({"DISPLAY": ":0"}, missing=[]) is None
+    assert window_problem({"DISPLAY": ":0"}, missing=[], reachable=True) is None
+    nobody = window_problem({"DISPLAY": ":0"}, missing=[], reachable=False)
+    assert (nobody is not None and "no X server" in nobody and "--screenshot" in nobody
+            ) if linux else True
     lacking = window_problem({"DISPLAY": ":0"}, missing=["libxcb-cursor.so.0"])
     assert (lacking is not None and "libxcb-cursor0" in lacking) if linux else True
     # another platform chosen on purpose is left alone
@@ -101,3 +107,81 @@ def test_a_screenshot_needs_no_display(tmp_path: Path) -> None:
                          timeout=180, check=False)
     assert run.returncode == 0, run.stderr
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_screenshot_falls_back_to_offscreen_where_a_window_could_not_open() -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    assert screenshot_platform({}, missing=[]) == ("offscreen", None)  # headless
+    platform, note = screenshot_platform({"DISPLAY": ":0"}, missing=["libxcb-cursor.so.0"])
+    assert platform == "offscreen" and note is not None and "\n" not in note
+    assert "libxcb-cursor0" in note and note.endswith("rendered offscreen instead")
+    platform, note = screenshot_platform({"DISPLAY": ":0"}, missing=[], reachable=False)
+    assert platform == "offscreen" and note is not None and "no X server" in note
+    assert screenshot_platform({"DISPLAY": ":0"}, missing=[], reachable=True) == (None, None)
+    # a platform chosen on purpose is the user's
+    assert screenshot_platform({"QT_QPA_PLATFORM": "xcb", "DISPLAY": ":0"},
+                               missing=["x.so"]) == (None, None)
+    assert screenshot_platform({"WAYLAND_DISPLAY": "w"}, missing=[]) == (None, None)
+
+
+def test_a_display_is_reachable_only_when_something_listens() -> None:
+    """Oracle: a TCP listener opened here on port 6000 + n is display host:n."""
+    if not sys.platform.startswith("linux"):
+        return
+    for number in range(60, 100):
+        server = socket.socket()
+        try:
+            server.bind(("127.0.0.1", 6000 + number))
+        except OSError:
+            server.close()
+            continue
+        server.listen(1)
+        try:
+            assert display_reachable(f"127.0.0.1:{number}")
+            assert display_reachable(f"127.0.0.1:{number}.0")
+        finally:
+            server.close()
+        assert not display_reachable(f"127.0.0.1:{number}", timeout=0.5)
+        break
+    free = next(n for n in range(200, 300) if not Path(f"/tmp/.X11-unix/X{n}").exists())
+    assert not display_reachable(f":{free}") and not display_reachable(f"unix:{free}")
+    assert display_reachable("not a display")  # Qt decides what it cannot parse
+
+
+def _unused_display() -> str:
+    return f":{next(n for n in range(200, 300) if not Path(f'/tmp/.X11-unix/X{n}').exists())}"
+
+
+PATCHED_LIBRARIES = (
+    "import sys, app.platform_check as check\n"
+    "check.missing_libraries = lambda libraries=None: "
+    "['libxcb-cursor.so.0'] if libraries is None else []\n"
+    "from app.cli.main import main\n"
+    "sys.exit(main(sys.argv[1:]))\n")
+
+
+def test_open_with_a_display_qt_cannot_use_is_one_line_or_offscreen(tmp_path: Path) -> None:
+    """``DISPLAY`` set, but nobody answers there (or, patched in, xcb's libraries are
+    missing): ``accord open`` is one line and exit 2, ``--screenshot`` renders offscreen
+    with one note, never Qt's abort (exit 134)."""
+    if not sys.platform.startswith("linux"):
+        return
+    root = Path(__file__).resolve().parents[2]
+    demo = str(root / "resources" / "demo" / "support_triage")
+    env = {**_without_display(), "DISPLAY": _unused_display()}
+    for prefix, says in ((["-m", "app"], "no X server"),
+                         (["-c", PATCHED_LIBRARIES], "libxcb-cursor0")):
+        window = subprocess.run([sys.executable, *prefix, "open", demo], capture_output=True,
+                                text=True, env=env, timeout=120, check=False)
+        assert window.returncode == 2, window.stderr
+        lines = window.stderr.strip().splitlines()
+        assert len(lines) == 1 and says in lines[0] and lines[0].startswith("accord: error:")
+        png = tmp_path / f"{len(prefix[1])}.png"
+        shot = subprocess.run([sys.executable, *prefix, "open", demo, "--screenshot",
+                               str(png), "--size", "640x400"], capture_output=True,
+                              text=True, env=env, timeout=180, check=False)
+        assert shot.returncode == 0, shot.stderr
+        notes = [line for line in shot.stderr.splitlines() if line.startswith("accord:")]
+        assert len(notes) == 1 and says in notes[0] and "offscreen" in notes[0]
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
