@@ -6,7 +6,7 @@ Label and calibration files are written as in ``test_import_kitti`` (the devkit'
 readme, by hand); a velodyne scan is raw float32 ``x, y, z, reflectance`` (the format
 itself: no tool writes it differently). Potato 2.12.1's own cloud reader
 (``potato/media/pointcloud.py``) is the oracle that the copied scan is a cloud it reads
-with the same points.
+with the same points, and so is Accord's (what the cuboids view draws).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from app.core.formats.importers.kitti import read
+from app.core.formats.media import POINT_CLOUD_SUFFIXES, item_media, read_point_cloud
 from app.core.formats.potato.project import load_study
 from tests.core.importers.support import import_fails, import_ok, only_stored
 from tests.core.importers.test_import_kitti import calib_text, exact_rig, folder, kitti_line
@@ -84,9 +85,15 @@ def test_the_scans_are_copied_as_they_are_and_potato_reads_them(
         copied = project / str(relative)
         assert copied.read_bytes() == (src / "velodyne" / f"{item}.bin").read_bytes()
         assert load_study(project).items[item].media["point_cloud"] == copied.resolve()
+    want = np.fromfile(src / "velodyne" / "000007.bin", dtype="<f4").reshape(-1, 4)
+    # Accord's cuboids view reads it (its cloud reader, as the view calls it) ...
+    study = load_study(project)
+    scheme = study.schemes["objects"]
+    found = item_media(study.items["000007"], scheme, POINT_CLOUD_SUFFIXES)
+    assert found is not None and np.array_equal(read_point_cloud(found), want[:, :3])
+    # ... and so does Potato 2.12.1's own ingest.
     pointcloud = pytest.importorskip("potato.media.pointcloud")
     cloud = pointcloud.read_point_cloud(project / "media" / "velodyne" / "000007.bin")
-    want = np.fromfile(src / "velodyne" / "000007.bin", dtype="<f4").reshape(-1, 4)
     got = np.array(cloud.positions, dtype=np.float32).reshape(-1, 3)
     assert np.array_equal(got, want[:, :3])
 

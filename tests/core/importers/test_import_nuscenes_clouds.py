@@ -4,7 +4,8 @@ A nuScenes lidar scan (``samples/LIDAR_TOP/*.pcd.bin``) is raw float32 ``x, y, z
 intensity, ring``; the tables are written as in ``test_import_nuscenes``. The scan in the
 project must be one Potato 2.12.1's own cloud reader (``potato/media/pointcloud.py``,
 which takes any ``.bin`` as KITTI's float32 × 4) reads with the scan's own x, y, z: the
-oracle that the ring column was dropped and nothing else moved.
+oracle that the ring column was dropped and nothing else moved; Accord's own cloud reader
+(what the cuboids view draws) reads the same points.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from app.core.formats.importers.nuscenes import read
+from app.core.formats.media import read_point_cloud
 from app.core.formats.potato.project import load_study
 from tests.core.importers.support import import_fails, import_ok
 from tests.core.importers.test_import_nuscenes import write_tables
@@ -73,6 +75,7 @@ def test_the_scan_goes_in_as_kitti_bin_and_potato_reads_its_points(
         cloud = pointcloud.read_point_cloud(project / relative)
         got = np.array(cloud.positions, dtype=np.float32).reshape(-1, 3)
         assert np.array_equal(got, original[:, :3])
+        assert np.array_equal(read_point_cloud(project / relative), original[:, :3])  # Accord
         assert load_study(project).items[sample].media["point_cloud"] == \
             (project / relative).resolve()
     assert "point_cloud" in (project / "config.yaml").read_text()  # the source_field
