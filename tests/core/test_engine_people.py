@@ -255,3 +255,17 @@ def test_label_status_reads_the_people_as_requests_only(tmp_path: Path) -> None:
     rows = report.training()
     assert rows and {r["origin"] for r in rows} == {"verification"}
     assert len(rows) == 62
+
+
+@pytest.mark.parametrize("name", ["cascade_fixture", "engine_panels", "server_engine"])
+def test_the_contracts_are_the_same_with_the_people_in_the_study(name: str,
+                                                                 tmp_path: Path) -> None:
+    """The window gives the label report a study that carries the engine's people; what
+    it reports and exports is what ``label status`` (a study without them) reports."""
+    project = _copy(DATA / name, tmp_path)
+    plain = label_report(project)
+    study = load_study(project)
+    assert set(study.annotators) > set(plain.study.annotators) or name == "server_engine"
+    carried = label_report(project, study=study)
+    assert carried.to_json() == plain.to_json()
+    assert carried.export() == plain.export()
