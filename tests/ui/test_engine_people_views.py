@@ -22,6 +22,8 @@ from app.core.progress import run
 from app.core.project import ProjectData, open_project
 from app.ui.views.answers.view import MAJORITY_ROW, AnswersView
 from app.ui.views.base import ViewContext, anonymous_aliases
+from app.ui.views.items.model import ANNOTATORS, ITEM, SCORE
+from app.ui.views.items.view import ItemsView
 from app.ui.views.overview.view import OverviewView
 from tests.core.test_engine_people import DATA, blind_latest, raw_rows
 
@@ -96,6 +98,23 @@ def test_the_answers_view_shows_the_people_then_the_machine_tiers(
             assert text == raw["sentiment"][item][person]
         checked += 1
     assert checked == 12
+
+
+def test_the_items_view_lists_their_items_with_each_item_s_agreement(
+        qtbot: Any, project: ProjectData, raw: dict[str, Any]) -> None:
+    view = ItemsView()
+    qtbot.addWidget(view)
+    view.resize(1280, 800)
+    view.show_context(ViewContext(project=project, scheme="sentiment"))
+    answers = raw["sentiment"]
+    assert view.model.rowCount() == len(answers) == 59
+    items = view.column_texts(ITEM)
+    scores = [float(t) for t in view.column_texts(SCORE)]
+    for item, score in zip(items, scores, strict=True):  # the share of agreeing pairs
+        labels = list(answers[item].values())
+        pairs = [(a, b) for i, a in enumerate(labels) for b in labels[i + 1:]]
+        assert score == pytest.approx(sum(a == b for a, b in pairs) / len(pairs), abs=5e-4)
+    assert set(view.column_texts(ANNOTATORS)) == {"ann_a, ann_b, ann_c"}
 
 
 def test_certificate_page_one_counts_the_people(qapp: Any, copy: Path, tmp_path: Path,
