@@ -112,3 +112,20 @@ def test_a_scan_that_is_not_whole_points_is_refused(
     bad.write_bytes(bytes(16 * 3))  # 48 bytes: not whole 20-byte points
     import_fails(capsys, "nuscenes", [str(root)], tmp_path / "p", str(bad),
                  "48 bytes, not a multiple of 20", "x, y, z, intensity, ring")
+
+
+def test_a_scan_changed_between_reading_and_writing_is_refused_by_name(tmp_path: Path) -> None:
+    """The dialog writes the study it previewed: a scan cut short meanwhile is one error
+    naming it, and no project is left."""
+    from app.core.errors import InputError
+    from app.core.formats.importers.writer import write_project
+
+    root = dataset(tmp_path / "ana")
+    study = read([root], [])
+    bad = root / SCAN.format(k="s0")
+    bad.write_bytes(bad.read_bytes()[:-4])
+    with pytest.raises(InputError, match="not a multiple of 20") as caught:
+        write_project(study, tmp_path / "p")
+    assert caught.value.file == str(bad)
+    assert not (tmp_path / "p").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".p.")]

@@ -168,7 +168,12 @@ def nuscenes_to_kitti_bin(source: Path) -> Callable[[Path], None]:
     """A writer of ``source`` (a nuScenes ``.pcd.bin``, checked with
     :func:`checked_cloud`) as a KITTI ``.bin``: its first four columns, unchanged."""
     def write(target: Path) -> None:
-        points = np.fromfile(source, dtype="<f4").reshape(-1, 5)
+        try:  # read again when the project is written: it may have changed since
+            points = np.fromfile(checked_cloud(source, NUSCENES_POINT_BYTES, "a nuScenes "
+                                               "lidar scan"), dtype="<f4").reshape(-1, 5)
+        except OSError as exc:
+            raise InputError(f"cannot be read ({exc.strerror or exc}); expected a nuScenes "
+                             "lidar scan", file=source) from None
         np.ascontiguousarray(points[:, :4]).tofile(target)
     return write
 
