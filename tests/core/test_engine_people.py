@@ -269,3 +269,24 @@ def test_the_contracts_are_the_same_with_the_people_in_the_study(name: str,
     carried = label_report(project, study=study)
     assert carried.to_json() == plain.to_json()
     assert carried.export() == plain.export()
+
+
+def test_a_free_form_scheme_s_unreadable_label_is_counted_not_fatal(tmp_path: Path) -> None:
+    """``label status`` does not check labels of a scheme without options; neither does
+    opening the project fail on one: it is counted in a note."""
+    project = _copy(DATA / "labels_only_in_db", tmp_path)
+    config = project / "config.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace(
+        "annotation_schemes:\n",
+        "annotation_schemes:\n- annotation_type: text\n  name: comment\n"
+        "  description: Anything to add?\n", 1), encoding="utf-8")
+    with sqlite3.connect(project / ENGINE) as db:
+        db.execute("INSERT INTO human_request (item_id, schema_name, purpose, split, status,"
+                   " label_json, user_id, created_at, completed_at) VALUES ('d001', 'comment',"
+                   " 'calibration', 'dev', 'done', '{\"free\": [1, 2]}', 'ann_a', 1, 2)")
+    db.close()
+    study = load_study(project)
+    assert "comment" in study.schemes and not study.answers["comment"]
+    assert any(n.startswith("1 labels in engine.sqlite on schemes without options")
+               for n in study.notes)
+    assert study.annotators == ("ann_a", "ann_b", "ann_c")

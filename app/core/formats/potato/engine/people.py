@@ -30,7 +30,9 @@ Which engine labels are a person's answer (Potato does not say; our choices):
   engine answers on items and schemes their ``user_state.json`` lacks are added.
 - A label is read by :func:`app.core.formats.labeling.answers.to_answer`, the one reader
   of engine labels (the contracts read the same labels the same way); a label that is
-  not an option of its scheme is the same error ``label status`` gives.
+  not an option of its scheme is the same error ``label status`` gives. On a free-form
+  scheme (no options, no scale), which ``label status`` does not check, a label that is
+  no answer Accord reads is counted in a note instead.
 
 Cost: one query on ``human_request`` (the ``status`` index), nothing per item of the
 population; a project without human labels in its engine pays only the opening. The
@@ -79,6 +81,8 @@ class EnginePeople:
     shown: int = 0
     nameless: int = 0
     outside: int = 0
+    unread: int = 0
+    """Labels of free-form schemes (no options, no scale) that are no answer Accord reads."""
 
     @property
     def people(self) -> frozenset[str]:
@@ -110,9 +114,13 @@ def read_engine_people(database: Path, study: Study) -> EnginePeople:
         value = stored_json(label)
         if value is None:
             continue
+        scheme = study.schemes[schema]
         try:
-            answer = to_answer(study.schemes[schema], value)
+            answer = to_answer(scheme, value)
         except InputError as exc:
+            if not (scheme.labels or scheme.scale):  # as label status: not checked there
+                out.unread += 1
+                continue
             raise InputError(f"the label of request {ident} on item '{item}' by '{person}': "
                              f"{exc.problem}", file=database, key=schema) from None
         out.answers.setdefault(schema, {}).setdefault(sys_intern(item), {})[
@@ -170,6 +178,9 @@ def _notes(engine: EnginePeople, with_files: frozenset[str], differ: int, added:
                      "for agreement (a person who saw the machine's label is not an "
                      "independent rater); the contracts and the export read them as "
                      "before.")
+    if engine.unread:
+        notes.append(f"{engine.unread} labels in engine.sqlite on schemes without options "
+                     "are not answers Accord can compare and were left out.")
     if engine.nameless:
         notes.append(f"{engine.nameless} answered requests in engine.sqlite name no person "
                      "and are not counted as anyone's answers.")
