@@ -189,3 +189,15 @@ def test_one_difference_is_one(
     head, lines = _heading_and_lines(out)
     assert head == "1 difference", out
     assert lines == ["input config.yaml changed: SHA-256 " + lines[0].split("SHA-256 ", 1)[1]]
+
+
+def test_a_field_a_contract_repeats_in_its_result_is_one_difference() -> None:
+    """``rule`` stands beside a contract and again in its result: one field for a reader."""
+    rule = {"gemma-12b": {"*": 0.91}}
+    stored = {"contracts": {"accuracy": {"rule": None, "state": "insufficient", "result": {}}}}
+    fresh = {"contracts": {"accuracy": {"rule": rule, "state": "met",
+                                        "result": {"rule": rule, "coverage": 0.99}}}}
+    found = compare_module.compare(stored, fresh)
+    assert sum("chosen rule" in line for line in found.lines) == 1
+    assert found.total == 3 == len(found.lines)  # rule, state, the result's coverage
+    assert found.heading() == "3 differences"

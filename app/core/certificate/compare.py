@@ -187,6 +187,17 @@ def _rank(change: Change) -> int:
     return 2 if _group(change) else 1
 
 
+def _without_copies(changes: list[Change]) -> list[Change]:
+    """The changes less a contract's ``result`` copy of a field whose own change is listed
+    (``rule``, ``projection``, ``accepted_by_tier`` stand beside the contract and in its
+    result): one field, one sentence, counted once."""
+    paths = {c.path for c in changes}
+    return [
+        c for c in changes
+        if "result" not in c.path or tuple(k for k in c.path if k != "result") not in paths
+    ]
+
+
 def _count(n: int, key: str) -> str:
     """"60 points", "1 place": the unit of a grouped sentence's count."""
     unit = "point" if key == "dev_curve" else "place"
@@ -260,7 +271,7 @@ def compare(stored: dict[str, Any], fresh: dict[str, Any]) -> Differences:
     rest_b = {k: v for k, v in fresh.items() if k not in (*VOLATILE_KEYS, "inputs")}
     changes: list[Change] = []
     _diff(rest_a, rest_b, (), changes)
-    found += _sentences(changes)
+    found += _sentences(_without_copies(changes))
     shown, left = found[:MAX_LISTED], found[MAX_LISTED:]
     hidden = sum(n or 1 for _, n in left)
     lines = [line for line, _ in shown]
