@@ -14,6 +14,7 @@ import json
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -135,3 +136,25 @@ def test_boxes_keep_their_iou_labels(spatial: ProjectData) -> None:
 def test_metres_reads_like_a_measurement() -> None:
     assert [metres(d) for d in (0.4, 0.404, 1.25, 0.0, 2.0, 0.005)] == [
         "0.4 m", "0.4 m", "1.25 m", "0 m", "2 m", "0.01 m"]
+
+
+def test_the_view_counts_points_apart_and_names_what_it_does_not_draw(
+    qtbot: Any, spatial: ProjectData
+) -> None:
+    from app.ui.views.base import ViewContext
+    from app.ui.views.cuboids.view import CuboidsView
+
+    raw = _raw_points()
+    view = CuboidsView()
+    qtbot.addWidget(view)
+    view.show_context(ViewContext(project=spatial, item="s03"))
+    header, legend = view.header.text(), view.legend.text()
+    n_points = sum(len(raw.get(("s03", who), [])) for who in spatial.study.annotators)
+    assert f"{n_points} points" in header or (n_points == 1 and "1 point," in header)
+    assert "3D polylines and segments scored, not drawn" in header
+    for who in spatial.study.annotators:
+        mine = len(raw.get(("s03", who), []))
+        if mine:
+            assert f"{mine} point{'s' if mine != 1 else ''}, " in legend.split(who, 1)[1]
+    assert "1 boxes" not in legend and "1 boxes" not in header
+    assert "compared by the distance between them" in legend

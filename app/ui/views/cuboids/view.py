@@ -217,14 +217,15 @@ class CuboidsView(View):
         default = " (first item; pick one in Items)" if pick.by_default else ""
         n_points = int(scene.is_point.sum())
         n_boxes = len(scene.box_owner) - n_points
-        points = f", {n_points} point{'s' if n_points != 1 else ''}" if n_points else ""
+        points = f", {_count(n_points, 'point', 'points')}" if n_points else ""
         n_unmatched = int(scene.unmatched.sum())
         held = pick.agreement.objects.get(pick.item, {}) if pick.agreement is not None else {}
         n_undrawn = sum(len(objects) for objects in held.values()) - len(scene.box_owner)
         undrawn = (f" · {n_undrawn} 3D polylines and segments scored, not drawn"
                    if n_undrawn > 0 else "")
         return (
-            f"Scheme {pick.scheme} · item {pick.item}{default} · {n_boxes} boxes{points}, "
+            f"Scheme {pick.scheme} · item {pick.item}{default} · "
+            f"{_count(n_boxes, 'box', 'boxes')}{points}, "
             f"{len(scene.links)} matched pairs, {n_unmatched} unmatched{undrawn} · {cloud_note}"
         )
 
@@ -236,8 +237,8 @@ class CuboidsView(View):
             label = _escape(context.annotator_label(name))
             n_points = int((scene.is_point & (scene.box_owner == k)).sum()) if len(
                 scene.is_point) else 0
-            drawn = (f"{n_boxes - n_points} boxes, {n_points} point"
-                     f"{'s' if n_points != 1 else ''}" if n_points else f"{n_boxes} boxes")
+            drawn = _count(n_boxes - n_points, "box", "boxes") + (
+                f", {_count(n_points, 'point', 'points')}" if n_points else "")
             rows.append(
                 f"<tr><td style='background:{swatch}' width='18'>&nbsp;</td>"
                 f"<td>&nbsp;<b>{label}</b></td></tr>"
@@ -260,6 +261,10 @@ class CuboidsView(View):
             "F: fit</i></p>"
         )
         return "<p><b>Annotators</b></p><table cellspacing='2'>" + "".join(rows) + "</table>" + key
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 def _escape(text: str) -> str:
