@@ -127,7 +127,7 @@ def _selective_risk(result: Mapping[str, Any], _: Mapping[str, Any]) -> tuple[st
                     e(tier),
                     text,
                     pct(coverage.get(tier))
-                    + (f" ({num(count)} labels)" if count is not None else ""),
+                    + (f" ({num(count)} items)" if count is not None else ""),
                 ]
             )
         overall = (
@@ -136,8 +136,10 @@ def _selective_risk(result: Mapping[str, Any], _: Mapping[str, Any]) -> tuple[st
             else ""
         )
         out.append(
-            f"<p><b>Chosen rule</b> (coverage of the whole population{overall})</p>"
-            + table(["Tier", "Rule", "Accepted"], rows, (30, 45, 25))
+            f"<p><b>Chosen rule</b> (coverage of the whole population{overall}; the "
+            "machine labels delivered leave out the covered items people labelled or "
+            "still check: see the summary)</p>"
+            + table(["Tier", "Rule", "Covers"], rows, (30, 45, 25))
         )
     tests = result.get("tests") or []
     if tests:

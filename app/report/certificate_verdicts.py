@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.contracts.kinds.registry import KINDS, KindInfo
+from app.core.contracts.labels.coverage_words import coverage_sentence
 from app.report.html_parts import STATE_COLOURS, e, interval, num, pct
 from app.report.ppi_rows import estimate_groups
 
@@ -82,10 +83,11 @@ def _accepted_line(
     tests = result.get("tests") or []
     passed = sum(1 for t in tests if isinstance(t, Mapping) and t.get("passed"))
     if contract.get("state") == "met":
+        both = coverage_sentence(result, delivered)  # coverage and delivery, reconciled
         return (
-            f"{num(delivered)} machine labels delivered; the rule covers "
-            f"{pct(result.get('coverage'))} of the items; {num(passed)} of "
-            f"{num(len(tests))} tests passed"
+            (e(both) if both else f"{num(delivered)} machine labels delivered; the rule "
+             f"covers {pct(result.get('coverage'))} of the items")
+            + f"; {num(passed)} of {num(len(tests))} tests passed"
         )
     projection = result.get("projection") or {}
     if isinstance(projection, Mapping) and projection.get("more_cert_labels") is not None:

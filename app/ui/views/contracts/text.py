@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from app.core.contracts.kinds.registry import kind_info
+from app.core.contracts.labels.coverage_words import coverage_sentence
 from app.core.contracts.status import ContractStatus
 
 Label = Callable[[str], str]
@@ -48,8 +49,8 @@ def looks_line(status: ContractStatus) -> str:
             f"budget {budget:g}")
 
 
-def _selective_risk_lines(r: Mapping[str, Any], p: Mapping[str, Any], label: Label
-    ) -> list[str]:
+def _selective_risk_lines(r: Mapping[str, Any], p: Mapping[str, Any], label: Label,
+                          delivered: int | None = None, met: bool = True) -> list[str]:
     lines = [f"Target: error ≤ {p.get('error')} at confidence {p.get('confidence') or 0.9}"]
     rule = r.get("rule") or {}
     if rule:
@@ -57,10 +58,10 @@ def _selective_risk_lines(r: Mapping[str, Any], p: Mapping[str, Any], label: Lab
             lines.append("Rule: accepts nothing yet")
         else:
             lines.append("Rule: " + ", ".join(_rule(tier, v) for tier, v in rule.items()))
-    cover = r.get("accepted_by_tier") or {}
+    cover = coverage_sentence(r, delivered if met else None)  # share and count, reconciled
     if cover:
-        lines.append("Accepted by tier: " + ", ".join(f"{t} {_pct(v)}"
-                                                      for t, v in cover.items()))
+        lines.append(cover + ("" if met else " (not met: no machine label is delivered "
+                              "under it)"))
     tests = r.get("tests") or []
     if tests:
         passed = sum(1 for t in tests if t.get("passed"))
@@ -90,7 +91,28 @@ def _cell_test_lines(tests: Iterable[Mapping[str, Any]]) -> list[str]:
             + ("—" if level is None else f"{float(level):.4g}")
             + f" each, {len(passed)} passed"
             + (f", down to threshold {passed[-1].get('threshold')}" if passed else ""))
+        if passed:
+            lines.append(_why_certified(name, passed[-1], next(
+                (t for t in run if not t.get("passed")), None), level))
     return lines
+
+
+def _why_certified(name: str, last: Mapping[str, Any], failed: Mapping[str, Any] | None,
+                   level: Any) -> str:
+    """Why the cell's rule sits at its threshold when the last test listed is lower and
+    failed: the tests run from dev's choice down and stop at the first that fails."""
+    at = f"{name} ≥ {last.get('threshold')}"
+    passed = (f"{last.get('errors')} errors in {last.get('n')} cert labels, p "
+              f"{float(last.get('p', 0)):.3g}")
+    if failed is None:
+        return (f"Why {at}: it is the lowest threshold tested ({passed}), and every test "
+                "down to it passed")
+    limit = "" if level is None else f" > {float(level):.4g}"
+    return (f"Why {at} is certified: the tests run from dev's choice down and stop at the "
+            f"first that fails; {last.get('threshold')} is the lowest that passed "
+            f"({passed}); {failed.get('threshold')} failed ({failed.get('errors')} errors "
+            f"in {failed.get('n')}, p {float(failed.get('p', 0)):.3g}{limit}), so the "
+            "sequence ended there")
 
 
 def _ppi_lines(r: Mapping[str, Any], p: Mapping[str, Any], label: Label
@@ -175,7 +197,13 @@ _KEY_NUMBERS = {
 """Each kind's lines of numbers (``cli.md``'s ``result`` keys), by kind name."""
 
 
-def key_numbers(status: ContractStatus, label: Label) -> list[str]:
+def key_numbers(status: ContractStatus, label: Label, delivered: int | None = None
+                ) -> list[str]:
+    """The card's lines; ``delivered``: the machine labels delivered on the contract's
+    schema, which a selective_risk card reconciles with its rule's coverage."""
+    if str(status.spec.kind) == "selective_risk":
+        return _selective_risk_lines(status.result, status.spec.params, label, delivered,
+                                     status.state == "met")
     lines = _KEY_NUMBERS.get(str(status.spec.kind))
     return [] if lines is None else lines(status.result, status.spec.params, label)
 

@@ -142,7 +142,7 @@ class ContractCard(QFrame):
     """One contract: heading with badge and Certify, numbers and notes, and its plot."""
 
     def __init__(self, status: ContractStatus, labels: LabelReport, context: ViewContext,
-                 can_certify: bool) -> None:
+                 can_certify: bool, delivered: int | None = None) -> None:
         super().__init__()
         self.contract_id = status.spec.id
         self.setObjectName("contractCard")
@@ -173,7 +173,8 @@ class ContractCard(QFrame):
 
         names = tuple(context.aliases)
         label = context.annotator_label
-        self.numbers = QLabel("<br>".join([*key_numbers(status, label), looks_line(status)]))
+        self.numbers = QLabel("<br>".join([*key_numbers(status, label, delivered),
+                                           looks_line(status)]))
         self.numbers.setWordWrap(True)
         self.numbers.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         text = QVBoxLayout()
@@ -285,15 +286,18 @@ class ContractsView(View):
             context = context.with_(aliases=people_aliases(labels, context.aliases))
         steps: list[Callable[[], object]] = []
         for ident, status in labels.contracts.items():
-            steps.append(partial(self._add_card, ident, status, labels, context, ledger_ok))
+            by_source = (accepted.get(status.spec.schema) or {}).get("by_source") or {}
+            steps.append(partial(self._add_card, ident, status, labels, context, ledger_ok,
+                                 sum(by_source.values())))
             steps.append(partial(self._add_plot, ident))
         steps.append(partial(self.cards_layout.addStretch, 1))
         self._pending = steps
         self._run_pending(self._generation)
 
     def _add_card(self, ident: str, status: ContractStatus, labels: LabelReport,
-                  context: ViewContext, ledger_ok: bool) -> None:
-        card = ContractCard(status, labels, context, ledger_ok)
+                  context: ViewContext, ledger_ok: bool, delivered: int | None = None
+                  ) -> None:
+        card = ContractCard(status, labels, context, ledger_ok, delivered)
         card.certify.clicked.connect(lambda _=False, c=ident: self._certify(c))
         self.cards_layout.addWidget(card)
         self.cards[ident] = card
