@@ -10,6 +10,7 @@ on a copy of the database) and the ``krippendorff`` package.
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -117,15 +118,23 @@ def test_the_items_view_lists_their_items_with_each_item_s_agreement(
     assert set(view.column_texts(ANNOTATORS)) == {"ann_a, ann_b, ann_c"}
 
 
+def _pages(pdf: Path) -> list[str]:
+    """Each page's words, read by poppler's pdftotext where it is installed (not by
+    Accord), else by pypdf."""
+    if shutil.which("pdftotext") is not None:
+        text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], check=True,
+                              capture_output=True, text=True).stdout
+        return [" ".join(page.split()) for page in text.split("\f") if page.strip()]
+    return [" ".join(page.extract_text().split()) for page in pypdf.PdfReader(pdf).pages]
+
+
 def test_certificate_page_one_counts_the_people(qapp: Any, copy: Path, tmp_path: Path,
                                                  raw: dict[str, Any]) -> None:
-    """Page 1 read back with pypdf (poppler's pdftotext is not installed here)."""
     pdf = tmp_path / "cert.pdf"
     assert main(["certificate", str(copy), "-o", str(pdf)]) == 0
-    reader = pypdf.PdfReader(pdf)
-    first = " ".join(reader.pages[0].extract_text().split())
-    assert "150 items · 3 annotators · 2 schemes" in first
-    whole = " ".join(" ".join(p.extract_text().split()) for p in reader.pages)
+    pages = _pages(pdf)
+    assert "150 items · 3 annotators · 2 schemes" in pages[0]
+    whole = " ".join(pages)
     answers = raw["sentiment"]
     oracle = krippendorff.alpha(
         reliability_data=[[answers[i].get(p, float("nan")) for i in sorted(answers)]
@@ -133,3 +142,13 @@ def test_certificate_page_one_counts_the_people(qapp: Any, copy: Path, tmp_path:
         level_of_measurement="nominal", value_domain=SENTIMENT)
     assert f"Krippendorff's α {oracle:.3f} on 59 items" in whole
     assert "nobody answered it" not in whole and "in the annotation files;" not in whole
+
+
+def test_certificate_page_one_of_five_people_on_sixty_items(qapp: Any, tmp_path: Path) -> None:
+    project = tmp_path / "engine_panels"
+    shutil.copytree(DATA / "engine_panels", project)
+    pdf = tmp_path / "cert.pdf"
+    assert main(["certificate", str(project), "-o", str(pdf)]) == 0
+    first = _pages(pdf)[0]
+    assert "60 items · 5 annotators · 1 scheme" in first
+    assert "0 annotators" not in " ".join(_pages(pdf))
