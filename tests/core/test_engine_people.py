@@ -290,3 +290,22 @@ def test_a_free_form_scheme_s_unreadable_label_is_counted_not_fatal(tmp_path: Pa
     assert any(n.startswith("1 labels in engine.sqlite on schemes without options")
                for n in study.notes)
     assert study.annotators == ("ann_a", "ann_b", "ann_c")
+
+
+@pytest.mark.parametrize("name", ["cascade_fixture", "engine_panels"])
+def test_the_certificate_s_panels_and_its_agreement_read_the_same_people(
+        name: str, tmp_path: Path) -> None:
+    """Every item two people labelled here is a 3- or 5-person calibration panel, so the
+    agreement report's α (the engine's people) and the panels' α (the contracts'
+    calibration labels) are one number, and page 1 counts the people."""
+    from app.core.certificate.build import build_certificate
+    from app.core.project import open_project
+
+    project = _copy(DATA / name, tmp_path)
+    cert = run(build_certificate(run(open_project(project, preview=True)),
+                                 generated_at="2026-12-05T00:00:00Z"))
+    assert cert["project"]["n_annotators"] == (5 if name == "engine_panels" else 3)
+    for scheme, panels in cert["panels"].items():
+        got = cert["agreement"]["schemes"][scheme]
+        assert got["n_items"] == panels["n_items"]
+        assert got["metrics"]["alpha"] == pytest.approx(panels["alpha"], abs=1e-12)

@@ -1,11 +1,15 @@
 """The people panels in the calibration labels: what the agreement section must count.
 
-The agreement report reads the annotation files (``annotation_output/*/``); a labeling
-engine also asks several people to label the same calibration item (Potato's
-``distribution_k``, ``overlap_k``), and a ``distributional`` contract compares the
-machine with exactly those panels. A scheme nobody answered in the annotation files
-may therefore have fifty 5-person panels the certificate's contracts relied on; saying
-"nobody answered this scheme" beside a contract that used them would be false.
+The agreement report reads the annotation files (``annotation_output/*/``) and the
+people of the engine's ``engine.sqlite`` (their blind labels:
+:mod:`app.core.formats.potato.engine.people`); a labeling engine asks several people to
+label the same calibration item (Potato's ``distribution_k``, ``overlap_k``), and a
+``distributional`` contract compares the machine with exactly those panels. The panels
+are counted here as the contracts read them (dev and cert calibration labels, three
+people or more), beside the agreement report's coefficient over every item two people
+answered: on an engine-only project the two agree where the items are the same
+(``tests/core/test_engine_people.py``), and the panels say what the contracts relied on where the two
+differ (items two people labelled are not panels; dev and cert are pooled here).
 
 :func:`scheme_panels` counts, per scheme with contracts, the calibration items (dev and
 cert alike) labelled by at least :data:`PANEL_PEOPLE` people, the panel sizes, the
