@@ -8,8 +8,9 @@ label the same calibration item (Potato's ``distribution_k``, ``overlap_k``), an
 are counted here as the contracts read them (dev and cert calibration labels, three
 people or more), beside the agreement report's coefficient over every item two people
 answered: on an engine-only project the two agree where the items are the same
-(``tests/core/test_engine_people.py``), and the panels say what the contracts relied on where the two
-differ (items two people labelled are not panels; dev and cert are pooled here).
+(``tests/core/test_engine_people.py``), and the panels say what the contracts relied
+on where the two differ (items two people labelled are not panels; dev and cert are
+pooled here).
 
 :func:`scheme_panels` counts, per scheme with contracts, the calibration items (dev and
 cert alike) labelled by at least :data:`PANEL_PEOPLE` people, the panel sizes, the
