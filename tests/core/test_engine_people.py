@@ -218,8 +218,8 @@ def test_user_state_answers_win_and_engine_only_ones_are_added(tmp_path: Path) -
     study = load_study(project)
     assert study.answers["sentiment"][item]["ann_a"] == json.loads(label)  # user_state's
     assert study.answers["sentiment"][fresh]["ann_a"] == "neutral"  # the engine's only
-    assert any(n.startswith("1 answers in engine.sqlite differ") for n in study.notes)
-    assert any(n.startswith("1 answers of people who also have a user_state.json")
+    assert any(n.startswith("1 answer in engine.sqlite differs") for n in study.notes)
+    assert any(n.startswith("1 answer of people who also have a user_state.json was found")
                for n in study.notes)
 
 
@@ -287,7 +287,7 @@ def test_a_free_form_scheme_s_unreadable_label_is_counted_not_fatal(tmp_path: Pa
     db.close()
     study = load_study(project)
     assert "comment" in study.schemes and not study.answers["comment"]
-    assert any(n.startswith("1 labels in engine.sqlite on schemes without options")
+    assert any(n.startswith("1 label in engine.sqlite on schemes without options")
                for n in study.notes)
     assert study.annotators == ("ann_a", "ann_b", "ann_c")
 
@@ -309,3 +309,18 @@ def test_the_certificate_s_panels_and_its_agreement_read_the_same_people(
         got = cert["agreement"]["schemes"][scheme]
         assert got["n_items"] == panels["n_items"]
         assert got["metrics"]["alpha"] == pytest.approx(panels["alpha"], abs=1e-12)
+
+
+def test_labels_on_items_no_longer_in_the_data_are_counted(tmp_path: Path) -> None:
+    project = _copy(DATA / "labels_only_in_db", tmp_path)
+    rows = raw_rows(project, tmp_path)
+    gone = rows[0]["item_id"]
+    data = project / "data" / "items.jsonl"
+    lines = data.read_text(encoding="utf-8").splitlines(keepends=True)
+    data.write_text("".join(x for x in lines if json.loads(x)["id"] != gone),
+                    encoding="utf-8")
+    study = load_study(project)
+    removed = sum(1 for r in rows if r["item_id"] == gone)
+    assert removed == 1 and gone not in study.answers["sentiment"]
+    assert any(n.startswith("1 label in engine.sqlite on items or schemes that are not")
+               for n in study.notes)

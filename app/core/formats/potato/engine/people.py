@@ -164,27 +164,43 @@ def _notes(engine: EnginePeople, with_files: frozenset[str], differ: int, added:
             "Potato's own agreement page (/admin/iaa) reads only user_state.json files "
             "and does not count them.")
     if added:
-        notes.append(f"{added} answers of people who also have a user_state.json were found "
-                     "only in engine.sqlite (given through Potato's command line or "
-                     "engine) and were added.")
+        notes.append(f"{_n(added, 'answer')} of people who also have a user_state.json "
+                     f"{_was(added)} found only in engine.sqlite (given through Potato's "
+                     "command line or engine) and added.")
     if differ:
-        notes.append(f"{differ} answers in engine.sqlite differ from the same person's "
-                     "answer in their user_state.json; the user_state.json answer is kept "
-                     "(what they last saved in Potato's interface, and what Potato's "
-                     "agreement page reads).")
+        notes.append(f"{_n(differ, 'answer')} in engine.sqlite {_differ(differ)} from the "
+                     "same person's answer in their user_state.json; the user_state.json "
+                     "answer is kept (what they last saved in Potato's interface, and what "
+                     "Potato's agreement page reads).")
     if engine.shown:
-        notes.append(f"{engine.shown} verification labels in engine.sqlite were given "
-                     "seeing the machine's answer and are not counted as people's answers "
-                     "for agreement (a person who saw the machine's label is not an "
+        notes.append(f"{_n(engine.shown, 'verification label')} in engine.sqlite "
+                     f"{_was(engine.shown)} given seeing the machine's answer and "
+                     f"{'is' if engine.shown == 1 else 'are'} not counted as people's "
+                     "answers for agreement (a person who saw the machine's label is not an "
                      "independent rater); the contracts and the export read them as "
                      "before.")
     if engine.unread:
-        notes.append(f"{engine.unread} labels in engine.sqlite on schemes without options "
-                     "are not answers Accord can compare and were left out.")
+        notes.append(f"{_n(engine.unread, 'label')} in engine.sqlite on schemes without "
+                     "options cannot be compared as answers and were left out.")
+    if engine.outside:
+        notes.append(f"{_n(engine.outside, 'label')} in engine.sqlite on items or schemes "
+                     "that are not in the project's data files or config were left out.")
     if engine.nameless:
-        notes.append(f"{engine.nameless} answered requests in engine.sqlite name no person "
-                     "and are not counted as anyone's answers.")
+        notes.append(f"{_n(engine.nameless, 'answered request')} in engine.sqlite name no "
+                     "person and are not counted as anyone's answers.")
     return notes
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _was(count: int) -> str:
+    return "was" if count == 1 else "were"
+
+
+def _differ(count: int) -> str:
+    return "differs" if count == 1 else "differ"
 
 
 # ------------------------------------------------------------------------- reading
