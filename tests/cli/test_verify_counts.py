@@ -201,3 +201,27 @@ def test_a_field_a_contract_repeats_in_its_result_is_one_difference() -> None:
     assert sum("chosen rule" in line for line in found.lines) == 1
     assert found.total == 3 == len(found.lines)  # rule, state, the result's coverage
     assert found.heading() == "3 differences"
+
+
+
+@pytest.mark.parametrize("n", [1, 5, 7])
+def test_misplaced_objects_are_named_up_to_five_and_the_rest_counted(
+    n: int, written: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sentence's count is the objects it names plus its "and N more". (Which offsets
+    pypdf's table keeps after its own repairs is pypdf's business; the wording is tested
+    on a table said to hold ``n`` misplaced entries.)"""
+    from app.report.verification import structure
+
+    _, pdf = written
+    read = structure.read_pdf(pdf)
+    monkeypatch.setattr(structure, "_misplaced", lambda _: [(k, 1000 * k) for k in range(n)])
+    (line,) = [p for p in structure._revision_problems(read) if "cross-reference" in p]
+    found = re.search(r"points (\d+) objects? at bytes where they do not start \(([^)]*)\)",
+                      line)
+    assert found, line
+    named = re.findall(r"object \d+ at byte [\d,]+", found.group(2))
+    more = re.search(r" and (\d+) more$", found.group(2))
+    assert int(found.group(1)) == n
+    assert len(named) + (int(more.group(1)) if more else 0) == n
+    assert len(named) == min(n, 5)

@@ -116,6 +116,11 @@ def read_pdf(path: Path) -> ReadPdf:
         raise InputError(exc.problem, file=path) from exc
 
 
+SHOWN = 5
+"""Objects named in a sentence before "and N more": the named and the rest add up to the
+count the sentence starts with."""
+
+
 def _revision_problems(read: ReadPdf) -> list[str]:
     data = read.data
     out: list[str] = []
@@ -132,16 +137,17 @@ def _revision_problems(read: ReadPdf) -> list[str]:
         out.append(f"{extra:,} bytes follow the end of the PDF (%%EOF)")
     misplaced = _misplaced(read)
     if misplaced:
-        number, offset = misplaced[0]
+        named = ", ".join(f"object {n} at byte {o:,}" for n, o in misplaced[:SHOWN])
+        rest = f" and {len(misplaced) - SHOWN} more" if len(misplaced) > SHOWN else ""
         out.append(
             f"the cross-reference table points {len(misplaced)} object"
-            f"{'s' if len(misplaced) != 1 else ''} at bytes where they do not start (object "
-            f"{number} at byte {offset:,}): the file was edited by hand"
+            f"{'s' if len(misplaced) != 1 else ''} at bytes where they do not start "
+            f"({named}{rest}): the file was edited by hand"
         )
     orphans = _orphans(read)
     if orphans:
-        listed = ", ".join(f"{n} {g}" for n, g in orphans[:5])
-        more = f" and {len(orphans) - 5} more" if len(orphans) > 5 else ""
+        listed = ", ".join(f"{n} {g}" for n, g in orphans[:SHOWN])
+        more = f" and {len(orphans) - SHOWN} more" if len(orphans) > SHOWN else ""
         out.append(
             f"the file holds {len(orphans)} object{'s' if len(orphans) != 1 else ''} that its "
             f"cross-reference table does not point at (object {listed}{more}): a viewer never "
