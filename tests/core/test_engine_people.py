@@ -324,3 +324,25 @@ def test_labels_on_items_no_longer_in_the_data_are_counted(tmp_path: Path) -> No
     assert removed == 1 and gone not in study.answers["sentiment"]
     assert any(n.startswith("1 label in engine.sqlite on items or schemes that are not")
                for n in study.notes)
+
+
+def test_a_blind_verification_label_counts_and_a_shown_one_does_not(tmp_path: Path) -> None:
+    """Potato opens ``verify`` requests blind when ``humans.verify_visibility`` is
+    ``blind``: such a label is an independent answer; a shown one is not."""
+    project = _copy(DATA / "labels_only_in_db", tmp_path)
+    with sqlite3.connect(project / ENGINE) as db:
+        free = [r[0] for r in db.execute(
+            "SELECT item_id FROM engine_item WHERE item_id NOT IN (SELECT item_id FROM"
+            " human_request) ORDER BY item_id LIMIT 2")]
+        for item, visibility in zip(free, ("blind", "shown"), strict=True):
+            db.execute("INSERT INTO human_request (item_id, schema_name, purpose, split,"
+                       " visibility, status, label_json, user_id, created_at, completed_at)"
+                       " VALUES (?, 'sentiment', 'verify', 'none', ?, 'done', '\"neutral\"',"
+                       " 'ann_z', 1, 2)", (item, visibility))
+    db.close()
+    study = load_study(project)
+    assert "ann_z" in study.annotators
+    assert study.answers["sentiment"][free[0]] == {"ann_z": "neutral"}
+    assert free[1] not in study.answers["sentiment"]
+    assert any(n.startswith("1 verification label in engine.sqlite was given seeing")
+               for n in study.notes)
