@@ -166,6 +166,10 @@ def test_certify_spends_the_next_look_as_potato_does(tmp_path: Path) -> None:
         assert (status.state, status.looks) == (recorded["status"],
                                                 recorded["looks_spent"]), ident
     assert theirs["prevalence"]["looks_spent"] == 2
+    assert report.contracts["prevalence"].notes[0] == (
+        "Potato's stored result no longer described today's data (315 predictions arrived "
+        "after Potato's record: ids up to 647 then, 962 now): new data to certify, as to "
+        "Potato's")
     looks = [line for line in _ledger(accord) if line.get("kind") == "look"]
     assert [(line["contract"], line["look"]) for line in looks] == [("prevalence", 2)]
     assert looks[0]["level"] == pytest.approx(look_level(2, 0.9), abs=1e-15)

@@ -152,6 +152,12 @@ def _statuses(config: EngineConfig, study: Study, ledger: Ledger, build: Build,
         if certify and (only is None or only == spec.id):
             out[spec.id] = _certify(spec, build, routes[spec.schema], study, ledger, stored,
                                     counts, retest, config, marks.get(spec.schema))
+            moved = audits.get(spec.id)
+            if moved is not None and moved.moved and notes \
+                    and "no longer describes" in notes[0]:  # Potato's record moved
+                out[spec.id].notes.insert(0, (
+                    "Potato's stored result no longer described today's data ("
+                    f"{'; '.join(moved.moved)}): new data to certify, as to Potato's"))
         elif schedule is not None:
             due, next_at = _due(spec, build, routes[spec.schema], study, stored, counts,
                                 schedule)
