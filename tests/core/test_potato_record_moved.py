@@ -234,3 +234,40 @@ def test_a_current_record_has_no_moved_sentence() -> None:
     assert all(a.moved == () and a.fresh is None for a in report.audits.values())
     assert all(since.predictions_after == 0 and since.labels_after == 0
                for since in report.potato.records.since.values())  # type: ignore[union-attr]
+
+
+def test_moved_but_the_same_numbers_is_reproduced() -> None:
+    """The record moved (a later prediction id, say) yet today's rows give its numbers:
+    the record still describes the data, so the verdict is ``reproduced``."""
+    from dataclasses import replace
+
+    from app.core.contracts.potato_method.audit import audit_contracts
+
+    report = label_report(DEMO)
+    store = report.potato
+    assert store is not None
+    since = store.records.since["accuracy"]
+    store.records.since["accuracy"] = replace(since, pred_mark_now=since.pred_mark_now + 5,
+                                              predictions_after=5)
+    audit = audit_contracts(store, report.config, report.study)["accuracy"]
+    assert audit.moved == ("5 predictions arrived after Potato's record: ids up to 962 then, "
+                           "967 now",)
+    assert (audit.verdict, audit.differences) == ("reproduced", [])
+    assert audit.fresh is not None and audit.fresh["status"] == "met"
+
+
+def test_a_label_answered_after_the_record_is_said(tmp_path: Path) -> None:
+    """A label whose answer time is after the record moves it even when no count
+    changed (a later person on an item can change a truth the counts do not see)."""
+    import sqlite3
+
+    project = tmp_path / "p"
+    shutil.copytree(ENGINE / "sentiment_static", project)
+    with sqlite3.connect(project / "engine.sqlite") as db:
+        db.execute("UPDATE human_request SET completed_at = completed_at + 1e6 WHERE id = "
+                   "(SELECT MIN(id) FROM human_request WHERE status = 'done')")
+    db.close()
+    audits = label_report(project).audits
+    assert all(a.moved == ("1 calibration label was answered after Potato's record",)
+               for a in audits.values())
+    assert all(a.verdict == "reproduced" for a in audits.values())
