@@ -1,0 +1,1 @@
+"""Rankings (Potato's ``ranking``): Kendall's τ and Spearman's footrule per (pair, item)."""
