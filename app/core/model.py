@@ -203,32 +203,3 @@ def machine_origin(raw: Any) -> dict[str, Any] | None:
     if not isinstance(kind, str) or not kind.strip():
         return {**raw, "kind": "tool", "malformed": True}
     return None if kind == "human" else dict(raw)
-
-
-def kind_for(annotation_type: str, config: Mapping[str, Any]) -> Kind | None:
-    """The agreement kind of a Potato scheme, or ``None`` when Accord has none for it.
-
-    A ``multiselect`` that allows one choice only (``max_selections: 1`` or
-    ``single_select: true``) is nominal. ``image_annotation`` is reported as regions;
-    its masks additionally as ``NAME#masks`` (decided where masks are found).
-    """
-    t = annotation_type
-    if t in ("radio", "select"):
-        return Kind.NOMINAL
-    if t == "multiselect":
-        if config.get("single_select") or config.get("max_selections") == 1:
-            return Kind.NOMINAL
-        return Kind.MULTILABEL
-    if t in ("likert", "slider"):
-        return Kind.ORDINAL
-    if t == "spatial_annotation":
-        return Kind.CUBOIDS
-    if t in ("audio_annotation", "video_annotation", "temporal_grounding"):
-        return Kind.SEGMENTS
-    if t == "tiered_annotation":
-        return Kind.TIERS
-    if t == "image_annotation":
-        return Kind.REGIONS
-    if t in TRACE_TYPES:
-        return Kind.TRACE
-    return None

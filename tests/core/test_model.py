@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from app.core.model import Kind, kind_for
+from app.core.agreement.kinds.registry import kind_for
+from app.core.model import Kind
 from app.core.objects import (
     BoxRegion,
     Cuboid,

@@ -30,12 +30,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.core.agreement.kinds.registry import kind_for
 from app.core.errors import InputError
 from app.core.formats.boundary import present
 from app.core.formats.files import inside, read_yaml
 from app.core.formats.media.locate import text_is_picture
 from app.core.formats.potato.annotation_types import ANNOTATION_TYPES, closest
-from app.core.model import Scheme, kind_for
+from app.core.model import Scheme
 
 NON_ITEM_PHASES = frozenset({"consent", "prestudy", "instructions", "training", "poststudy",
                              "done", "login"})

@@ -1,0 +1,37 @@
+"""Cuboids: 3D boxes (``spatial_annotation``'s ``cuboid_3d``), compared by exact 3D IoU
+of oriented boxes, one-to-one matching at 0.25 by default.
+
+Metrics: the set metrics (``agreement.md``, Sets of objects). Points, polylines and
+point-cloud segments kept beside the boxes are matched by distance and said in metres
+(``sets/spatial_points.py``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from app.core.agreement.kinds.common import score_objects
+from app.core.agreement.kinds.spec import KindSpec
+from app.core.agreement.sets.agreement import SET_METRICS
+from app.core.model import Kind
+
+if TYPE_CHECKING:
+    from app.core.agreement.result import SchemeResult
+    from app.core.agreement.sets.structured import SetOptions
+    from app.core.model import Scheme, Study
+    from app.core.progress import Job
+
+
+def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOptions
+          ) -> Job[list[SchemeResult]]:
+    from app.core.agreement.sets.spatial_points import add_point_notes
+
+    sets = yield from score_objects(study, scheme, result, options)
+    add_point_notes(result, sets, options.threshold_for(scheme))
+    return [result]
+
+
+SPEC = KindSpec(
+    kind=Kind.CUBOIDS, potato_types=frozenset({"spatial_annotation"}), metrics=SET_METRICS,
+    score=score, summary="exact 3D IoU of oriented boxes",
+)

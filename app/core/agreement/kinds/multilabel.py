@@ -1,0 +1,41 @@
+"""Multilabel: a set of labels per item (a ``multiselect`` allowing more than one).
+
+Metrics: α with the MASI distance, mean pairwise κ (undefined with
+``categorical.schemes.KAPPA_FOR_SETS``: κ has no standard form for sets), percent
+agreement (identical sets), mean Jaccard.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from app.core.agreement.kinds.common import score_categorical
+from app.core.agreement.kinds.nominal import single_choice
+from app.core.agreement.kinds.spec import KindSpec
+from app.core.model import Kind
+
+if TYPE_CHECKING:
+    from app.core.agreement.result import SchemeResult
+    from app.core.agreement.sets.structured import SetOptions
+    from app.core.model import Scheme, Study
+    from app.core.progress import Job
+
+METRICS = ("alpha", "kappa", "percent_agreement", "mean_jaccard")
+
+
+def claims(annotation_type: str, config: Mapping[str, Any]) -> bool:
+    return not single_choice(config)
+
+
+def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOptions
+          ) -> Job[list[SchemeResult]]:
+    yield from ()
+    score_categorical(study, scheme, result, METRICS)
+    return [result]
+
+
+SPEC = KindSpec(
+    kind=Kind.MULTILABEL, potato_types=frozenset({"multiselect"}), claims=claims,
+    metrics=METRICS, score=score, summary="label sets",
+)
