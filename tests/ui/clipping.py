@@ -1,5 +1,6 @@
 """Find text a user cannot read whole: cut header sections, tree columns, combo boxes,
-buttons and one-line labels narrower than their text.
+buttons and one-line labels narrower than their text, table cells that cut their text
+or break a word, and the pair matrix's painted heads.
 
 A lead saw "ount differen" in presentation mode, "agreement 0.3…" in the tree and a cut
 scheme box. Each of those is a widget whose text needs more width than it was given;
@@ -11,7 +12,8 @@ a pixel of rounding.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QFont, QFontMetrics, QFontMetricsF
 from PySide6.QtWidgets import (
     QAbstractButton,
     QComboBox,
@@ -20,9 +22,12 @@ from PySide6.QtWidgets import (
     QStyle,
     QStyleOptionComboBox,
     QStyleOptionHeader,
+    QTableView,
     QTreeWidget,
     QWidget,
 )
+
+from app.ui.views.overview.heatmap import PairHeatmap, column_head
 
 SLACK = 2
 """Pixels of rounding allowed before a text counts as cut."""
@@ -51,12 +56,23 @@ def _header(header: QHeaderView) -> list[str]:
         arrow = (header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMarkSize, option, header)
                  if header.isSortIndicatorShown() and header.sortIndicatorSection() == section
                  else 0)
-        widest = max(metrics.horizontalAdvance(line) for line in str(text).splitlines())
+        wraps = bool(header.defaultAlignment() & Qt.TextFlag.TextWordWrap)
+        pieces = str(text).split() if wraps else str(text).splitlines()
+        widest = max(metrics.horizontalAdvance(piece) for piece in pieces)
         needed = widest + 2 * margin + arrow
-        if header.orientation() == Qt.Orientation.Horizontal \
-                and needed > header.sectionSize(section) + SLACK:
-            out.append(f"header section {str(text)!r}: needs {needed}px, has "
+        if header.orientation() != Qt.Orientation.Horizontal:
+            continue
+        if needed > header.sectionSize(section) + SLACK:
+            what = "a word of header section" if wraps else "header section"
+            out.append(f"{what} {str(text)!r}: needs {needed}px, has "
                        f"{header.sectionSize(section)}px")
+        elif wraps:  # wrapped at spaces: its lines must fit the header's height
+            room = header.sectionSize(section) - 2 * margin - arrow
+            tall = metrics.boundingRect(QRect(0, 0, max(room, 1), 100_000),
+                                        int(Qt.TextFlag.TextWordWrap), str(text)).height()
+            if tall > header.height() + SLACK:
+                out.append(f"header section {str(text)!r}: wrapped, needs {tall}px of "
+                           f"height, has {header.height()}px")
     return out
 
 
@@ -114,9 +130,78 @@ def _label(label: QLabel) -> list[str]:
     return []
 
 
+def _heatmap(heatmap: PairHeatmap) -> list[str]:
+    """The pair matrix paints its heads: each column head as wrapped into its cell must
+    keep every word whole (no "…") and fit the room above the grid; each row name must
+    fit the left margin."""
+    if not _visible(heatmap) or not heatmap.names:
+        return []
+    out = []
+    left, top, cell = heatmap._layout()
+    metrics = QFontMetricsF(heatmap.font())
+    n = len(heatmap.names)
+    if left + n * cell > heatmap.width() + SLACK or top + n * cell > heatmap.height() + SLACK:
+        out.append(f"heatmap column head {heatmap.names[0]!r} and its grid: "
+                   f"{left + n * cell:.0f}×{top + n * cell:.0f}px drawn in "
+                   f"{heatmap.width()}×{heatmap.height()}px")
+    for name in heatmap.names:
+        head = column_head(name, metrics, cell - 4)
+        lines = head.count("\n") + 1
+        if "…" in head:
+            out.append(f"heatmap column head {name!r}: drawn as {head!r} in {cell:.0f}px")
+        elif lines * metrics.lineSpacing() > top - 4 + SLACK:
+            out.append(f"heatmap column head {name!r}: {lines} lines in {top - 4:.0f}px")
+        if metrics.horizontalAdvance(name) > left - metrics.height() - 8 + SLACK:
+            out.append(f"heatmap row head {name!r}: wider than {left:.0f}px")
+    return out
+
+
+def _cells(view: QTableView) -> list[str]:
+    """Table cells: a one-line cell must hold its text; a wrapping one must hold its
+    widest word (else Qt breaks the word in two) and its lines in the row's height."""
+    model = view.model()
+    if model is None or not _visible(view):
+        return []
+    out = []
+    metrics = view.fontMetrics()
+    rows = min(model.rowCount(), 60)  # what a screen shows; a long table is the same
+    for row in range(rows):
+        if view.isRowHidden(row):
+            continue
+        for column in range(model.columnCount()):
+            if view.isColumnHidden(column) or view.columnWidth(column) <= 0:
+                continue
+            index = model.index(row, column)
+            text = index.data(Qt.ItemDataRole.DisplayRole)
+            if not text:
+                continue
+            font = index.data(Qt.ItemDataRole.FontRole)
+            fm = QFontMetrics(font) if isinstance(font, QFont) else metrics
+            room = view.columnWidth(column) - 8
+            text = str(text)
+            if view.wordWrap():
+                widest = max(fm.horizontalAdvance(word) for word in text.split())
+                tall = fm.boundingRect(QRect(0, 0, max(room, 1), 100_000),
+                                       int(Qt.TextFlag.TextWordWrap), text).height()
+                if widest > room + SLACK:
+                    out.append(f"cell {text!r}: a word needs {widest}px, has {room}px")
+                elif tall > view.rowHeight(row) + SLACK:
+                    out.append(f"cell {text!r}: needs {tall}px of height, has "
+                               f"{view.rowHeight(row)}px")
+            else:
+                wide = max(fm.horizontalAdvance(line) for line in text.splitlines())
+                if wide > room + SLACK:
+                    out.append(f"cell {text!r}: needs {wide}px, has {room}px")
+    return out
+
+
 def clipped_texts(root: QWidget) -> list[str]:
     """Every visible text under ``root`` that is narrower than it needs, in words."""
     found: list[str] = []
+    for heatmap in root.findChildren(PairHeatmap):
+        found += _heatmap(heatmap)
+    for table in root.findChildren(QTableView):
+        found += _cells(table)
     for header in root.findChildren(QHeaderView):
         found += _header(header)
     for tree in root.findChildren(QTreeWidget):

@@ -1,12 +1,15 @@
 """No text is cut at the screenshot sizes, in the window and in presentation mode.
 
-Renders the real window with every real view at 1280×800 and 1920×1080 on the demos,
+Renders the real window with every real view at 1280×800 and 1920×1080 on the demos and
+on every project Potato 2.12.1 wrote (``tests/data/potato_server``, ``potato_engine``),
 raises each view in turn, and fails on any header section, tree column, combo box,
 button or one-line label narrower than its text (:mod:`tests.ui.clipping`). A lead saw
 "ount differen" in presentation mode, "agreement 0.3…" in the tree and a cut scheme box.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QApplication
@@ -20,18 +23,28 @@ from tests.ui.clipping import clipped_texts
 from tests.ui.shell_helpers import open_and_wait
 
 SIZES = ((1280, 800), (1920, 1080))
+DATA = Path(__file__).resolve().parents[1] / "data"
+POTATO = tuple(sorted(f"{folder.parent.name}/{folder.name}"
+                      for parent in ("potato_server", "potato_engine")
+                      for folder in (DATA / parent).iterdir()
+                      if (folder / "config.yaml").is_file()))
+"""Every project Potato 2.12.1 wrote (its server with its simulator, its engine)."""
 DEMOS = ("support_triage", "street_images", "speaker_turns", "lidar_sweeps",
-         "sentiment_reviews")
+         "sentiment_reviews", *POTATO)
+
+
+def _path(name: str) -> Path:
+    return DATA / name if "/" in name else demo_studies()[name]
 
 
 def _opened(qtbot: QtBot, settings: Settings, demo: str, size: tuple[int, int]
             ) -> MainWindow:
-    """The real window at ``size`` with the demo ``demo`` open."""
+    """The real window at ``size`` with the demo (or Potato's project) ``demo`` open."""
     window = MainWindow(settings, views=available_views(), watch=False, dialogs=False)
     qtbot.addWidget(window)
     window.resize(*size)
     window.show()
-    open_and_wait(qtbot, window, demo_studies()[demo])
+    open_and_wait(qtbot, window, _path(demo))
     return window
 
 
@@ -83,7 +96,14 @@ def test_no_text_is_cut_in_presentation_mode(qtbot: QtBot, settings: Settings, d
 
 def test_the_detector_sees_cut_text(qtbot: QtBot) -> None:
     """The check above must be able to fail: a squeezed label, combo and header are named."""
-    from PySide6.QtWidgets import QComboBox, QLabel, QTableWidget, QVBoxLayout, QWidget
+    from PySide6.QtWidgets import (
+        QComboBox,
+        QLabel,
+        QTableWidget,
+        QTableWidgetItem,
+        QVBoxLayout,
+        QWidget,
+    )
 
     root = QWidget()
     qtbot.addWidget(root)
@@ -91,6 +111,8 @@ def test_the_detector_sees_cut_text(qtbot: QtBot) -> None:
     label, combo, table = QLabel("agreement 0.345 over 40 items"), QComboBox(), QTableWidget(1, 1)
     combo.addItem("partially_resolved and more")
     table.setHorizontalHeaderLabels(["Count difference"])
+    table.setItem(0, 0, QTableWidgetItem("partially_resolved"))
+    table.setWordWrap(False)
     for widget in (label, combo, table):
         layout.addWidget(widget)
     root.resize(400, 300)
@@ -103,3 +125,19 @@ def test_the_detector_sees_cut_text(qtbot: QtBot) -> None:
     assert "label 'agreement 0.345" in found
     assert "combo box 'partially_resolved" in found
     assert "header section 'Count difference'" in found
+    assert "cell 'partially_resolved'" in found
+    # A wrapping cell may wrap, but never break a word; the pair matrix's heads neither.
+    table.setWordWrap(True)
+    _settle(qtbot)
+    assert "cell 'partially_resolved': a word needs" in "\n".join(clipped_texts(root))
+    from PySide6.QtGui import QColor
+
+    from app.ui.views.overview.heatmap import PairHeatmap
+
+    heatmap = PairHeatmap()
+    layout.addWidget(heatmap)
+    names = [f"⚙ annotator_{k} (machine)" for k in range(6)]
+    heatmap.set_matrix(names, [QColor("#888888")] * 6, {})
+    heatmap.setFixedSize(200, 200)  # squeezed past its minimum (outside a scroll area)
+    _settle(qtbot)
+    assert "heatmap column head '⚙ annotator_0 (machine)'" in "\n".join(clipped_texts(root))

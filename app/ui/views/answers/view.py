@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHeaderView,
     QLabel,
+    QScrollArea,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -138,7 +139,11 @@ class AnswersView(View):
         self.message.setWordWrap(True)
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.answers: AnswerTable | None = None
-        layout = QVBoxLayout(self)
+        # In a scroll area: the table is as tall as its rows, and a short dock scrolls
+        # it rather than taking that height from the views above (at 1280×800 a table
+        # of six raters squeezed the overview's pair matrix past reading; issue 35).
+        content = QWidget()
+        layout = QVBoxLayout(content)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.setSpacing(8)
         layout.addWidget(self.header)
@@ -147,6 +152,14 @@ class AnswersView(View):
         layout.addWidget(self.key)
         layout.addWidget(self.message, 1)
         layout.addStretch(0)
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.scroll_area)
         self.show_context(ViewContext())
 
     # ----------------------------------------------------------------- contract

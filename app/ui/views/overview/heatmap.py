@@ -16,10 +16,13 @@ Choices (the spec is silent):
 - Cells are square, at most ``MAX_CELL`` pixels at a 9 pt font and at least
   ``MIN_CELL``, both times the font's size over 9 pt: cells grow with the widget font
   (``ViewContext.font_scale`` reaches it through the parent's font), and so does the
-  text. ``sizeHint`` asks for cells that hold the widest cell text (two lines, with a
-  margin); ``minimumSizeHint`` only for ``MIN_CELL`` cells, so a short dock is not
-  made taller by the matrix: a cell smaller than its text draws the text in a font
-  shrunk to fit (never past the cell's edges).
+  text. Both ``sizeHint`` and ``minimumSizeHint`` ask for cells that hold the widest
+  cell text (two lines, with a margin) and the widest word of a column head, which
+  wraps at spaces (:func:`column_head`): at 1280×800 a 6 × 6 matrix of Potato's
+  machine-rater project was squeezed into 28 px cells whose heads read "c…l" and
+  "⚙ l…e" (issue 35). The overview puts the matrix in a scroll area, so a short dock
+  scrolls a readable matrix instead of shrinking it; a cell still smaller than its
+  text (a widget used without one) draws the text in a font shrunk to fit.
 """
 
 from __future__ import annotations
@@ -114,16 +117,17 @@ class PairHeatmap(QWidget):
         return self._empty_text
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt API)
-        left, top, legend = self._margins()
         n = max(len(self._names), 1)
-        side = max(self._min_cell(), min(self._max_cell(), 420.0 / n)) * n
-        return QSize(int(left + side + 8), int(top + side + legend))
+        cell = max(self._min_cell(), min(self._max_cell(), 420.0 / n))
+        left, top, legend = self._margins(cell)
+        return QSize(int(left + cell * n + 8), int(top + cell * n + legend))
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt API)
         if not self._names:
             return QSize(120, 60)
-        left, top, legend = self._margins()
-        side = MIN_CELL * self._scale() * len(self._names)
+        cell = self._min_cell()  # readable: the widest value and word fit (issue 35)
+        left, top, legend = self._margins(cell)
+        side = cell * len(self._names)
         width = max(left + side + 8, left + self._legend_width())
         return QSize(int(width), int(top + side + legend))
 
@@ -140,13 +144,19 @@ class PairHeatmap(QWidget):
 
     # ------------------------------------------------------------------ geometry
 
-    def _margins(self) -> tuple[float, float, float]:
-        """(left margin, top margin, legend height) at the widget's font."""
+    def _margins(self, cell: float | None = None) -> tuple[float, float, float]:
+        """(left margin, top margin, legend height) at the widget's font; the top holds
+        the column heads as wrapped at ``cell`` (the widest cell the width allows when
+        not given)."""
         metrics = QFontMetricsF(self.font())
         label = max((metrics.horizontalAdvance(n) for n in self._names), default=0.0)
-        two = any(" " in n and metrics.horizontalAdvance(n) > MIN_CELL * self._scale()
-                  for n in self._names)  # a head in two lines ("⚙ name" / "(machine)")
-        return (label + metrics.height() * 1.6, metrics.height() * (3.4 if two else 2.2),
+        left = label + metrics.height() * 1.6
+        if cell is None:
+            n = max(len(self._names), 1)
+            cell = max(min((self.width() - left - 8) / n, self._max_cell()),
+                       self._min_cell())
+        lines = head_lines(self._names, metrics, cell - 4)
+        return (left, metrics.height() * 1.0 + metrics.lineSpacing() * lines + 6,
                 metrics.height() * 4.0)
 
     def _scale(self) -> float:
@@ -161,7 +171,8 @@ class PairHeatmap(QWidget):
         metrics = QFontMetricsF(self.font())
         texts = [c.text for c in self._cells.values()] + ["–"]
         lines = [line for text in texts for line in text.split("\n")]
-        wide = max(metrics.horizontalAdvance(line) for line in lines)
+        words = [word for name in self._names for word in name.split()]
+        wide = max(metrics.horizontalAdvance(line) for line in [*lines, *words])
         tall = metrics.lineSpacing() * max(text.count("\n") + 1 for text in texts)
         return max(MIN_CELL * self._scale(), wide + metrics.averageCharWidth() * 1.5,
                    tall + metrics.height() * 0.6)
@@ -171,12 +182,19 @@ class PairHeatmap(QWidget):
         return self._layout()[2]
 
     def _layout(self) -> tuple[float, float, float]:
-        """(left margin, top margin, cell size)."""
+        """(left margin, top margin, cell size): the cell as wide as the width allows
+        (never narrower than its widest word or value where the widget has the room,
+        never past ``MAX_CELL``) and as tall as the height allows under heads wrapped at
+        that cell (twice: a smaller cell may wrap a head into one more line)."""
         left, top, legend = self._margins()
         n = max(len(self._names), 1)
-        cell = min((self.width() - left - 8) / n, (self.height() - top - legend) / n,
-                   self._max_cell())
-        return left, top, max(cell, MIN_CELL * self._scale())
+        floor = self._min_cell()
+        cell = floor
+        for _ in range(2):
+            cell = max(min((self.width() - left - 8) / n, (self.height() - top - legend) / n,
+                           self._max_cell()), floor)
+            top = self._margins(cell)[1]
+        return left, top, cell
 
     def _cell_at(self, pos: QPointF) -> tuple[int, int] | None:
         left, top, cell = self._layout()
@@ -299,13 +317,26 @@ class PairHeatmap(QWidget):
 
 
 def column_head(name: str, metrics: QFontMetricsF, width: float) -> str:
-    """A column's name in the cell's width: whole when it fits, else in two lines broken
-    at the last space ("⚙ llm_judge" over "(machine)"), each line elided in the middle,
-    so a head is never cut off by its neighbour's (the cells' tooltips name both)."""
+    """A column's name in the cell's width: whole when it fits, else wrapped at spaces
+    into as many lines as it needs ("⚙ llm_judge" over "(machine)", or "⚙" over
+    "llm_judge" over "(machine)" in a narrower cell), so no word is cut or broken
+    (issue 35: the 6 × 6 matrix of Potato's machine-rater project read "⚙ ll…udge");
+    only a single word wider than the cell is elided in the middle, and the cells are
+    made wide enough for the widest word where the widget has the room
+    (:meth:`PairHeatmap._min_cell`); the cells' tooltips name both annotators."""
     if metrics.horizontalAdvance(name) <= width:
         return name
-    first, _, last = name.rpartition(" ")
-    lines = [first, last] if first else [name]
+    lines: list[str] = []
+    for word in name.split():
+        if lines and metrics.horizontalAdvance(f"{lines[-1]} {word}") <= width:
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
     return "\n".join(metrics.elidedText(line, Qt.TextElideMode.ElideMiddle, width)
                      for line in lines)
+
+
+def head_lines(names: list[str], metrics: QFontMetricsF, width: float) -> int:
+    """The most lines a column head takes at this cell width (at least one)."""
+    return max((column_head(n, metrics, width).count("\n") + 1 for n in names), default=1)
 
