@@ -139,10 +139,8 @@ class OverviewView(View):
         row.addWidget(self.pair_title, 1)
         row.addWidget(self.metric_combo)
         rl.addLayout(row)
-        # A short dock scrolls the matrix rather than squeezing its cells past reading
-        # (the heatmap's minimum size holds its widest value and head word; issue 35).
-        self.heatmap_scroll = QScrollArea()
-        self.heatmap_scroll.setWidgetResizable(True)
+        # A short dock scrolls a readable matrix rather than squeezing it (issue 35).
+        self.heatmap_scroll = QScrollArea(widgetResizable=True)
         self.heatmap_scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.heatmap_scroll.setWidget(self.heatmap)
         rl.addWidget(self.heatmap_scroll, 1)
