@@ -9,6 +9,11 @@ A project without ``labeling/engine.yaml`` (or a ``labeling_engine:`` block) sim
 no contracts: ``labels`` is ``None`` and ``labels_absent`` says why in a sentence. A
 configured engine that is invalid is bad input like any other: the whole open fails
 with the reader's message, and nothing is half-loaded.
+
+An open reads ``engine.sqlite`` twice (the people who labelled in it, with the study; the
+contracts' store); with a WAL beside it, the private copy both read is made once for the
+whole open and removed at its end (:class:`~app.core.formats.potato.engine.copies.
+SharedCopies`).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from app.core.agreement.sets.structured import SetOptions
 from app.core.contracts.config.engine_config import load_engine_config
 from app.core.contracts.kinds.coverage_curve import TierCurve, error_coverage_curves
 from app.core.contracts.label_report import LabelReport, label_report
+from app.core.formats.potato.engine.copies import SharedCopies
 from app.core.formats.potato.project import gc_paused, read_potato
 from app.core.model import Study
 from app.core.progress import Job, Progress, scaled
@@ -80,24 +86,25 @@ def open_project(path: Path, *, options: SetOptions | None = None,
     project. With ``preview`` (a folder Accord must not write, a bundled demo) every
     contract is evaluated as certify would, and nothing is recorded.
     """
-    study = yield from scaled(read_potato(path), 0.0, 0.3, 1.0)
-    report = yield from scaled(agreement_report(study, project=str(path), options=options),
-                               0.3, 0.85, 1.0)
-    labels: LabelReport | None = None
-    absent: str | None = None
-    yield Progress(0.85, 1.0, "contracts")
-    # The collector is paused for the contracts' reading and the curves (see gc_paused):
-    # on a million-item study each full collection walks tens of millions of objects in
-    # one call that holds the interpreter lock, which the GUI thread would wait for.
-    with gc_paused():
-        if load_engine_config(path, study) is None:
-            absent = NO_ENGINE
-        else:
-            labels = label_report(path, study=study, certify=certify, only=contract,
-                                  retest=retest, schedule=schedule, preview=preview)
-        scores = all_item_scores(report)
-        curves = coverage_curves(labels)
-        accepted = None if labels is None else labels.accepted()
+    with SharedCopies():  # one copy of a WAL database for the people and the store
+        study = yield from scaled(read_potato(path), 0.0, 0.3, 1.0)
+        report = yield from scaled(agreement_report(study, project=str(path), options=options),
+                                   0.3, 0.85, 1.0)
+        labels: LabelReport | None = None
+        absent: str | None = None
+        yield Progress(0.85, 1.0, "contracts")
+        # The collector is paused for the contracts' reading and the curves (see gc_paused):
+        # on a million-item study each full collection walks tens of millions of objects in
+        # one call that holds the interpreter lock, which the GUI thread would wait for.
+        with gc_paused():
+            if load_engine_config(path, study) is None:
+                absent = NO_ENGINE
+            else:
+                labels = label_report(path, study=study, certify=certify, only=contract,
+                                      retest=retest, schedule=schedule, preview=preview)
+            scores = all_item_scores(report)
+            curves = coverage_curves(labels)
+            accepted = None if labels is None else labels.accepted()
     yield Progress(1.0, 1.0, "done")
     return ProjectData(path=path, study=study, report=report, labels=labels,
                        labels_absent=absent, item_scores=scores, coverage_curves=curves,

@@ -7,17 +7,14 @@ resolved labels and the certificates. This module reads it into Accord's model
 (:class:`~app.core.formats.labeling.data.LabelingData`) and Potato's own records
 (:mod:`app.core.formats.potato.engine_records`), one query per table.
 
-**Never touching the user's file.** Opening a WAL database, even read-only, creates
-``-shm`` (and may create ``-wal``) files beside it. A database at rest (no ``-wal``,
-``-shm`` or ``-journal`` beside it: Potato's server stopped cleanly) is opened in place
-read-only with SQLite's ``immutable`` flag, which takes no lock and creates no file (a
-576 MB million-item database is not copied); if its size or time changed while it was
-read, or a side file appeared, the read is done again from a copy. Otherwise the
-database and its WAL are copied into a private temporary folder and only the copy is
-opened; the folder is removed afterwards, and nothing is ever created beside the user's
-files. If the files change while they are copied (Potato's server writing), the copy is
-retried and, when they keep changing, the read stops with one sentence; a hot rollback
-journal (``engine.sqlite-journal``: a write in progress) stops it too.
+**Never touching the user's file.** A database at rest (no ``-wal``, ``-shm`` or
+``-journal`` beside it: Potato's server stopped cleanly) is opened in place read-only with
+SQLite's ``immutable`` flag, which takes no lock and creates no file (a 576 MB
+million-item database is not copied); if its size or time changed while it was read, or
+a side file appeared, the read is done again from a copy. Otherwise the database and its
+WAL are copied into a private temporary folder and only the copy is opened
+(:mod:`.engine.copies`: why, and how one open of a project makes that copy once for the
+engine's people and this store); nothing is ever created beside the user's files.
 
 Choices where Potato is silent on what an outside reader should do:
 
@@ -32,9 +29,7 @@ Choices where Potato is silent on what an outside reader should do:
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
-import tempfile
 import threading
 from collections import Counter
 from collections.abc import Collection, Iterator, Mapping, Sequence
@@ -47,6 +42,12 @@ from app.core.errors import InputError
 from app.core.formats.boundary import checked_file, present
 from app.core.formats.labeling.data import LabelingData
 from app.core.formats.labeling.table import PredictionTable
+from app.core.formats.potato.engine.copies import DATABASE as DATABASE
+from app.core.formats.potato.engine.copies import MAX_DATABASE_BYTES as MAX_DATABASE_BYTES
+from app.core.formats.potato.engine.copies import at_rest_uri as _at_rest_uri
+from app.core.formats.potato.engine.copies import private_copy as _private_copy
+from app.core.formats.potato.engine.copies import side_files as _side_files
+from app.core.formats.potato.engine.copies import stamp as _stamp
 from app.core.formats.potato.engine_answers import PendingColumns, StoredAnswers
 from app.core.formats.potato.engine_items import ItemMeta, read_items
 from app.core.formats.potato.engine_parallel import IntegrityCheck
@@ -66,7 +67,6 @@ from app.core.formats.potato.engine_records import (
     read_requests,
 )
 
-DATABASE = "engine.sqlite"
 COLUMNS: dict[str, tuple[str, ...]] = {
     "engine_item": ("item_id", "ingest_seq", "meta_json"),
     "source_version": ("version_id", "source_id", "kind", "created_at"),
@@ -80,12 +80,6 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 }
 """The tables and columns Accord reads; any of them missing is a database of another
 Potato version."""
-
-_COPY_TRIES = 3
-MAX_DATABASE_BYTES = 4 * 1024 * 1024 * 1024
-"""The largest ``engine.sqlite`` (and WAL) read, 4 GiB, above the boundary's 512 MiB for
-files parsed whole: a million items with three tiers is about 600 MB of database, of
-which only the columns read become Python objects (SQLite pages the rest from a copy)."""
 
 
 @dataclass(frozen=True)
@@ -187,18 +181,6 @@ class StartedRead:
             self._reading.close()
 
 
-def _side_files(database: Path) -> tuple[Path, ...]:
-    return tuple(database.with_name(database.name + suffix)
-                 for suffix in ("-wal", "-shm", "-journal"))
-
-
-def _at_rest_uri(database: Path) -> str:
-    """``database`` opened read-only and immutable: SQLite takes no lock and creates no
-    ``-shm`` or ``-wal`` beside it (which is only right with no WAL to read and no writer,
-    so the caller checks both, before and after)."""
-    return database.absolute().as_uri() + "?mode=ro&immutable=1"
-
-
 class _Reading:
     """One read of the database at ``location`` (named ``shown``), started."""
 
@@ -276,45 +258,6 @@ class _Reading:
             self._sorted.set()
             self._check.raise_if_damaged(self._shown)
             raise
-
-
-@contextmanager
-def _private_copy(database: Path) -> Iterator[Path]:
-    journal = database.with_name(database.name + "-journal")
-    if journal.exists():
-        raise InputError("a write is in progress (engine.sqlite-journal is present): Potato "
-                         "is changing the database; expected a database at rest (wait, or "
-                         "stop Potato's server, and try again)", file=database)
-    wal = database.with_name(database.name + "-wal")
-    with tempfile.TemporaryDirectory(prefix="accord-engine-") as folder:
-        copy = Path(folder) / DATABASE
-        for _ in range(_COPY_TRIES):
-            before = _stamp(database, wal)
-            shutil.copyfile(checked_file(database, limit=MAX_DATABASE_BYTES), copy)
-            copy_wal = copy.with_name(copy.name + "-wal")
-            if present(wal):
-                shutil.copyfile(checked_file(wal, limit=MAX_DATABASE_BYTES), copy_wal)
-            elif copy_wal.exists():
-                copy_wal.unlink()
-            if _stamp(database, wal) == before:
-                break
-        else:
-            raise InputError("the database kept changing while Accord copied it (Potato's "
-                             "server is writing); expected a database at rest (try again, or "
-                             "stop the server)", file=database)
-        yield copy
-
-
-def _stamp(*paths: Path) -> tuple[tuple[int, int] | None, ...]:
-    out: list[tuple[int, int] | None] = []
-    for path in paths:
-        try:
-            st = path.stat()
-        except FileNotFoundError:
-            out.append(None)
-            continue
-        out.append((st.st_size, st.st_mtime_ns))
-    return tuple(out)
 
 
 def _open(location: str) -> sqlite3.Connection:

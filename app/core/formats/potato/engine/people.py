@@ -34,10 +34,23 @@ Which engine labels are a person's answer (Potato does not say; our choices):
   scheme (no options, no scale), which ``label status`` does not check, a label that is
   no answer Accord reads is counted in a note instead.
 
+**A database that cannot be read** (damaged, of another Potato version, refused by the
+boundary, being written) is not the same failure everywhere. When the annotation files
+(``user_state.json``) hold at least one answer, their agreement does not depend on the
+engine: the study is read without the engine's people and carries a note naming the
+database and what is wrong with it, so ``accord agreement`` still reports the files'
+agreement (anyone who labelled only in the engine is missing from it, and the note says
+so). When the files hold no answer, the engine may hold the only human labels: then it is
+the error naming the file, as before. ``label status`` and the window of a project with a
+configured engine still fail on such a database (the contracts need it). A label that is
+not an option of its scheme is the same case (the engine's people cannot be read).
+
 Cost: one query on ``human_request`` (the ``status`` index), nothing per item of the
 population; a project without human labels in its engine pays only the opening. The
 database is read as :mod:`..engine_store` reads it: in place and immutable when it is at
-rest, else from a private copy with its WAL, never creating a file beside it.
+rest, else from a private copy with its WAL, never creating a file beside it; within one
+open of a project that copy is made once and shared with the contracts' store
+(:mod:`.copies`).
 """
 
 from __future__ import annotations
@@ -50,20 +63,14 @@ from typing import Any
 from app.core.errors import InputError
 from app.core.formats.boundary import present
 from app.core.formats.labeling.answers import to_answer
+from app.core.formats.potato.engine.copies import at_rest_uri, private_copy, side_files, stamp
 from app.core.formats.potato.engine_json import stored_json
 from app.core.formats.potato.engine_parallel import unreadable
 from app.core.formats.potato.engine_records import (
     CALIBRATION_PURPOSES,
     VERIFICATION_PURPOSES,
 )
-from app.core.formats.potato.engine_store import (
-    _at_rest_uri,
-    _open,
-    _private_copy,
-    _side_files,
-    _stamp,
-    engine_database,
-)
+from app.core.formats.potato.engine_store import _open, engine_database
 from app.core.formats.potato.place import sys_intern
 from app.core.model import Answer, Study
 
@@ -131,11 +138,21 @@ def read_engine_people(database: Path, study: Study) -> EnginePeople:
 def add_engine_people(study: Study, task_dir: Path, with_files: frozenset[str]) -> frozenset[str]:
     """Add the people of ``<task_dir>/engine.sqlite`` to ``study`` (answers and notes) and
     return every person who answered there. ``with_files``: the annotators read from
-    ``user_state.json`` (their answers there are kept where both have one)."""
-    database = engine_database(task_dir)
-    if database is None:
+    ``user_state.json`` (their answers there are kept where both have one).
+
+    A database that cannot be read fails the study only when the annotation files hold
+    no answer (the engine may hold the only human labels); otherwise it is a note and the
+    files' agreement stands (see the module's docstring)."""
+    try:
+        database = engine_database(task_dir)
+        if database is None:
+            return frozenset()
+        engine = read_engine_people(database, study)
+    except InputError as error:
+        if not any(study.answers.values()):
+            raise
+        study.notes.append(unread_note(error))
         return frozenset()
-    engine = read_engine_people(database, study)
     differ = added_to_files = 0
     for schema, by_item in engine.answers.items():
         kept = study.answers.setdefault(schema, {})
@@ -149,6 +166,13 @@ def add_engine_people(study: Study, task_dir: Path, with_files: frozenset[str]) 
                 added_to_files += person in with_files
     study.notes.extend(_notes(engine, with_files, differ, added_to_files))
     return engine.people
+
+
+def unread_note(error: InputError) -> str:
+    """The note of a study whose annotation files were read and whose engine was not."""
+    return (f"The people of Potato's labelling engine could not be read ({error}); the "
+            "agreement is that of the annotation files (user_state.json) alone, and anyone "
+            "who labelled only in the engine is missing from it.")
 
 
 def _notes(engine: EnginePeople, with_files: frozenset[str], differ: int, added: int
@@ -215,18 +239,18 @@ _QUERY = (
 def _rows(database: Path) -> list[tuple[Any, ...]]:
     """The answered requests, read in place when the database is at rest and did not
     change meanwhile, else from a private copy (as :mod:`..engine_store` reads it)."""
-    before = _stamp(database)
-    if not any(present(side) for side in _side_files(database)):
+    before = stamp(database)
+    if not any(present(side) for side in side_files(database)):
         try:
-            rows = _query(_at_rest_uri(database), database)
+            rows = _query(at_rest_uri(database), database)
         except InputError:
-            if _stamp(database) == before:
+            if stamp(database) == before:
                 raise  # the file did not change: a real problem, named
         else:
-            if _stamp(database) == before and not any(
-                    present(side) for side in _side_files(database)):
+            if stamp(database) == before and not any(
+                    present(side) for side in side_files(database)):
                 return rows
-    with _private_copy(database) as copy:
+    with private_copy(database) as copy:
         return _query(str(copy), database)
 
 
