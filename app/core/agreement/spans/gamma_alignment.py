@@ -1,0 +1,275 @@
+"""Mathet's best alignment of several annotators' spans, exactly, for any number of annotators.
+
+Why this module exists: Mathet et al. (2015)'s γ needs the *best alignment* of a continuum,
+the partition of every annotator's units into unitary alignments (tuples holding one unit
+or the empty unit ∅ per annotator) of least total disorder. pygamma-agreement 0.5.9
+enumerates every tuple (the product of all annotators' unit counts: 7.4 million for three
+annotators of ~195 spans) and hands the survivors to cvxpy's CBC or GPL GLPK. kinds.md
+A.2 asks for the same optimum from scipy alone, fast.
+
+Dissimilarity (pygamma's ``CombinedCategoricalDissimilarity`` with α = β = 1, δ∅ = 1)::
+
+    d(u, v) = ((|s_u − s_v| + |e_u − e_v|) / (len_u + len_v))² + [label_u ≠ label_v]
+
+A tuple's disorder is the mean over the C(n, 2) annotator pairs of d, where a pair holding
+∅ (either side, or both, as in pygamma) costs δ∅ = 1. The alignment's disorder is the sum
+of its tuples' disorders divided by the mean number of units per annotator.
+
+Exactness. A tuple T with k real units is *strictly dominated* when taking one of its
+units v out into a singleton costs less: with S(T) the sum over pairs, S(T − v) + S({v})
+− S(T) = C(n, 2) + (k − 1) − Σ_{w∈T, w≠v} d(v, w). So no optimal alignment holds a tuple
+where, for some member v, Σ_w d(v, w) > C(n, 2) + k − 1, and in particular none holds a
+pair with d(u, v) > :func:`pair_bound` (n) = C(n, 2) + n − 1. Candidate tuples are grown
+annotator by annotator from the allowed pairs only (found by a sweep over units sorted by
+start: d ≤ B needs |s_u − s_v| ≤ √B·(len_u + len_v)), then the member rule prunes the
+rest. Every tuple of every optimal alignment survives, and so do all singletons, so the
+set-partition program "each unit in exactly one tuple" over the survivors has the same
+optimum as over all tuples (pygamma keeps a looser superset: Σ ≤ C(n, 2)·n).
+
+The program is solved by ``scipy.optimize.milp`` (HiGHS) with both optimality gaps at 0
+(HiGHS's default absolute gap, 1e-6, would otherwise let it stop early); the disorder is
+then re-summed in float64 from the chosen tuples. Two annotators are an assignment
+problem (every tuple is a pair or a singleton), solved by ``linear_sum_assignment`` on the
+(n_a + n_b)² matrix whose off-diagonal ∅ cells are forbidden; tests check it against the
+program. pygamma computes in float32, so its disorder matches this one to ~1e-7, and the
+disorder of the alignment it chose, re-summed in float64, to 1e-9.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import Bounds, LinearConstraint, linear_sum_assignment, milp
+from scipy.sparse import csc_array
+
+EMPTY = -1
+"""The empty unit ∅ in a tuple."""
+
+
+@dataclass(frozen=True)
+class Units:
+    """One annotator's units as columns (float64 positions, integer label codes)."""
+
+    starts: np.ndarray
+    ends: np.ndarray
+    labels: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.starts.shape[0])
+
+
+@dataclass(frozen=True)
+class BestAlignment:
+    """The best alignment: its disorder and its tuples (unit index or :data:`EMPTY` per
+    annotator), ordered by the first real unit's start."""
+
+    disorder: float
+    tuples: np.ndarray
+
+
+def pair_bound(n_annotators: int) -> float:
+    """Largest pair dissimilarity an optimal tuple can hold: C(n, 2) + n − 1."""
+    return n_annotators * (n_annotators - 1) / 2 + n_annotators - 1
+
+
+def dissimilarity(a: Units, i: np.ndarray, b: Units, j: np.ndarray) -> np.ndarray:
+    """d between units ``a[i]`` and ``b[j]`` (elementwise), positional + categorical."""
+    total = (a.ends[i] - a.starts[i]) + (b.ends[j] - b.starts[j])
+    shift = np.abs(a.starts[i] - b.starts[j]) + np.abs(a.ends[i] - b.ends[j])
+    return np.asarray((shift / total) ** 2 + (a.labels[i] != b.labels[j]), dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class _Pairs:
+    """Allowed pairs between annotators a < b: sorted keys ``i * len(b) + j`` and their d,
+    plus, for each unit of a, the range of its partners (CSR) for growing tuples."""
+
+    keys: np.ndarray
+    values: np.ndarray
+    indptr: np.ndarray
+    partners: np.ndarray
+    width: int
+
+
+def _allowed_pairs(a: Units, b: Units, bound: float) -> _Pairs:
+    """Every pair (i of a, j of b) with d ≤ bound, by a sweep over b's sorted starts."""
+    order = np.argsort(b.starts, kind="stable")
+    sorted_starts = b.starts[order]
+    max_len = float((b.ends - b.starts).max()) if len(b) else 0.0
+    reach = math.sqrt(bound) * ((a.ends - a.starts) + max_len)
+    lo = np.searchsorted(sorted_starts, a.starts - reach, side="left")
+    hi = np.searchsorted(sorted_starts, a.starts + reach, side="right")
+    counts = hi - lo
+    i = np.repeat(np.arange(len(a)), counts)
+    offsets = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+    j = order[np.repeat(lo, counts) + offsets]
+    d = dissimilarity(a, i, b, j)
+    keep = d <= bound
+    i, j, d = i[keep], j[keep], d[keep]
+    keys = i.astype(np.int64) * max(len(b), 1) + j
+    by_key = np.argsort(keys, kind="stable")
+    keys, d, j = keys[by_key], d[by_key], j[by_key]
+    indptr = np.zeros(len(a) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(i, minlength=len(a)), out=indptr[1:])
+    return _Pairs(keys, d, indptr, j, max(len(b), 1))
+
+
+def _lookup(pairs: _Pairs, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(allowed?, d) for pairs (i, j); d is meaningless where not allowed."""
+    keys = i.astype(np.int64) * pairs.width + j
+    at = np.searchsorted(pairs.keys, keys)
+    at_clipped = np.minimum(at, max(len(pairs.keys) - 1, 0))
+    if len(pairs.keys) == 0:
+        return np.zeros(len(keys), dtype=bool), np.zeros(len(keys))
+    found = pairs.keys[at_clipped] == keys
+    return found, pairs.values[at_clipped]
+
+
+def candidate_tuples(units: Sequence[Units]) -> tuple[np.ndarray, np.ndarray]:
+    """The surviving candidate tuples ``(m, n)`` and their disorders (mean over pairs).
+
+    Grown annotator by annotator: a partial tuple takes ∅, or a unit allowed with every
+    real member it already holds (its partners through the first real member, then
+    checked against the others). The all-∅ tuple is dropped; singletons always survive.
+    """
+    n = len(units)
+    bound = pair_bound(n)
+    pairs = {(a, b): _allowed_pairs(units[a], units[b], bound)
+             for b in range(n) for a in range(b)}
+    rows = np.full((len(units[0]) + 1, 1), EMPTY, dtype=np.int64)
+    rows[: len(units[0]), 0] = np.arange(len(units[0]))
+    for b in range(1, n):
+        grown = [np.hstack([rows, np.full((len(rows), 1), EMPTY, dtype=np.int64)])]
+        real = rows != EMPTY
+        has_real = real.any(axis=1)
+        empty_rows = rows[~has_real]
+        if len(empty_rows) and len(units[b]):
+            fresh = np.repeat(empty_rows, len(units[b]), axis=0)
+            column = np.tile(np.arange(len(units[b])), len(empty_rows))
+            grown.append(np.hstack([fresh, column[:, None]]))
+        anchored = rows[has_real]
+        first = real[has_real].argmax(axis=1)
+        for a in range(b):
+            mine = anchored[first == a]
+            if not len(mine):
+                continue
+            p = pairs[(a, b)]
+            start, stop = p.indptr[mine[:, a]], p.indptr[mine[:, a] + 1]
+            counts = stop - start
+            base = np.repeat(mine, counts, axis=0)
+            offsets = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+            column = p.partners[np.repeat(start, counts) + offsets]
+            keep = np.ones(len(base), dtype=bool)
+            for c in range(a + 1, b):
+                present = base[:, c] != EMPTY
+                ok, _ = _lookup(pairs[(c, b)], base[present, c], column[present])
+                keep[np.flatnonzero(present)[~ok]] = False
+            grown.append(np.hstack([base[keep], column[keep][:, None]]))
+        rows = np.vstack(grown)
+    rows = rows[(rows != EMPTY).any(axis=1)]
+    return _prune(units, rows, pairs)
+
+
+def _prune(units: Sequence[Units], rows: np.ndarray,
+           pairs: dict[tuple[int, int], _Pairs]) -> tuple[np.ndarray, np.ndarray]:
+    """Tuple disorders, and the member rule (Σ_w d(v, w) ≤ C(n, 2) + k − 1 for every v)."""
+    n = len(units)
+    c2n = n * (n - 1) / 2
+    total = np.zeros(len(rows))
+    member_sums = np.zeros((len(rows), n))
+    for b in range(n):
+        for a in range(b):
+            both = (rows[:, a] != EMPTY) & (rows[:, b] != EMPTY)
+            d = np.ones(len(rows))
+            if both.any():
+                _, values = _lookup(pairs[(a, b)], rows[both, a], rows[both, b])
+                d[both] = values
+                member_sums[both, a] += values
+                member_sums[both, b] += values
+            total += d
+    k = (rows != EMPTY).sum(axis=1)
+    keep = (member_sums <= (c2n + k - 1)[:, None] + 1e-12).all(axis=1)
+    return rows[keep], total[keep] / c2n
+
+
+def best_alignment(units: Sequence[Units]) -> BestAlignment:
+    """The exact best alignment of ``units`` (one :class:`Units` per annotator, n ≥ 2).
+
+    Annotators with no unit take part (they hold ∅ in every tuple), as in pygamma, where
+    they count in the mean number of units per annotator.
+    """
+    n = len(units)
+    n_units = sum(len(u) for u in units)
+    if n < 2 or n_units == 0:
+        raise ValueError("the best alignment needs two annotators and at least one unit")
+    if n == 2:
+        rows, costs = _assignment(units[0], units[1])
+    else:
+        rows, costs = solve_partition(units, *candidate_tuples(units))
+    return _finish(rows, costs, units, n_units / n)
+
+
+def solve_partition(units: Sequence[Units], rows: np.ndarray,
+                    costs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The set-partition program over candidate tuples, by HiGHS; the chosen tuples."""
+    sizes = [len(u) for u in units]
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    real = rows != EMPTY
+    tuple_index, annotator = np.nonzero(real)
+    unit_index = offsets[annotator] + rows[tuple_index, annotator]
+    matrix = csc_array((np.ones(len(tuple_index)), (unit_index, tuple_index)),
+                       shape=(int(sum(sizes)), len(rows)))
+    with warnings.catch_warnings():
+        # mip_abs_gap is passed to HiGHS verbatim; scipy warns that it does not know it.
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = milp(costs, integrality=np.ones(len(rows)), bounds=Bounds(0, 1),
+                      constraints=LinearConstraint(matrix, 1, 1),
+                      options={"mip_rel_gap": 0.0, "mip_abs_gap": 0.0})
+    if result.x is None:  # pragma: no cover - singletons always make it feasible
+        raise RuntimeError(f"HiGHS found no alignment: {result.message}")
+    chosen = result.x > 0.5
+    return rows[chosen], costs[chosen]
+
+
+def _assignment(a: Units, b: Units) -> tuple[np.ndarray, np.ndarray]:
+    """Two annotators: pair or leave alone each unit, by one linear assignment."""
+    na, nb = len(a), len(b)
+    forbidden = 1e9
+    cost = np.zeros((na + nb, na + nb))
+    if na and nb:
+        i, j = np.meshgrid(np.arange(na), np.arange(nb), indexing="ij")
+        cost[:na, :nb] = np.minimum(dissimilarity(a, i.ravel(), b, j.ravel()).reshape(na, nb),
+                                    forbidden)
+    cost[:na, nb:] = forbidden
+    cost[na:, :nb] = forbidden
+    cost[np.arange(na), nb + np.arange(na)] = 1.0
+    cost[na + np.arange(nb), np.arange(nb)] = 1.0
+    rows, cols = linear_sum_assignment(cost)
+    tuples: list[tuple[int, int]] = []
+    costs: list[float] = []
+    for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
+        if r < na and c < nb:
+            tuples.append((r, c))
+            costs.append(float(cost[r, c]))
+        elif r < na:
+            tuples.append((r, EMPTY))
+            costs.append(1.0)
+        elif c < nb:
+            tuples.append((EMPTY, c))
+            costs.append(1.0)
+    return np.array(tuples, dtype=np.int64).reshape(-1, 2), np.array(costs)
+
+
+def _finish(rows: np.ndarray, costs: np.ndarray, units: Sequence[Units],
+            mean_units: float) -> BestAlignment:
+    """Order tuples by position and re-sum the disorder in float64."""
+    first_start = np.full(len(rows), np.inf)
+    for a, u in enumerate(units):
+        present = rows[:, a] != EMPTY
+        first_start[present] = np.minimum(first_start[present], u.starts[rows[present, a]])
+    order = np.lexsort((np.arange(len(rows)), first_start))
+    return BestAlignment(float(math.fsum(costs.tolist()) / mean_units), rows[order])
