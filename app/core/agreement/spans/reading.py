@@ -117,7 +117,7 @@ class SpanReader:
                 continue
             reading.lengths = {iid: text_length(records[iid], text_key)
                                for iid in reading.answers if iid in records}
-            _notes(reading)
+            _notes(reading, text_key)
         return self.schemes
 
     def _stored_spans(self, state: Mapping[str, Any], file: Path,
@@ -267,13 +267,13 @@ def _mapping(state: Mapping[str, Any], key: str, file: Path) -> Mapping[str, Any
     return value
 
 
-def _notes(reading: SchemeSpans) -> None:
+def _notes(reading: SchemeSpans, text_key: str | None) -> None:
     scheme = reading.scheme
     if reading.n_unreadable:
         reading.notes.append(f"{reading.n_unreadable} answers hold no readable offsets and "
                              "were left out (listed under 'unreadable').")
     source = scheme.config.get("source_field") or scheme.config.get("passage_field")
-    if scheme.annotation_type in LABEL_SPAN_TYPES and source:
+    if scheme.annotation_type in LABEL_SPAN_TYPES and source and source != text_key:
         reading.notes.append(f"offsets are in the item's '{source}' field; the character "
                              "axis L is the item's text, as in Potato.")
     marked = any(spans for by in reading.answers.values() for spans in by.values())
