@@ -19,6 +19,11 @@ Answer shapes by kind:
 - segments / tiers: ``ObjectSet`` of :class:`Segment` (tiers carry ``tier``)
 - trace: :class:`TraceJudgement` (one label per step key)
 - spans (no agreement kind yet): ``ObjectSet`` of :class:`Span`
+- continuous: ``float`` (slider-like numbers: number, vas, confidence slider, pairwise
+  scale)
+- ranking: ``tuple[str, ...]`` (the options, best first)
+- matrix: :class:`SubAnswers` (multirate, constant_sum, soft_label, …: one stored value
+  per sub-answer)
 """
 
 from __future__ import annotations
@@ -46,6 +51,9 @@ class Kind(StrEnum):
     REGIONS = "regions"
     MASKS = "masks"
     TRACE = "trace"
+    CONTINUOUS = "continuous"
+    RANKING = "ranking"
+    MATRIX = "matrix"
 
 
 TRACE_TYPES = frozenset(
@@ -71,7 +79,19 @@ class TraceJudgement:
         return {k: v for k, v in self.labels.items() if v is not None}
 
 
-Answer: TypeAlias = str | frozenset[str] | ObjectSet | TraceJudgement
+@dataclass(frozen=True, slots=True)
+class SubAnswers:
+    """A matrix scheme's answer: each sub-answer (a row, an option, ``best``) with the
+    value Potato stored for it (a scale label or a number, as text or a JSON number)."""
+
+    values: tuple[tuple[str, Any], ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.values)
+
+
+Answer: TypeAlias = (str | frozenset[str] | ObjectSet | TraceJudgement | float
+                     | tuple[str, ...] | SubAnswers)
 
 
 # --------------------------------------------------------------------------- items

@@ -20,11 +20,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.core.agreement.kinds import (
+    continuous,
     cuboids,
     masks,
+    matrix,
     multilabel,
     nominal,
     ordinal,
+    ranking,
     regions,
     segments,
     tiers,
@@ -43,6 +46,9 @@ KINDS: list[KindSpec] = [
     regions.SPEC,
     masks.SPEC,
     trace.SPEC,
+    continuous.SPEC,
+    ranking.SPEC,
+    matrix.SPEC,
 ]
 """Every kind Accord scores, in the order their predicates are asked."""
 

@@ -77,3 +77,4 @@ def ranking_block(rows: Rows[Ranking]) -> Block:
                  "spearman_footrule": pair_item_mean(rows, spearman_footrule)},
         counts={"n_items": len(rows), "n_annotators": annotator_count(rows)},
     )
+

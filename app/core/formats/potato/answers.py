@@ -27,6 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.core.agreement.rating_answers import read_rating
+from app.core.agreement.rating_answers import reads as reads_rating
 from app.core.errors import InputError
 from app.core.formats.files import parse_json_text
 from app.core.formats.potato.config import number_label
@@ -78,6 +80,8 @@ def parse_answer(scheme: Scheme, entries: Entries, changes: Changes, place: Plac
         # the dropdown is stored as [{"schema", "name": "select-one"}, VALUE]: the
         # answer is the value, never the constant name
         entries = [(str(v), v) if n == "select-one" else (n, v) for n, v in entries]
+    if reads_rating(scheme):  # numbers, rankings, matrices, packed label sets
+        return Parsed(read_rating(scheme, list(entries), place.error))
     if scheme.annotation_type == "slider":
         return Parsed(_slider(scheme, entries, place))
     if kind in (Kind.NOMINAL, Kind.ORDINAL):
