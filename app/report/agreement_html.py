@@ -43,6 +43,7 @@ from app.report.agreement_vocabulary import (
     partition_html,
 )
 from app.report.html_escape import csp_meta, text
+from app.report.kinds.words import words_for
 
 _LOW, _HIGH, _NEGATIVE = (246, 248, 249), (47, 104, 143), "#ecd2cd"
 
@@ -139,9 +140,7 @@ def _metric_table(result: SchemeResult, metrics: list[str]) -> list[str]:
             + ("<th>95% interval</th>" if spans else "") + "<th>what it measures</th></tr>"]
     for metric in metrics:
         value = result.metrics[metric]
-        meaning = text(MEANING.get(metric, ""))
-        if metric == "kappa" and result.kind == "ordinal":
-            meaning = "mean of quadratic-weighted Cohen's κ over annotator pairs (full scale)"
+        meaning = words_for(result.kind).meanings.get(metric) or text(MEANING.get(metric, ""))
         if value is None:
             reason = result.undefined.get(metric, "no value was computed")
             meaning = (f'<span class="undefined">Undefined: {text(_sentence(reason))}</span>'
@@ -310,11 +309,12 @@ def _annotator_names(pairs: dict[str, Any]) -> list[str] | None:
 
 
 def _label(result: SchemeResult, metric: str, *, pair: bool = False) -> str:
-    if metric == "kappa":
-        quadratic = result.kind == "ordinal"
-        if pair:
-            return "Cohen κ (quadratic)" if quadratic else "Cohen κ"
-        return "Cohen κ (quadratic, mean)" if quadratic else LABELS["kappa"]
+    words = words_for(result.kind)
+    special = (words.pair_labels if pair else words.labels).get(metric)
+    if special:
+        return special
+    if metric == "kappa" and pair:
+        return "Cohen κ"
     return LABELS.get(metric, metric.replace("_", " "))
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from app.core.agreement.compare import Comparison
 from app.core.agreement.result import AgreementReport, SchemeResult
 from app.report.agreement_vocabulary import partition_text, raters_sentence
+from app.report.kinds.words import words_for
 
 LABELS = {
     "mean_agreement": "mean agreement",
@@ -112,11 +113,9 @@ def _scheme(result: SchemeResult) -> list[str]:
                       else "")]
     width = max(len(v) for v in LABELS.values()) + 2
     if result.kind:
-        kappa_level = "quadratic-weighted " if result.kind == "ordinal" else ""
+        words = words_for(result.kind)
         for name, value in result.metrics.items():
-            label = LABELS.get(name, name)
-            if name == "kappa" and kappa_level:
-                label = "Cohen κ (quadratic, mean)"
+            label = words.labels.get(name) or LABELS.get(name, name)
             note = "chance-corrected" if name in CHANCE_CORRECTED else "not chance-corrected"
             if name in NO_NOTE:
                 note = ""

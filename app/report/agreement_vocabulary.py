@@ -32,31 +32,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.report.html_escape import text
+from app.report.kinds.words import WORDS as KIND_WORDS
 
 if TYPE_CHECKING:
     from app.core.agreement.result import AgreementReport
 
-HEADLINE = {
-    "nominal": "alpha",
-    "ordinal": "alpha",
-    "multilabel": "alpha",
-    "trace": "alpha",
-    "cuboids": "mean_agreement",
-    "segments": "mean_agreement",
-    "tiers": "mean_agreement",
-    "regions": "mean_agreement",
-    "masks": "mean_sensitivity",
-}
-MATRIX = {
-    "nominal": "kappa",
-    "ordinal": "kappa",
-    "trace": "kappa",
-    "multilabel": "alpha",
-    "cuboids": "mean_agreement",
-    "segments": "mean_agreement",
-    "tiers": "mean_agreement",
-    "regions": "mean_agreement",
-}
+HEADLINE = {kind: words.headline for kind, words in KIND_WORDS.items()}
+"""The metric that heads a scheme, by kind (``app/report/kinds/words.py``)."""
+MATRIX = {kind: words.matrix for kind, words in KIND_WORDS.items() if words.matrix}
+"""The metric of a scheme's annotator-pair matrix, by kind."""
 MEANING = {
     "alpha": "Krippendorff's α over all units",
     "fleiss_kappa": "Fleiss' κ (varying number of raters per unit)",

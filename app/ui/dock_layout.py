@@ -27,14 +27,15 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QWidget
 
+from app.ui.views.kinds import detail_views
+
 if TYPE_CHECKING:
     from app.core.project import ProjectData
     from app.ui.views.base import View, ViewContext
 
 TOP_VIEWS = ("overview", "items", "contracts")
-DETAIL_FOR_KIND = {"cuboids": "cuboids", "segments": "tiers", "tiers": "tiers",
-                   "trace": "traces", "regions": "regions", "masks": "masks",
-                   "nominal": "answers", "ordinal": "answers", "multilabel": "answers"}
+DETAIL_FOR_KIND = detail_views()
+"""Kind name → the detail view that draws it (the window's kind table, ``views/kinds.py``)."""
 
 
 class DockLayout:

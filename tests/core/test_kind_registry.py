@@ -28,6 +28,11 @@ from app.core.agreement.sets.structured import SetOptions
 from app.core.formats.potato.project import load_study
 from app.core.model import Kind, Scheme, Study
 from app.core.progress import Job, run
+from app.report.agreement_export import render_csv, render_json
+from app.report.agreement_html import render_html
+from app.report.agreement_text import render
+from app.report.agreement_vocabulary import HEADLINE
+from app.report.kinds.words import WORDS, words_for
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "potato_server"
 
@@ -41,7 +46,15 @@ SPEC_TABLE = {
     "process_reward": Kind.TRACE, "trajectory_eval": Kind.TRACE,
     "tool_call_review": Kind.TRACE, "failure_attribution": Kind.TRACE,
     "gui_trajectory": Kind.TRACE,
+    # kinds.md A.3 and B §2.1-2.5 (the rating kinds)
+    "number": Kind.CONTINUOUS, "vas": Kind.CONTINUOUS, "ranking": Kind.RANKING,
+    "multirate": Kind.MATRIX, "constant_sum": Kind.MATRIX, "soft_label": Kind.MATRIX,
+    "semantic_differential": Kind.MATRIX, "range_slider": Kind.MATRIX, "bws": Kind.MATRIX,
+    "best_worst_scaling": Kind.MATRIX,
 }
+CONDITIONAL = {"confidence": Kind.CONTINUOUS, "pairwise": Kind.CONTINUOUS}
+"""Types a kind reads only with one config (``scale_type: slider``, ``mode: scale``);
+tests/core/test_rating_kinds_report.py checks both ways."""
 CONFIGS: list[dict[str, object]] = [
     {}, {"max_selections": 1}, {"max_selections": 3}, {"single_select": True},
     {"single_select": False}, {"max_selections": None},
@@ -58,7 +71,7 @@ def test_every_kind_has_one_row_and_every_row_a_kind() -> None:
 
 
 def test_the_table_reads_the_types_of_the_spec_and_no_type_twice() -> None:
-    assert set(registry.potato_types()) == set(SPEC_TABLE)
+    assert set(registry.potato_types()) == set(SPEC_TABLE) | set(CONDITIONAL)
     for annotation_type in SPEC_TABLE:
         for config in CONFIGS:
             readers = [s.kind for s in registry.KINDS if s.reads(annotation_type, config)]
@@ -72,7 +85,7 @@ def test_the_table_reads_the_types_of_the_spec_and_no_type_twice() -> None:
     ("multiselect", {"single_select": True}, Kind.NOMINAL),
     ("multiselect", {"max_selections": 2}, Kind.MULTILABEL),
     ("radio", {"max_selections": 2}, Kind.NOMINAL),  # radio is single-choice by nature
-    ("text", {}, None), ("span", {}, None), ("number", {}, None),
+    ("text", {}, None), ("span", {}, None), ("conjoint", {}, None),
 ])
 def test_kind_for_answers_from_the_table(annotation_type: str, config: dict[str, object],
                                          kind: Kind | None) -> None:
@@ -123,6 +136,29 @@ def test_a_toy_kind_is_one_row_and_the_report_scores_it(toy: KindSpec) -> None:
     assert "not_computed" not in toy_json
     # the other kinds are untouched by the new row
     assert radio_json["kind"] == "nominal" and radio_json["metrics"]["percent_agreement"] == 0.5
+
+
+def test_a_toy_kind_is_in_every_report_format_without_words_of_its_own(toy: KindSpec) -> None:
+    scheme = Scheme("t", "toy_question", Toy.TOY)  # type: ignore[arg-type]
+    answers = {"i1": {"a": "x", "b": "x"}, "i2": {"a": "x", "b": "y"}}
+    study = Study(root=Path(), items={i: None for i in answers},  # type: ignore[misc]
+                  schemes={"t": scheme}, annotators=("a", "b"), answers={"t": answers})
+    report = run(agreement_report(study, project="toy"))
+    assert "t  (toy_question → toy)" in render(report)
+    assert "all same" in render_html(report)  # its metric, named from its key
+    assert "t,toy,scheme,,all_same,0.5" in render_csv(report)
+    assert '"kind": "toy"' in render_json(report)
+
+
+def test_every_kind_has_its_words_in_the_reports() -> None:
+    names = {str(spec.kind) for spec in registry.KINDS}
+    assert set(WORDS) == names, "a row in app/report/kinds/words.py for every kind"
+    for spec in registry.KINDS:
+        words = words_for(spec.kind)
+        assert words.headline in spec.metrics, spec.kind
+        assert words.matrix is None or words.matrix in spec.metrics, spec.kind
+        assert set(words.labels) | set(words.meanings) <= set(spec.metrics), spec.kind
+        assert HEADLINE[spec.kind] == words.headline
 
 
 def test_without_its_row_a_type_is_named_not_computed() -> None:

@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 
 from app.core.agreement.result import SchemeResult
+from app.ui.views.kinds import look_of
 
 CORRECTED = ("alpha", "fleiss_kappa", "kappa", "detection_alpha", "classification_alpha",
              "sigma")
@@ -111,10 +112,9 @@ def short_headline(result: SchemeResult) -> str:
 
 def metric_label(key: str, kind: str | None = None) -> str:
     """A reader's name for a metric key."""
-    if key == "kappa" and kind == "ordinal":
-        return "Weighted κ (quadratic, mean over pairs)"
-    if key == "alpha" and kind == "trace":
-        return "Step-level α"
+    special = look_of(kind).labels.get(key)
+    if special:
+        return special
     return LABELS.get(key, key.replace("_", " "))
 
 

@@ -4,14 +4,16 @@ A job (:mod:`app.core.progress`) yielding progress per scheme and returning a
 :class:`Consensus`; the CLI draws it as a bar, the GUI runs it on its worker pool.
 Nothing here writes a file (:mod:`.writer` does, atomically, outside the project).
 
-Schemes, in the project's order:
+Schemes, in the project's order, each by its kind's ``consensus`` (the kind table,
+``app/core/agreement/kinds/``):
 
 - nominal, ordinal, multilabel, trace → :mod:`.categorical` (``method`` applies);
 - cuboids, segments, tiers, regions → :mod:`.objects`;
 - an ``image_annotation`` scheme holding masks → :mod:`.masks`, as ``NAME#masks`` beside
   its regions (as the agreement report names it), or as ``NAME`` alone when it holds
   masks only;
-- a scheme Accord has no kind for (free text, numbers, spans) has no rows and a note.
+- a scheme Accord has no kind for (free text, numbers, spans), or whose kind has no
+  consensus, has no rows and a note.
 """
 
 from __future__ import annotations
@@ -19,16 +21,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.core.agreement.consensus.categorical import METHODS, categorical_rows_of
-from app.core.agreement.consensus.masks import mask_rows
-from app.core.agreement.consensus.objects import object_rows
-from app.core.agreement.sets.structured import SET_KINDS, SetOptions
+from app.core.agreement.consensus.categorical import METHODS
+from app.core.agreement.kinds.registry import spec_of
+from app.core.agreement.sets.structured import SetOptions
 from app.core.errors import InputError
-from app.core.model import Answer, Kind, Study
-from app.core.objects import BoxRegion, EllipseRegion, Mask, ObjectSet, PolygonRegion
+from app.core.model import Study
 from app.core.progress import Job, Progress, scaled
-
-CATEGORICAL = frozenset({Kind.NOMINAL, Kind.ORDINAL, Kind.MULTILABEL, Kind.TRACE})
 
 
 @dataclass(slots=True)
@@ -101,29 +99,8 @@ def _scheme_rows(
     if not answers:
         notes.append(f"{name}: nobody answered this scheme")
         return []
-    if scheme.kind in CATEGORICAL:
-        if method == "dawid_skene" and scheme.kind is Kind.MULTILABEL:
-            notes.append(
-                f"{name}: multilabel answers take the per-label majority "
-                "(Dawid–Skene needs one class per answer)"
-            )
-        yield Progress(0, 1, name)
-        return categorical_rows_of(name, scheme.kind, answers, method)
-    rows: list[dict[str, Any]] = []
-    if scheme.kind is Kind.REGIONS and _has(answers, Mask):
-        regions_too = _has(answers, BoxRegion, PolygonRegion, EllipseRegion)
-        shown = f"{name}#masks" if regions_too else name
-        rows.extend((yield from mask_rows(shown, answers, every_item=not regions_too)))
-        if not regions_too:
-            return rows
-    if scheme.kind in SET_KINDS:
-        rows.extend((yield from object_rows(study, scheme, options)))
-    return rows
-
-
-def _has(answers: dict[str, dict[str, Answer]], *types: type) -> bool:
-    return any(
-        isinstance(a, ObjectSet) and a.of_type(*types)
-        for by in answers.values()
-        for a in by.values()
-    )
+    consensus = spec_of(scheme.kind).consensus
+    if consensus is None:
+        notes.append(f"{name}: no consensus for {scheme.kind.value} answers yet")
+        return []
+    return (yield from consensus(study, scheme, method, options, notes))

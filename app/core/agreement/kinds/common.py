@@ -11,7 +11,7 @@ an unusable object are counted per scheme (``n_answers_rejected``) with their me
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from app.core.agreement.coefficient import Coefficient
 from app.core.agreement.result import SchemeResult
@@ -112,3 +112,23 @@ def score_objects(study: Study, scheme: Scheme, result: SchemeResult, options: S
     sets = yield from score_set_scheme(study, scheme, result, options)
     result.details = sets
     return sets
+
+
+def categorical_consensus(study: Study, scheme: Scheme, method: str, options: SetOptions,
+                          notes: list[str]) -> Job[list[dict[str, Any]]]:
+    """Majority or Dawid–Skene labels per item (per step for traces)."""
+    from app.core.agreement.consensus.categorical import categorical_rows_of
+    from app.core.progress import Progress
+
+    assert scheme.kind is not None
+    yield Progress(0, 1, scheme.name)
+    return categorical_rows_of(scheme.name, scheme.kind, study.answers_for(scheme.name),
+                               method)
+
+
+def object_consensus(study: Study, scheme: Scheme, method: str, options: SetOptions,
+                     notes: list[str]) -> Job[list[dict[str, Any]]]:
+    """Matched objects and who agreed (a set kind)."""
+    from app.core.agreement.consensus.objects import object_rows
+
+    return (yield from object_rows(study, scheme, options))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.core.agreement.kinds.common import score_objects
+from app.core.agreement.kinds.common import object_consensus, score_objects
 from app.core.agreement.kinds.spec import KindSpec
 from app.core.agreement.sets.agreement import SET_METRICS
 from app.core.model import Kind
@@ -33,5 +33,5 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
 
 SPEC = KindSpec(
     kind=Kind.CUBOIDS, potato_types=frozenset({"spatial_annotation"}), metrics=SET_METRICS,
-    score=score, summary="exact 3D IoU of oriented boxes",
+    score=score, consensus=object_consensus, summary="exact 3D IoU of oriented boxes",
 )

@@ -10,7 +10,7 @@ against a known truth annotator in ``extra["truth"]`` (``--truth``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from app.core.agreement.kinds.spec import KindSpec
 from app.core.model import Kind
@@ -41,7 +41,16 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
     return [result]
 
 
+def consensus(study: Study, scheme: Scheme, method: str, options: SetOptions,
+              notes: list[str]) -> Job[list[dict[str, Any]]]:
+    """STAPLE and majority-vote masks, every item (the scheme holds masks only)."""
+    from app.core.agreement.consensus.masks import mask_rows
+
+    return (yield from mask_rows(scheme.name, study.answers_for(scheme.name),
+                                 every_item=True))
+
+
 SPEC = KindSpec(
     kind=Kind.MASKS, potato_types=frozenset(), metrics=METRICS, score=score,
-    summary="STAPLE",
+    consensus=consensus, summary="STAPLE",
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from app.core.agreement.kinds.common import score_categorical
+from app.core.agreement.kinds.common import categorical_consensus, score_categorical
 from app.core.agreement.kinds.nominal import single_choice
 from app.core.agreement.kinds.spec import KindSpec
 from app.core.model import Kind
@@ -35,7 +35,16 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
     return [result]
 
 
+def consensus(study: Study, scheme: Scheme, method: str, options: SetOptions,
+              notes: list[str]) -> Job[list[dict[str, Any]]]:
+    """Per-label majority: Dawid–Skene needs one class per answer, so it is said so."""
+    if method == "dawid_skene":
+        notes.append(f"{scheme.name}: multilabel answers take the per-label majority "
+                     "(Dawid–Skene needs one class per answer)")
+    return (yield from categorical_consensus(study, scheme, method, options, notes))
+
+
 SPEC = KindSpec(
     kind=Kind.MULTILABEL, potato_types=frozenset({"multiselect"}), claims=claims,
-    metrics=METRICS, score=score, summary="label sets",
+    metrics=METRICS, score=score, consensus=consensus, summary="label sets",
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from app.core.agreement.kinds.common import score_categorical
+from app.core.agreement.kinds.common import categorical_consensus, score_categorical
 from app.core.agreement.kinds.spec import KindSpec
 from app.core.model import Kind
 
@@ -43,5 +43,6 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
 
 SPEC = KindSpec(
     kind=Kind.NOMINAL, potato_types=frozenset({"radio", "select", "multiselect"}),
-    claims=claims, metrics=METRICS, score=score, summary="label",
+    claims=claims, metrics=METRICS, score=score, consensus=categorical_consensus,
+    summary="label",
 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.core.agreement.kinds.common import score_categorical
+from app.core.agreement.kinds.common import categorical_consensus, score_categorical
 from app.core.agreement.kinds.spec import KindSpec
 from app.core.model import Kind
 
@@ -34,5 +34,5 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
 
 SPEC = KindSpec(
     kind=Kind.ORDINAL, potato_types=frozenset({"likert", "slider"}), metrics=METRICS,
-    score=score, summary="label order",
+    score=score, consensus=categorical_consensus, summary="label order",
 )

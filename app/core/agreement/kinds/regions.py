@@ -12,9 +12,10 @@ as two empty answers that agree, a perfect score that hides the structure.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from app.core.agreement.kinds.common import coverage, has, score_objects
+from app.core.agreement.kinds.common import coverage, has, object_consensus, score_objects
+from app.core.agreement.kinds.masks import consensus as masks_consensus
 from app.core.agreement.kinds.masks import score_masks
 from app.core.agreement.kinds.spec import KindSpec
 from app.core.agreement.result import SchemeResult
@@ -58,7 +59,23 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
     return results
 
 
+def consensus(study: Study, scheme: Scheme, method: str, options: SetOptions,
+              notes: list[str]) -> Job[list[dict[str, Any]]]:
+    """Matched regions; masks by STAPLE as ``NAME#masks`` beside them, or as ``NAME``
+    alone when the scheme holds masks only (as the report names them)."""
+    answers = study.answers_for(scheme.name)
+    if not has(answers, Mask):
+        return (yield from object_consensus(study, scheme, method, options, notes))
+    if not has(answers, BoxRegion, PolygonRegion, EllipseRegion):
+        return (yield from masks_consensus(study, scheme, method, options, notes))
+    from app.core.agreement.consensus.masks import mask_rows
+
+    rows = yield from mask_rows(f"{scheme.name}#masks", answers, every_item=False)
+    return rows + (yield from object_consensus(study, scheme, method, options, notes))
+
+
 SPEC = KindSpec(
     kind=Kind.REGIONS, potato_types=frozenset({"image_annotation"}), metrics=METRICS,
-    score=score, summary="2D IoU (GIoU distance for the chance-corrected numbers)",
+    score=score, consensus=consensus,
+    summary="2D IoU (GIoU distance for the chance-corrected numbers)",
 )

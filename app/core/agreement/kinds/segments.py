@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.core.agreement.kinds.common import score_objects
+from app.core.agreement.kinds.common import object_consensus, score_objects
 from app.core.agreement.kinds.spec import KindSpec
 from app.core.agreement.sets.agreement import SET_METRICS
 from app.core.model import Kind
@@ -29,5 +29,5 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
 SPEC = KindSpec(
     kind=Kind.SEGMENTS,
     potato_types=frozenset({"audio_annotation", "video_annotation", "temporal_grounding"}),
-    metrics=SET_METRICS, score=score, summary="temporal IoU",
+    metrics=SET_METRICS, score=score, consensus=object_consensus, summary="temporal IoU",
 )

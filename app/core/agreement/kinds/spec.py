@@ -9,7 +9,8 @@ A kind answers four questions, each a field of :class:`KindSpec`:
 - **its undefined sentences**: what a metric says when there is nothing to compute;
 - **how it is scored**: a generator job that fills the scheme's result (and may add
   derived entries, as regions add ``NAME#masks``), and, optionally, a pass over the
-  whole report once every scheme is scored (traces add their categorical reference).
+  whole report once every scheme is scored (traces add their categorical reference);
+- **its consensus** (``accord agreement --consensus``), when it has one.
 
 The card and the view a kind has in the window, and its words in the reports, are
 Qt- or format-side facts that the core must not import; they live in parallel tables
@@ -38,6 +39,10 @@ Score = Callable[["Study", "Scheme", "SchemeResult", "SetOptions"], "Job[list[Sc
 """Fill a scheme's result (coverage already counted); return every entry it yields."""
 Complete = Callable[["Study", "dict[str, SchemeResult]"], None]
 """A pass over the finished report (every scheme scored), for cross-scheme numbers."""
+ConsensusRows = Callable[["Study", "Scheme", str, "SetOptions", "list[str]"],
+                         "Job[list[dict[str, Any]]]"]
+"""A scheme's consensus rows (``--consensus``): study, scheme, method, options, and the
+export's notes to add to."""
 Claims = Callable[[str, Mapping[str, Any]], bool]
 """Does this kind read a scheme of this type (one of its types) with this config?"""
 
@@ -63,6 +68,8 @@ class KindSpec:
     """Its own sentences for an undefined number, by situation (the shared ones, nobody
     answered and one annotator only, are in ``common.py``)."""
     complete: Complete | None = None
+    consensus: ConsensusRows | None = None
+    """Its consensus rows; ``None``: the export names the scheme in a note instead."""
     summary: str = ""
     """What the kind compares, in a few words (agreement.md's table)."""
 

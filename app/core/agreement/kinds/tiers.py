@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.core.agreement.kinds.common import score_objects
+from app.core.agreement.kinds.common import object_consensus, score_objects
 from app.core.agreement.kinds.spec import KindSpec
 from app.core.agreement.sets.agreement import SET_METRICS
 from app.core.model import Kind
@@ -28,5 +28,5 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
 
 SPEC = KindSpec(
     kind=Kind.TIERS, potato_types=frozenset({"tiered_annotation"}), metrics=SET_METRICS,
-    score=score, summary="temporal IoU, within the same tier only",
+    score=score, consensus=object_consensus, summary="temporal IoU, within the same tier only",
 )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.core.agreement.kinds.common import coded_units, score_categorical
+from app.core.agreement.kinds.common import categorical_consensus, coded_units, score_categorical
 from app.core.agreement.kinds.spec import KindSpec
 from app.core.model import TRACE_TYPES, Kind, Scheme
 
@@ -93,5 +93,6 @@ def add_categorical_references(study: Study, results: dict[str, SchemeResult]) -
 
 SPEC = KindSpec(
     kind=Kind.TRACE, potato_types=TRACE_TYPES, metrics=METRICS, score=score,
-    complete=add_categorical_references, summary="step label",
+    complete=add_categorical_references, consensus=categorical_consensus,
+    summary="step label",
 )

@@ -34,11 +34,13 @@ import numpy as np
 
 from app.core.model import Answer, Kind
 from app.core.sharded import ShardedMap
+from app.ui.views.kinds import kinds_drawn_by
 
 if TYPE_CHECKING:
     from app.core.project import ProjectData
 
-CATEGORICAL = (Kind.NOMINAL, Kind.ORDINAL, Kind.MULTILABEL)
+CATEGORICAL = kinds_drawn_by("answers")
+"""The kinds whose answers are labels, shown as a table (the window's kind table)."""
 NOT_ANSWERED = "—"
 NO_LABEL = "(no label)"
 """A multilabel answer with no label chosen: answered, unlike "—"."""

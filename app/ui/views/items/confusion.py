@@ -50,9 +50,10 @@ from app.core.agreement.categorical.units import CodedUnits
 from app.core.agreement.result import SchemeResult
 from app.ui.palette import heat_fill
 from app.ui.views.base import ViewContext, scaled_point_size
+from app.ui.views.kinds import kinds_with_confusion, look_of
 
 POOLED = ""
-SHOWN_KINDS = ("nominal", "ordinal", "trace")
+SHOWN_KINDS = kinds_with_confusion()
 
 
 def _text(value: object) -> str:
@@ -159,7 +160,7 @@ class ConfusionPanel(QWidget):
                 cell.setBackground(heat_fill(shade, 0.85) if count else QColor("#FFFFFF"))
                 cell.setToolTip(self._sentence(r, c, count))
                 self.table.setItem(r, c, cell)
-        unit = "step" if result.kind == "trace" else "item"
+        unit = look_of(result.kind).unit
         who = ("every annotator pair, both orders" if pair is None else
                f"rows {self._context.annotator_label(pair[0])}, columns "
                f"{self._context.annotator_label(pair[1])}")

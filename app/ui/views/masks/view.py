@@ -50,6 +50,7 @@ from app.core.project import ProjectData
 from app.ui.palette import annotator_color, label_color
 from app.ui.views.base import NO_PROJECT, View, ViewContext
 from app.ui.views.image_canvas import AnnotatorLegend, ImageCanvas, item_image
+from app.ui.views.kinds import kinds_drawn_by
 from app.ui.views.masks.bars import MaskBars
 
 CONSENSUS = "\x00consensus"
@@ -61,7 +62,8 @@ COLUMNS = ("Annotator", "Sensitivity\n(scheme)", "Specificity\n(scheme)", "Runs"
 
 
 def masks_schemes(project: ProjectData) -> list[str]:
-    return [name for name, r in project.report.schemes.items() if r.kind == "masks"]
+    drawn = kinds_drawn_by("masks")
+    return [name for name, r in project.report.schemes.items() if r.kind in drawn]
 
 
 def to_qimage(rgba: np.ndarray) -> QImage:

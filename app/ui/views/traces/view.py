@@ -47,10 +47,11 @@ from app.core.agreement.result import SchemeResult
 from app.core.agreement.trace_grid import GridRow, TraceGrid, trace_grid
 from app.core.errors import InputError
 from app.core.formats.labeling.answers import to_answer
-from app.core.model import Kind, TraceJudgement
+from app.core.model import TraceJudgement
 from app.core.project import ProjectData
 from app.ui.palette import DISAGREE_COLOR, JUDGE_COLOR, annotator_color
 from app.ui.views.base import NO_PROJECT, View, ViewContext
+from app.ui.views.kinds import kinds_drawn_by
 from app.ui.views.metric_text import fmt, small_sample_text
 from app.ui.views.traces.severity import label_fills, legend_order
 
@@ -62,7 +63,8 @@ DISAGREE_MARK = "≠"
 def trace_schemes(project: ProjectData | None) -> list[str]:
     if project is None:
         return []
-    return [n for n, s in project.study.schemes.items() if s.kind is Kind.TRACE]
+    drawn = kinds_drawn_by("traces")
+    return [n for n, s in project.study.schemes.items() if s.kind in drawn]
 
 
 def judge_labels(project: ProjectData, scheme: str, item: str

@@ -1,0 +1,6 @@
+"""The report's side of the kind table: each agreement kind's words, keyed by its name.
+
+The core's table (``app/core/agreement/kinds/``) says what a kind reads and computes;
+the words a report prints for it (which metric heads it, what its κ is called) are the
+report's, so they live here, one row per kind in ``words.py``.
+"""

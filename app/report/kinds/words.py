@@ -1,0 +1,75 @@
+"""Each agreement kind's words in the reports (text, HTML, CSV, certificate), one row each.
+
+A row says which metric heads the kind's schemes (the cards, the partitions table, the
+certificate's agreement section), which metric colours its annotator-pair matrix, and
+the names and meanings of the metrics whose sense the kind changes (an ordinal κ is
+quadratic-weighted). A metric not named in a row keeps its common name
+(``agreement_text.LABELS``) and meaning (``agreement_vocabulary.MEANING``).
+
+A kind without a row is still reported: its first metric heads it, it has no pair
+matrix colour and its metrics keep their common names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class KindWords:
+    headline: str
+    """The metric that heads a scheme of this kind."""
+    matrix: str | None = None
+    """The metric of its annotator-pair matrix; ``None``: no pair matrix (STAPLE)."""
+    labels: Mapping[str, str] = field(default_factory=dict)
+    """Metric names where this kind's differ, for the scheme's number (a mean)."""
+    pair_labels: Mapping[str, str] = field(default_factory=dict)
+    """Metric names where this kind's differ, for one annotator pair's number."""
+    meanings: Mapping[str, str] = field(default_factory=dict)
+    """What a metric measures, where this kind changes it."""
+
+
+_SETS = KindWords(headline="mean_agreement", matrix="mean_agreement")
+
+WORDS: dict[str, KindWords] = {
+    "nominal": KindWords(headline="alpha", matrix="kappa"),
+    "ordinal": KindWords(
+        headline="alpha", matrix="kappa",
+        labels={"kappa": "Cohen κ (quadratic, mean)"},
+        pair_labels={"kappa": "Cohen κ (quadratic)"},
+        meanings={"kappa": "mean of quadratic-weighted Cohen's κ over annotator pairs "
+                           "(full scale)"}),
+    "multilabel": KindWords(headline="alpha", matrix="alpha"),
+    "trace": KindWords(headline="alpha", matrix="kappa"),
+    "cuboids": _SETS,
+    "segments": _SETS,
+    "tiers": _SETS,
+    "regions": _SETS,
+    "masks": KindWords(headline="mean_sensitivity"),
+    "continuous": KindWords(
+        headline="alpha_interval",
+        labels={"alpha_interval": "Krippendorff α (interval)",
+                "icc_2_k": "ICC(2,k)", "pearson_r": "Pearson r (mean over pairs)",
+                "mae": "MAE (mean over pairs)", "rmse": "RMSE (mean over pairs)"},
+        meanings={"icc_2_k": "two-way random, absolute agreement, mean of k raters, on "
+                             "the items every annotator rated",
+                  "mae": "mean absolute difference between two annotators' numbers, mean "
+                         "over pairs (0 is identical; in the scale's units)"}),
+    "ranking": KindWords(
+        headline="kendall_tau",
+        labels={"kendall_tau": "Kendall τ (mean over pairs and items)",
+                "spearman_footrule": "Spearman footrule (distance)"},
+        meanings={"spearman_footrule": "Σ|position difference| / ⌊n²/2⌋ on the shared "
+                                       "options: 0 identical, 1 reversed"}),
+    "matrix": KindWords(
+        headline="alpha",
+        labels={"alpha": "Krippendorff α (pooled rows, the scheme's scale)"}),
+}
+
+NO_WORDS = KindWords(headline="")
+
+
+def words_for(kind: str | None) -> KindWords:
+    """The row of ``kind``; a row with no special words for a kind without one."""
+    return WORDS.get(kind or "", NO_WORDS)
