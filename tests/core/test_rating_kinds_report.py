@@ -121,3 +121,22 @@ def test_which_schemes_the_rating_kinds_read(annotation_type: str, config: dict[
 
     found = kind_for(annotation_type, config)
     assert (None if found is None else str(found)) == kind
+
+
+@pytest.mark.parametrize("project", ["numbers", "machines"])
+def test_slider_and_likert_keep_their_ordinal_report_and_carry_potatos_block(
+        project: str) -> None:
+    """kinds.md A.3: the slider keeps its ordinal α; Potato's interval block (slider) and
+    its ordinal extras (likert) are beside it under potato_iaa, equal to /admin/iaa."""
+    out = _report(project).to_json()["schemes"]
+    theirs = rs.expected(project)["schemas"]
+    for name, entry in out.items():
+        if entry["annotation_type"] not in ("slider", "likert"):
+            continue
+        assert entry["kind"] == "ordinal"
+        assert set(entry["metrics"]) == {"alpha", "kappa", "percent_agreement"}
+        worst, problems = rs.differences(entry["potato_iaa"], theirs[name]["metrics"], name)
+        assert not problems and worst <= 1e-9, problems
+    assert "alpha_interval" in out["relevance"]["potato_iaa"]
+    assert out["relevance"]["potato_iaa"]["alpha_interval"] != out["relevance"]["metrics"][
+        "alpha"]  # interval and ordinal α differ on the same answers

@@ -4,8 +4,9 @@
 Metrics, Potato 2.12.1's CONTINUOUS block under its names (kinds.md A.3): Pearson r,
 MAE, RMSE (per annotator pair on ≥ 2 shared items, mean over pairs), interval α, and
 ICC(2,k) on the items every annotator rated (undefined for a rotating panel, with the
-sentence). ``slider`` stays ordinal (its ordinal report is unchanged); its Potato block
-is computed by the same functions (``app/core/agreement/continuous/``).
+sentence). ``slider`` stays ordinal (its ordinal report is unchanged); this kind's
+pass over the finished report adds Potato's block to every slider and likert scheme as
+``potato_iaa`` (``app/core/agreement/continuous/potato_blocks.py``).
 """
 
 from __future__ import annotations
@@ -48,8 +49,14 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
     return [result]
 
 
+def complete(study: Study, results: dict[str, SchemeResult]) -> None:
+    from app.core.agreement.continuous.potato_blocks import add_potato_blocks
+
+    add_potato_blocks(study, results)
+
+
 SPEC = KindSpec(
     kind=Kind.CONTINUOUS,
     potato_types=frozenset({"number", "vas", "confidence", "pairwise"}),
-    claims=claims, metrics=METRICS, score=score, summary="numbers",
+    claims=claims, metrics=METRICS, score=score, complete=complete, summary="numbers",
 )
