@@ -33,3 +33,8 @@ def test_a_kind_without_a_row_has_no_detail_tab_and_common_names() -> None:
     assert look_of("toy").detail is None and look_of(None).unit == "item"
     assert "toy" not in dock_layout.DETAIL_FOR_KIND
     assert metric_label("kappa", "toy") == metric_label("kappa", "nominal")
+
+
+def test_masks_say_why_they_have_no_pair_matrix() -> None:
+    assert "STAPLE" in look_of("masks").no_pairs
+    assert all(not look.no_pairs for kind, look in LOOKS.items() if kind != "masks")

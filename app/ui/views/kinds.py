@@ -9,7 +9,9 @@ how the window shows it is the window's, so it lives here, one row per kind:
 - ``labels``: metric names where the kind changes a metric's sense (an ordinal κ is
   quadratic-weighted; a trace α is over steps), on the cards and in the pair matrix;
 - ``unit``: what one unit is, in words (a trace's units are its steps);
-- ``confusion``: whether the items view shows its label-by-label confusion matrix.
+- ``confusion``: whether the items view shows its label-by-label confusion matrix;
+- ``no_pairs``: why the overview shows no annotator-pair matrix for it, where that is the
+  kind's nature (STAPLE rates annotators against the consensus).
 
 A kind without a row is still shown on the overview with its metrics' common names; it
 has no detail tab until its row names one.
@@ -27,6 +29,8 @@ class KindLook:
     labels: Mapping[str, str] = field(default_factory=dict)
     unit: str = "item"
     confusion: bool = False
+    no_pairs: str = ""
+    """Why the kind has no annotator-pair matrix, where that is its nature."""
 
 
 LOOKS: dict[str, KindLook] = {
@@ -40,7 +44,8 @@ LOOKS: dict[str, KindLook] = {
     "segments": KindLook(detail="tiers"),
     "tiers": KindLook(detail="tiers"),
     "regions": KindLook(detail="regions"),
-    "masks": KindLook(detail="masks"),
+    "masks": KindLook(detail="masks", no_pairs="STAPLE rates each annotator against the "
+                      "consensus, not pairs against each other"),
     # the rating kinds (issue 37): on the overview's cards; no detail view of their own yet
     "continuous": KindLook(),
     "ranking": KindLook(),

@@ -52,6 +52,7 @@ from app.core.agreement.result import SchemeResult
 from app.report.agreement_vocabulary import card_line, raters_note
 from app.ui.palette import annotator_color
 from app.ui.views.base import NO_PROJECT, View, ViewContext
+from app.ui.views.kinds import look_of
 from app.ui.views.metric_text import (
     CORRECTED,
     PAIR_ORDER,
@@ -330,9 +331,7 @@ class OverviewView(View):
         self.pair_title.setText(f"<b>Annotator pairs</b> · {escape(result.name)}"
                                 f"{self._headline_note(result)}{everyone}")
         if not result.pairs or metric is None:
-            why = ("STAPLE rates each annotator against the consensus, not pairs against "
-                   "each other" if result.kind == "masks" else
-                   "no two annotators answered the same item")
+            why = look_of(result.kind).no_pairs or "no two annotators answered the same item"
             self.heatmap.set_empty(f"No annotator-pair matrix: {why}.")
             return
         self._fill_heatmap(result, str(metric))
