@@ -74,7 +74,10 @@ COLUMNS = ("scheme", "kind", "scope", "subject", "metric", "value", "interval_lo
            "interval_high", "chance_corrected", "undefined_reason")
 NOT_CHANCE_CORRECTED = {"mean_agreement", "mean_object_count_diff", "detection_f1",
                         "mean_matched_iou", "percent_agreement", "mean_jaccard",
-                        "mean_within_distance", "mean_between_distance"}
+                        "mean_within_distance", "mean_between_distance",
+                        # the rating kinds' correlations, distances and errors (issue 37)
+                        "pearson_r", "mae", "rmse", "spearman_rho", "kendall_tau",
+                        "spearman_footrule"}
 _SKIPPED_EXTRAS = {"annotators", "disagreement_items", "rejected", "n_units"}
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 

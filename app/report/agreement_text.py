@@ -37,7 +37,11 @@ LABELS = {
 # KS is a distance between the within- and between-item distributions, not a coefficient
 # corrected for chance (σ is: 0 at chance); it is listed as not chance-corrected.
 CHANCE_CORRECTED = {"alpha", "fleiss_kappa", "kappa", "detection_alpha",
-                    "classification_alpha", "sigma"}
+                    "classification_alpha", "sigma",
+                    # the rating kinds' Potato names (issue 37)
+                    "alpha_interval", "alpha_ordinal", "alpha_nominal", "cohen_kappa",
+                    "pairwise_cohen_kappa", "weighted_kappa_linear",
+                    "weighted_kappa_quadratic"}
 NO_NOTE = {"n_units", "mean_sensitivity", "mean_specificity"}
 
 

@@ -50,7 +50,8 @@ SPEC_TABLE = {
     "number": Kind.CONTINUOUS, "vas": Kind.CONTINUOUS, "ranking": Kind.RANKING,
     "multirate": Kind.MATRIX, "constant_sum": Kind.MATRIX, "soft_label": Kind.MATRIX,
     "semantic_differential": Kind.MATRIX, "range_slider": Kind.MATRIX, "bws": Kind.MATRIX,
-    "best_worst_scaling": Kind.MATRIX,
+    "best_worst_scaling": Kind.MATRIX, "hierarchical_multiselect": Kind.MULTILABEL,
+    "card_sort": Kind.MULTILABEL,
 }
 CONDITIONAL = {"confidence": Kind.CONTINUOUS, "pairwise": Kind.CONTINUOUS}
 """Types a kind reads only with one config (``scale_type: slider``, ``mode: scale``);

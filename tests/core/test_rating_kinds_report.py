@@ -140,3 +140,20 @@ def test_slider_and_likert_keep_their_ordinal_report_and_carry_potatos_block(
     assert "alpha_interval" in out["relevance"]["potato_iaa"]
     assert out["relevance"]["potato_iaa"]["alpha_interval"] != out["relevance"]["metrics"][
         "alpha"]  # interval and ordinal α differ on the same answers
+
+
+def test_packed_sets_are_multilabel_and_equal_potatos_masi_and_jaccard() -> None:
+    out = _report("numbers").to_json()["schemes"]
+    theirs = rs.expected("numbers")["schemas"]
+    for name in ("taxon", "features"):  # hierarchical_multiselect, card_sort
+        entry = out[name]
+        assert entry["kind"] == "multilabel"
+        potato = theirs[name]["metrics"]
+        assert entry["metrics"]["alpha"] == pytest.approx(potato["alpha_masi"], abs=1e-9)
+        assert entry["metrics"]["mean_jaccard"] == pytest.approx(potato["mean_jaccard"],
+                                                                 abs=1e-9)
+        assert entry["n_items"] == potato["n_items"]
+    study = load_study(rs.ROOT / "numbers")
+    sort = study.answers_for("features")["n00"]["alice"]
+    assert isinstance(sort, frozenset) and all("\u241f" in p for p in sort)
+    assert len(sort) == 5  # five cards, each placed once

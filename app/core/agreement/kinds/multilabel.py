@@ -1,4 +1,6 @@
-"""Multilabel: a set of labels per item (a ``multiselect`` allowing more than one).
+"""Multilabel: a set of labels per item (a ``multiselect`` allowing more than one; a
+``hierarchical_multiselect``'s selected names and a ``card_sort``'s "group␟card"
+placements, read by ``app/core/agreement/rating_answers.py`` as kinds.md B §2.3 says).
 
 Metrics: α with the MASI distance, mean pairwise κ (undefined with
 ``categorical.schemes.KAPPA_FOR_SETS``: κ has no standard form for sets), percent
@@ -24,8 +26,11 @@ if TYPE_CHECKING:
 METRICS = ("alpha", "kappa", "percent_agreement", "mean_jaccard")
 
 
+PACKED = frozenset({"hierarchical_multiselect", "card_sort"})
+
+
 def claims(annotation_type: str, config: Mapping[str, Any]) -> bool:
-    return not single_choice(config)
+    return annotation_type in PACKED or not single_choice(config)
 
 
 def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOptions
@@ -45,6 +50,6 @@ def consensus(study: Study, scheme: Scheme, method: str, options: SetOptions,
 
 
 SPEC = KindSpec(
-    kind=Kind.MULTILABEL, potato_types=frozenset({"multiselect"}), claims=claims,
+    kind=Kind.MULTILABEL, potato_types=frozenset({"multiselect", *PACKED}), claims=claims,
     metrics=METRICS, score=score, consensus=consensus, summary="label sets",
 )
