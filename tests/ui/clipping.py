@@ -137,12 +137,12 @@ def _heatmap(heatmap: PairHeatmap) -> list[str]:
     if not _visible(heatmap) or not heatmap.names:
         return []
     out = []
-    left, top, cell = heatmap._layout()
+    left, top, cell, row = heatmap._grid()
     metrics = QFontMetricsF(heatmap.font())
     n = len(heatmap.names)
-    if left + n * cell > heatmap.width() + SLACK or top + n * cell > heatmap.height() + SLACK:
+    if left + n * cell > heatmap.width() + SLACK or top + n * row > heatmap.height() + SLACK:
         out.append(f"heatmap column head {heatmap.names[0]!r} and its grid: "
-                   f"{left + n * cell:.0f}×{top + n * cell:.0f}px drawn in "
+                   f"{left + n * cell:.0f}×{top + n * row:.0f}px drawn in "
                    f"{heatmap.width()}×{heatmap.height()}px")
     for name in heatmap.names:
         head = column_head(name, metrics, cell - 4)

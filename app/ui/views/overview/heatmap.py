@@ -13,10 +13,11 @@ Choices (the spec is silent):
   themself) is blank. A legend under the grid repeats the three.
 - Row and column headers carry the annotator's colour chip (``palette.annotator_color``)
   so the matrix reads with the other views.
-- Cells are square, at most ``MAX_CELL`` pixels at a 9 pt font and at least
+- Cells are square where there is room, at most ``MAX_CELL`` pixels at a 9 pt font and at least
   ``MIN_CELL``, both times the font's size over 9 pt: cells grow with the widget font
   (``ViewContext.font_scale`` reaches it through the parent's font), and so does the
-  text. Both ``sizeHint`` and ``minimumSizeHint`` ask for cells that hold the widest
+  text; a short widget gets wide, low cells (never lower than their two lines of text).
+  Both ``sizeHint`` and ``minimumSizeHint`` ask for cells that hold the widest
   cell text (two lines, with a margin) and the widest word of a column head, which
   wraps at spaces (:func:`column_head`): at 1280×800 a 6 × 6 matrix of Potato's
   machine-rater project was squeezed into 28 px cells whose heads read "c…l" and
@@ -127,9 +128,9 @@ class PairHeatmap(QWidget):
             return QSize(120, 60)
         cell = self._min_cell()  # readable: the widest value and word fit (issue 35)
         left, top, legend = self._margins(cell)
-        side = cell * len(self._names)
-        width = max(left + side + 8, left + self._legend_width())
-        return QSize(int(width), int(top + side + legend))
+        n = len(self._names)
+        width = max(left + cell * n + 8, left + self._legend_width())
+        return QSize(int(width), int(top + self._min_row() * n + legend))
 
     def _legend_width(self) -> float:
         metrics = QFontMetricsF(self.font())
@@ -177,29 +178,44 @@ class PairHeatmap(QWidget):
         return max(MIN_CELL * self._scale(), wide + metrics.averageCharWidth() * 1.5,
                    tall + metrics.height() * 0.6)
 
+    def _min_row(self) -> float:
+        """The lowest row that holds the cell texts' lines: a short dock gets wide, low
+        cells rather than a scroll bar (a 3 × 3 matrix fits 1280×800 whole)."""
+        metrics = QFontMetricsF(self.font())
+        lines = max((c.text.count("\n") + 1 for c in self._cells.values()), default=1)
+        return max(MIN_CELL * self._scale(), metrics.lineSpacing() * lines
+                   + metrics.height() * 0.6)
+
     def cell_size(self) -> float:
-        """The side of a cell in pixels, as painted now."""
-        return self._layout()[2]
+        """The side of a cell in pixels, as painted now (the shorter, for a low cell)."""
+        _, _, width, height = self._grid()
+        return min(width, height)
 
     def _layout(self) -> tuple[float, float, float]:
-        """(left margin, top margin, cell size): the cell as wide as the width allows
-        (never narrower than its widest word or value where the widget has the room,
-        never past ``MAX_CELL``) and as tall as the height allows under heads wrapped at
-        that cell (twice: a smaller cell may wrap a head into one more line)."""
+        """(left margin, top margin, cell width): see :meth:`_grid`."""
+        left, top, width, _ = self._grid()
+        return left, top, width
+
+    def _grid(self) -> tuple[float, float, float, float]:
+        """(left margin, top margin, cell width, row height): a cell as wide as the
+        width allows (never narrower than its widest word or value, never past
+        ``MAX_CELL``) and as tall as the height allows under heads wrapped at that width,
+        square at most and never lower than its text's lines (twice: a narrower cell
+        may wrap a head into one more line)."""
         left, top, legend = self._margins()
         n = max(len(self._names), 1)
-        floor = self._min_cell()
-        cell = floor
+        width = floor = self._min_cell()
+        height = low = self._min_row()
         for _ in range(2):
-            cell = max(min((self.width() - left - 8) / n, (self.height() - top - legend) / n,
-                           self._max_cell()), floor)
-            top = self._margins(cell)[1]
-        return left, top, cell
+            width = max(min((self.width() - left - 8) / n, self._max_cell()), floor)
+            top = self._margins(width)[1]
+            height = max(min((self.height() - top - legend) / n, width), low)
+        return left, top, width, height
 
     def _cell_at(self, pos: QPointF) -> tuple[int, int] | None:
-        left, top, cell = self._layout()
+        left, top, cell, row_height = self._grid()
         col = int((pos.x() - left) // cell)
-        row = int((pos.y() - top) // cell)
+        row = int((pos.y() - top) // row_height)
         n = len(self._names)
         if pos.x() < left or pos.y() < top or not (0 <= row < n and 0 <= col < n):
             return None
@@ -217,14 +233,14 @@ class PairHeatmap(QWidget):
                              self._empty_text)
             painter.end()
             return
-        left, top, cell = self._layout()
+        left, top, cell, row = self._grid()
         metrics = QFontMetricsF(self.font())
         n = len(self._names)
         for i, (name, color) in enumerate(zip(self._names, self._colors, strict=True)):
-            self._chip(painter, QPointF(4, top + (i + 0.5) * cell), color, metrics)
+            self._chip(painter, QPointF(4, top + (i + 0.5) * row), color, metrics)
             painter.setPen(self.palette().color(self.foregroundRole()))
-            painter.drawText(QRectF(4 + metrics.height(), top + i * cell,
-                                    left - metrics.height() - 8, cell),
+            painter.drawText(QRectF(4 + metrics.height(), top + i * row,
+                                    left - metrics.height() - 8, row),
                              int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight),
                              name)
             x = left + i * cell
@@ -235,9 +251,9 @@ class PairHeatmap(QWidget):
             painter.fillRect(QRectF(x + 4, top - 4, cell - 8, 3), color)
         for i in range(n):
             for j in range(n):
-                self._paint_cell(painter, QRectF(left + j * cell, top + i * cell, cell, cell),
+                self._paint_cell(painter, QRectF(left + j * cell, top + i * row, cell, row),
                                  self.cell(i, j))
-        self._legend(painter, QRectF(left, top + n * cell + metrics.height() * 0.8,
+        self._legend(painter, QRectF(left, top + n * row + metrics.height() * 0.8,
                                      max(n * cell, 240.0), metrics.height() * 3), metrics)
         painter.end()
 
