@@ -192,3 +192,22 @@ def test_declared_metrics_are_the_metrics_reported(project: str) -> None:
 def test_the_report_names_no_kind() -> None:
     source = inspect.getsource(report_module)
     assert "Kind." not in source and "import Kind" not in source and ", Kind," not in source
+
+
+def test_reading_a_config_imports_no_measure() -> None:
+    """``kind_for`` runs for every scheme a project's config names: the table and its rows
+    import their measures when a scheme of theirs is scored, not when the table is read
+    (a lidar study's report needs neither shapely nor the categorical modules)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, app.core.formats.potato.config\n"
+            "print('\\n'.join(sorted(sys.modules)))")
+    loaded = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                            text=True, cwd=Path(__file__).resolve().parents[2]).stdout.split()
+    assert "app.core.agreement.kinds.registry" in loaded
+    heavy = [m for m in loaded if m.split(".")[0] in ("scipy", "shapely", "sklearn")
+             or m.startswith(("app.core.agreement.categorical", "app.core.agreement.masks",
+                              "app.core.agreement.regions", "app.core.agreement.consensus",
+                              "app.core.agreement.sets.structured"))]
+    assert not heavy, heavy
