@@ -176,3 +176,16 @@ def test_machine_raters_partitions_equal_potatos() -> None:
     iaa = json.loads((root / "expected" / "iaa.json").read_text())
     assert iaa["annotators"]["machine"] == sorted(machines)
     assert iaa["partitions"]["human_human"]["schemas"]["entities"]["metrics"]["n_items"] == 0
+
+
+@pytest.mark.parametrize("name", ["spans", "span_machines"])
+def test_the_project_reader_holds_the_same_spans(name: str) -> None:
+    """Opening the project (``load_study``) stores what the span reader reads: the spans
+    in stored order, ``[]`` for an annotator who saved the item and marked nothing, and
+    error_span's and extractive_qa's label values as spans."""
+    study = load_study(DATA / name)
+    for scheme, read in accord_spans(name).items():
+        stored = {item: {a: [(o.start, o.end, o.label) for o in answer.objects]
+                         for a, answer in by.items()}
+                  for item, by in study.answers_for(scheme).items()}
+        assert stored == read.answers, scheme

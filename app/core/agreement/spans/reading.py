@@ -44,10 +44,13 @@ import json
 from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.core.agreement.spans.table import RawSpan
 from app.core.errors import InputError
+
+if TYPE_CHECKING:
+    from app.core.model import Study
 
 SPAN_TYPES = frozenset({"span", "event_annotation", "coreference", "span_link"})
 LABEL_SPAN_TYPES = frozenset({"error_span", "extractive_qa"})
@@ -204,6 +207,49 @@ def label_value_spans(annotation_type: str, value: Any) -> tuple[list[RawSpan], 
             return [], f"error {k} has no integer offsets"
         spans.append((start, end, str(err.get("type", ""))))
     return spans, None
+
+
+def store_span_answers(study: Study, annotator: str, state: Mapping[str, Any], file: Path
+                       ) -> None:
+    """The project reader's hook, after it stored ``annotator``'s spans: error_span and
+    extractive_qa answers as spans (an unreadable one rejected with its reason), and an
+    empty answer for every span scheme on every item the annotator saved without a span
+    there (an unreadable label value leaves the annotator out instead)."""
+    schemes = [s for s in study.schemes.values()
+               if s.annotation_type in ALL_SPAN_TYPES and s.annotation_type not in NO_OFFSETS]
+    if not schemes:
+        return
+    from app.core.objects import ObjectSet, Span
+
+    labels = _mapping(state, "instance_id_to_label_to_value", file)
+    given: dict[str, set[str]] = {s.name: set() for s in schemes}
+    kinds = {s.name: s.annotation_type for s in schemes
+             if s.annotation_type in LABEL_SPAN_TYPES}
+    for iid, pairs in labels.items():
+        if not isinstance(pairs, list) or str(iid) not in study.items:
+            continue
+        for pair in pairs:
+            if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], dict)
+                    and str(pair[0].get("schema")) in kinds):
+                continue
+            name = str(pair[0]["schema"])
+            given[name].add(str(iid))
+            spans, problem = label_value_spans(kinds[name], pair[1])
+            if problem is not None:
+                study.rejected.setdefault(name, []).append(
+                    f"{file}: annotator '{annotator}', item '{iid}': {problem}")
+                study.answers[name].get(str(iid), {}).pop(annotator, None)
+                continue
+            study.answers[name].setdefault(str(iid), {})[annotator] = ObjectSet(
+                tuple(Span(s, e, label) for s, e, label in spans))
+    empty = ObjectSet(())
+    for iid in saved_items(state):
+        if iid not in study.items:
+            continue
+        for scheme in schemes:
+            by = study.answers[scheme.name]
+            if iid not in given[scheme.name] and annotator not in by.get(iid, {}):
+                by.setdefault(iid, {})[annotator] = empty
 
 
 def saved_items(state: Mapping[str, Any]) -> set[str]:

@@ -36,6 +36,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
+from app.core.agreement.spans.reading import store_span_answers
 from app.core.errors import InputError, RejectedAnswerError
 from app.core.formats.boundary import UNBOUNDED, checked_file, present
 from app.core.formats.files import inside
@@ -287,6 +288,7 @@ def _read_annotator(folder: Path, study: Study, ignored: Counter[str], whole: bo
             _store(study, name, sys_intern(item_id), grouped, changes, state_file, ignored)
         for item_id, raw in spans.items():
             _store_spans(study, name, str(item_id), raw, state_file, ignored)
+        store_span_answers(study, name, state, state_file)  # [] if saved (kinds.md A.2)
         del state, labels, spans, behaviour
         return name
     legacy = folder / LEGACY_FILE
@@ -297,12 +299,10 @@ def _read_annotator(folder: Path, study: Study, ignored: Counter[str], whole: bo
 
 
 def _mapping(state: Mapping[str, Any], key: str, file: Path) -> Mapping[str, Any]:
-    if (value := state.get(key)) is None:
-        return {}
-    if not isinstance(value, dict):
+    if not isinstance(value := state.get(key), dict | None):
         raise InputError(f"expected an object mapping item ids, found {type(value).__name__}",
                          file=file, key=key)
-    return value
+    return value or {}
 
 
 def _changes(behaviour: Any) -> list[Mapping[str, Any]]:
