@@ -59,6 +59,11 @@ def test_the_numbers_project_reports_every_wired_scheme_as_potato_does() -> None
     assert kinds["priorities"] == "ranking"
     assert {kinds[n] for n in ("triage", "budget", "stance", "tone", "age")} == {"matrix"}
     assert _compare(ours, rs.expected("numbers")["schemas"]) == 10
+    assert ours["pain"]["n_pairs"] == 12 and ours["triage"]["n_pairs"] == 36  # 2 vs 3 each
+    rows = ours["triage"]["rows"]
+    assert (f"α per row (ordinal): Urgency {rows['Urgency']['alpha_ordinal']:.3f}, "
+            f"Impact {rows['Impact']['alpha_ordinal']:.3f}, Effort "
+            f"{rows['Effort']['alpha_ordinal']:.3f}") in ours["triage"]["notes"]
 
 
 def test_the_rotating_panels_icc_is_null_with_its_sentence_in_json_and_text() -> None:

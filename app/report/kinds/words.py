@@ -32,6 +32,18 @@ class KindWords:
 
 _SETS = KindWords(headline="mean_agreement", matrix="mean_agreement")
 
+_RATING_NAMES = {
+    "pearson_r": "Pearson r", "mae": "MAE", "rmse": "RMSE",
+    "alpha_interval": "Krippendorff α (interval)", "icc_2_k": "ICC(2,k)",
+    "weighted_kappa_linear": "weighted κ (linear)",
+    "weighted_kappa_quadratic": "weighted κ (quadratic)", "spearman_rho": "Spearman ρ",
+    "alpha_ordinal": "Krippendorff α (ordinal)", "alpha_nominal": "Krippendorff α (nominal)",
+    "fleiss_kappa": "Fleiss' κ", "percent_agreement": "percent agreement",
+    "cohen_kappa": "Cohen κ (mean over pairs)",
+    "pairwise_cohen_kappa": "Cohen κ (Potato's alias)",
+}
+"""Potato's names of the rating blocks' metrics, in words (the matrix kind's rows)."""
+
 WORDS: dict[str, KindWords] = {
     "nominal": KindWords(headline="alpha", matrix="kappa"),
     "ordinal": KindWords(
@@ -64,7 +76,8 @@ WORDS: dict[str, KindWords] = {
                                        "options: 0 identical, 1 reversed"}),
     "matrix": KindWords(
         headline="alpha",
-        labels={"alpha": "Krippendorff α (pooled rows, the scheme's scale)"}),
+        labels={"alpha": "Krippendorff α (pooled rows, the scheme's scale)",
+                **{name: f"{label} (pooled rows)" for name, label in _RATING_NAMES.items()}}),
 }
 
 NO_WORDS = KindWords(headline="")

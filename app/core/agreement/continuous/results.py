@@ -40,3 +40,8 @@ def answered_rows(answers: Mapping[str, Mapping[str, Any]], kind: type[T]
         if len(kept) >= 2:
             rows[item] = kept
     return rows
+
+
+def pair_count(rows: Mapping[str, Mapping[str, Any]]) -> int:
+    """Annotator pairs over all scored items (``n_pairs``, as the categorical kinds)."""
+    return sum(len(by) * (len(by) - 1) // 2 for by in rows.values())

@@ -36,7 +36,12 @@ def claims(annotation_type: str, config: Mapping[str, Any]) -> bool:
 def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOptions
           ) -> Job[list[SchemeResult]]:
     from app.core.agreement.continuous.metrics import continuous_block
-    from app.core.agreement.continuous.results import answered_rows, put_block, undefined_all
+    from app.core.agreement.continuous.results import (
+        answered_rows,
+        pair_count,
+        put_block,
+        undefined_all,
+    )
 
     yield from ()
     rows: dict[str, dict[str, float]] = answered_rows(study.answers_for(scheme.name), float)
@@ -45,6 +50,7 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
         undefined_all(result, METRICS, reason)
         return [result]
     put_block(result, continuous_block(rows))
+    result.n_pairs = pair_count(rows)
     result.details = rows
     return [result]
 

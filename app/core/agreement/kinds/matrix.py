@@ -19,6 +19,8 @@ from app.core.agreement.kinds.spec import KindSpec
 from app.core.model import Kind
 
 if TYPE_CHECKING:
+    from app.core.agreement.continuous.block import Block
+    from app.core.agreement.matrix.block import MatrixResult
     from app.core.agreement.result import SchemeResult
     from app.core.agreement.sets.structured import SetOptions
     from app.core.model import Scheme, Study
@@ -37,7 +39,7 @@ TYPES = frozenset({"multirate", "constant_sum", "soft_label", "semantic_differen
 def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOptions
           ) -> Job[list[SchemeResult]]:
     from app.core.agreement.coefficient import Coefficient
-    from app.core.agreement.continuous.results import answered_rows, put_block
+    from app.core.agreement.continuous.results import answered_rows, pair_count, put_block
     from app.core.agreement.matrix.block import matrix_block
     from app.core.model import SubAnswers
 
@@ -56,10 +58,22 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
     result.extra["n_units"] = matrix.pooled.counts["n_items"]  # (item, row) units
     result.extra["scale"] = matrix.scale
     result.extra["rows"] = {name: block.to_json() for name, block in matrix.rows.items()}
+    result.n_pairs = pair_count(answers)
+    if matrix.rows:
+        result.notes.append(rows_sentence(matrix))
     if matrix.note:
         result.notes.append(matrix.note)
     result.details = matrix
     return [result]
+
+
+def rows_sentence(matrix: MatrixResult) -> str:
+    """Each row's α in one line, for the text report (the numbers are under ``rows``)."""
+    def alpha(block: Block) -> str:
+        value = next(c.value for n, c in block.metrics.items() if n.startswith("alpha"))
+        return "undefined" if value is None else f"{value:.3f}"
+    parts = [f"{name} {alpha(block)}" for name, block in matrix.rows.items()]
+    return f"α per row ({matrix.scale}): " + ", ".join(parts)
 
 
 SPEC = KindSpec(

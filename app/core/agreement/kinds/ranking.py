@@ -24,7 +24,12 @@ METRICS = ("kendall_tau", "spearman_footrule")
 
 def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOptions
           ) -> Job[list[SchemeResult]]:
-    from app.core.agreement.continuous.results import answered_rows, put_block, undefined_all
+    from app.core.agreement.continuous.results import (
+        answered_rows,
+        pair_count,
+        put_block,
+        undefined_all,
+    )
     from app.core.agreement.ranking.metrics import Ranking, ranking_block
 
     yield from ()
@@ -34,6 +39,7 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
         undefined_all(result, METRICS, reason)
         return [result]
     put_block(result, ranking_block(rows))
+    result.n_pairs = pair_count(rows)
     result.details = rows
     return [result]
 
