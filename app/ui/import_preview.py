@@ -54,6 +54,7 @@ NOUNS: dict[str, str] = {
     "video_annotation": "segment", "tiered_annotation": "annotation",
     "spatial_annotation": "object", "trajectory_eval": "step", "process_reward": "step",
     "tool_call_review": "step", "gui_trajectory": "step", "temporal_grounding": "event",
+    "span": "span",
 }
 """What one object of a structured scheme is called (else ``object``)."""
 
@@ -61,7 +62,8 @@ FORMAT_LABELS: dict[str, str] = {
     "labelstudio": "Label Studio JSON", "cvat": "CVAT for images 1.1 XML",
     "coco": "COCO JSON", "eaf": "ELAN .eaf", "textgrid": "Praat TextGrid",
     "rttm": "RTTM speaker turns", "kitti": "KITTI 3D labels", "nuscenes": "nuScenes tables",
-    "traces": "Trace review log (JSON Lines)",
+    "traces": "Trace review log (JSON Lines)", "brat": "brat standoff (.ann + .txt)",
+    "conll": "CoNLL 2003 BIO columns", "doccano": "doccano JSONL (sequence labeling)",
 }
 FORMAT_HINTS: dict[str, str] = {
     "labelstudio": "The JSON or JSON-MIN export; its annotators come from the file "
@@ -76,6 +78,9 @@ FORMAT_HINTS: dict[str, str] = {
              "a folder holding one, or a plain folder of <item>.txt labels (no calib).",
     "nuscenes": "A folder of nuScenes tables per annotator.",
     "traces": "One JSON Lines review log per reviewer.",
+    "brat": "A folder of .ann files beside their .txt documents per annotator.",
+    "conll": "One CoNLL file per annotator (token first, BIO tag last); sentences are items.",
+    "doccano": "One <username>.jsonl of doccano's export per annotator.",
 }
 
 ROW_HEIGHT = 26

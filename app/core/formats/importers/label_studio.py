@@ -2,48 +2,47 @@
 (``accord import labelstudio``).
 
 **Format.** A list of tasks ``{id, data, annotations: [...], predictions: [...]}`` (exports
-before Label Studio 1.0 say ``completions``). ``data`` holds the media (an image or
-audio URL or path) and text. Each annotation has ``completed_by`` and ``result``, a list
-of results ``{id, from_name, to_name, type, value, original_width, original_height}``.
+before Label Studio 1.0 say ``completions``). ``data`` holds the media (an image or audio URL or
+path) and text. Each annotation has ``completed_by`` and ``result``, a list of results ``{id,
+from_name, to_name, type, value, original_width, original_height}``.
 
-**Who is who.** One annotation per annotator: ``completed_by`` is a user id (an int), an
-e-mail, or an expanded user ``{id, email, ...}``. The name is the e-mail when one is
-known for that user anywhere in the export, else ``user_<id>``. ``--annotator`` is
-refused: the export says who annotated. ``predictions`` are a model, never an
-annotator: they are skipped and counted in a note; so are cancelled annotations
-(``was_cancelled``). When one annotator has two annotations of a task, the last updated
-one is kept (counted).
+**Who is who.** One annotation per annotator: ``completed_by`` is a user id (an int), an e-mail,
+or an expanded user ``{id, email, ...}``. The name is the e-mail when one is known for that
+user anywhere in the export, else ``user_<id>``. ``--annotator`` is refused: the export says
+who annotated. ``predictions`` are a model, never an annotator: they are skipped and counted
+in a note; so are cancelled annotations (``was_cancelled``). When one annotator has two
+annotations of a task, the last updated one is kept (counted).
 
-**Items.** One per task, its id the task id as text. When several export files are given
-and every task has a media file whose name is unique within its file, items are matched
-by that file name instead (Label Studio's ``8f3c2a1b-`` upload prefix removed), since
-separate projects number their tasks separately; a note says so.
+**Items.** One per task, its id the task id as text. When several export files are given and
+every task has a media file whose name is unique within its file, items are matched by that
+file name instead (Label Studio's ``8f3c2a1b-`` upload prefix removed), since separate
+projects number their tasks separately; a note says so.
 
 **Schemes and units.** One scheme per control (``from_name``):
 
-- ``rectanglelabels``, ``polygonlabels``, ``ellipselabels``, ``keypointlabels``,
-  ``brushlabels`` (and the label-less ``rectangle``... tools): one ``image_annotation``
-  scheme. Coordinates are **percent** of ``original_width``/``original_height``,
-  converted in :mod:`~app.core.formats.importers.label_studio_rle` (with the brush RLE
-  of the RGBA image, alpha = mask): a rotated rectangle becomes the polygon of its
-  corners (Potato's boxes are not rotated), a keypoint a ``landmark``. A shape with
-  several labels keeps the first (counted).
-- ``choices`` → ``radio``; → ``multiselect`` when any answer holds several values (the
-  export does not carry ``choice="multiple"``). A ``choices`` result sharing its id
-  with a region is that region's attribute: skipped (counted).
+- ``rectanglelabels``, ``polygonlabels``, ``ellipselabels``, ``keypointlabels``, ``brushlabels``
+  (and the label-less ``rectangle``... tools): one ``image_annotation`` scheme. Coordinates are
+  **percent** of ``original_width``/``original_height``, converted in
+  :mod:`~app.core.formats.importers.label_studio_rle` (with the brush RLE of the RGBA image,
+  alpha = mask): a rotated rectangle becomes the polygon of its corners (Potato's boxes are not
+  rotated), a keypoint a ``landmark``. A shape with several labels keeps the first (counted).
+- ``choices`` → ``radio``; → ``multiselect`` when any answer holds several values (the export
+  does not carry ``choice="multiple"``). A ``choices`` result sharing its id with a region is
+  that region's attribute: skipped (counted).
 - ``rating`` → ``likert`` of size ``max(5, highest rating)`` (the export does not carry
   ``maxRating``; 5 is Label Studio's default).
 - ``labels`` on audio (``start``/``end`` in seconds; start = end is an instant) →
-  ``audio_annotation`` segments, one per label. ``labels`` on text (a value with
-  ``text``) are spans: skipped (counted), as is every other result type.
+  ``audio_annotation`` segments, one per label; on text (character offsets into ``data.text``) →
+  a ``span`` scheme (:mod:`.text.label_studio_spans`); on HyperText, and every other result
+  type, skipped (counted).
 
-**Empty answers.** An annotator whose annotation of a task has no result for an image
-(audio) control has an empty answer for it when the task has an image (audio).
+**Empty answers.** An annotation with no result for an image (audio, span) control is an empty
+answer for it when the task has an image (audio, text: always).
 
 **Media.** Label Studio does not copy media into the export. ``data.image`` such as
-``/data/upload/1/abc.png`` or ``/data/local-files/?d=dir/abc.png`` is resolved to a file
-beside the export with that name (:mod:`~app.core.formats.importers.image_media`); a
-missing one keeps the item, with a note. ``width``/``height`` come from the results.
+``/data/upload/1/abc.png`` or ``/data/local-files/?d=dir/abc.png`` is resolved to a file beside
+the export with that name (:mod:`~app.core.formats.importers.image_media`); a missing one
+keeps the item, with a note. ``width``/``height`` come from the results.
 """
 
 from __future__ import annotations
@@ -61,6 +60,7 @@ from app.core.formats.importers import image_media as im
 from app.core.formats.importers import label_studio_min as lsm
 from app.core.formats.importers.label_studio_rle import number, region_shape
 from app.core.formats.importers.model import ImportedScheme, ImportedStudy
+from app.core.formats.importers.text import label_studio_spans as lss
 
 IMAGE_TYPES = frozenset({"rectanglelabels", "rectangle", "polygonlabels", "polygon",
                          "ellipselabels", "ellipse", "keypointlabels", "keypoint",
@@ -68,6 +68,7 @@ IMAGE_TYPES = frozenset({"rectanglelabels", "rectangle", "polygonlabels", "polyg
 IMAGE_EXT = (".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".webp")
 AUDIO_EXT = (".wav", ".mp3", ".flac", ".ogg", ".m4a", ".aac", ".opus")
 UNSAFE_NAME = re.compile(r'[\\/:*?"<>|\s]+')
+EMPTY = {"image": "image", lss.FAMILY: "text"}  # a family → its "Empty answers" record key
 NOTES = {
     "predictions": "{n} predictions were skipped: they are a model's output, not an "
                    "annotator's.",
@@ -87,7 +88,7 @@ NOTES = {
 @dataclass
 class _Control:
     family: str
-    """image, choices, rating or audio"""
+    """image, choices, rating, audio or span"""
     labels: dict[str, None] = field(default_factory=dict)
     shapes: set[str] = field(default_factory=set)
     multiple: bool = False
@@ -180,7 +181,7 @@ class _Reader:
             if family is None or (family in ("choices", "rating")
                                   and res.get("id") in regions):
                 self.skipped[f"per-region {kind}" if family else
-                             "labels (text span)" if kind == "labels" else kind] += 1
+                             "labels (HyperText)" if kind == "labels" else kind] += 1
                 continue
             name = str(res.get("from_name", kind))
             control = self.controls.setdefault(name, _Control(family))
@@ -214,6 +215,8 @@ class _Reader:
             self.counts["several labels"] += 1
             labels = labels[:1]
         control.labels.update(dict.fromkeys(labels or [""]))
+        if family == lss.FAMILY:
+            return lss.spans(value, labels, item.record, file, where)
         if family == "audio":
             start, end = (number(value.get(k), file, f"{where}.value.{k}") for k in
                           ("start", "end"))
@@ -245,7 +248,7 @@ class _Reader:
                 answers: dict[str, Any] = {}
                 for name, c in self.controls.items():
                     got = by.get(name)
-                    if c.family == "image" and (got or "image" in record):
+                    if c.family in EMPTY and (got or EMPTY[c.family] in record):
                         answers[name] = list(got or [])
                     elif c.family == "audio" and (got or "audio" in record):
                         answers[name] = {"segments": [
@@ -261,7 +264,7 @@ class _Reader:
     def notes(self) -> list[str]:
         out = im.counted(self.counts, NOTES)
         out += [f"{count} '{kind}' results were skipped: Accord imports image regions, "
-                "brushes, choices, ratings and audio segments."
+                "brushes, choices, ratings, audio segments and text spans."
                 for kind, count in sorted(self.skipped.items())]
         for name, c in self.controls.items():
             if c.family == "rating":
@@ -333,7 +336,7 @@ def _family(kind: str, value: dict[str, Any]) -> str | None:
         return "rating"
     if kind == "labels":
         if "text" in value or "startOffset" in value:
-            return None  # a text span
+            return lss.FAMILY if lss.on_text(value) else None
         if "start" in value and "end" in value:
             return "audio"
         if any(k in value for k in ("x", "points", "rle")):
@@ -354,9 +357,8 @@ def _labels(value: dict[str, Any], kind: str) -> list[str]:
 
 def _size(res: dict[str, Any], file: Path, where: str) -> tuple[int, int] | None:
     w, h = res.get("original_width"), res.get("original_height")
-    if w is None or h is None:
-        return None
-    return im.check_size(w, h, file=file, key=f"{where}.original_width")
+    return None if w is None or h is None else im.check_size(
+        w, h, file=file, key=f"{where}.original_width")
 
 
 def _media(data: dict[str, Any], extensions: tuple[str, ...], key: str) -> str | None:
@@ -371,20 +373,19 @@ def _media(data: dict[str, Any], extensions: tuple[str, ...], key: str) -> str |
 def _file_keys(tasks: list[_Task]) -> list[str] | None:
     names = [im.UPLOAD_PREFIX.sub("", im.reference_name(t.image or t.audio or ""), count=1)
              for t in tasks]
-    if not all(names) or len(set(names)) != len(names):
-        return None
-    return names
+    return names if all(names) and len(set(names)) == len(names) else None
 
 
 def _folder_name(name: str) -> str:
-    cleaned = UNSAFE_NAME.sub("_", name.strip()).lstrip(".")
-    return cleaned or "annotator"
+    return UNSAFE_NAME.sub("_", name.strip()).lstrip(".") or "annotator"
 
 
 def _scheme(name: str, c: _Control, images: im.ImageStudy) -> ImportedScheme:
     labels = [label for label in c.labels if label]
     if c.family == "image":
         return images.scheme(name, labels, c.shapes)
+    if c.family == lss.FAMILY:
+        return lss.scheme(name, labels)
     if c.family == "audio":
         return ImportedScheme(name, "audio_annotation", {
             "description": "Imported from Label Studio.", "source_field": "audio",

@@ -6,9 +6,10 @@ Potato ``annotation_type`` each, with the keys its config needs), the items (one
 data-file record each, media paths relative to the new project, and the source files
 to copy there), and every annotator's answers as **Potato answer values** in Potato's
 own shapes and units (``formats.md``): a label name for radio, a scale value for likert,
-a list of label names for multiselect, and the structured object of a media or trace
-scheme (``{"shapes": [...]}``, ``{"segments": [...]}``, ``{"annotations": {...}}``,
-``{"steps": [...]}``...). Units are converted in the importer, in exactly one place.
+a list of label names for multiselect, a list of :class:`ImportedSpan` for a span scheme,
+and the structured object of a media or trace scheme (``{"shapes": [...]}``,
+``{"segments": [...]}``, ``{"annotations": {...}}``, ``{"steps": [...]}``...). Units are
+converted in the importer, in exactly one place.
 
 ``notes`` say what the format cannot carry or what was skipped, in sentences; the
 command prints them as the import's summary.
@@ -33,6 +34,21 @@ DATA_TYPES = frozenset({"image_annotation", "audio_annotation", "video_annotatio
 OWN_NAME_TYPES = frozenset({"trajectory_eval", "process_reward", "tool_call_review",
                             "gui_trajectory", "failure_attribution", "temporal_grounding"})
 """A structured object stored under the scheme's own name."""
+SPAN_TYPES = frozenset({"span"})
+"""A list of :class:`ImportedSpan` (characters of the item's text), stored in
+``instance_id_to_span_to_value`` (an item seen with nothing marked: an empty list)."""
+
+
+@dataclass(frozen=True)
+class ImportedSpan:
+    """One marked stretch of an item's text: end-exclusive character offsets (Python
+    string indices, as Potato stores them) and its label; ``parts`` are the further
+    fragments of a discontinuous span (Potato's ``additional_parts``)."""
+
+    start: int
+    end: int
+    label: str
+    parts: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from app.core.formats.importers.model import ImportedStudy
 FORMATS: dict[str, str] = {
     "labelstudio": "label_studio", "cvat": "cvat", "coco": "coco", "eaf": "eaf",
     "textgrid": "textgrid", "rttm": "rttm", "kitti": "kitti", "nuscenes": "nuscenes",
-    "traces": "traces",
+    "traces": "traces", "brat": "text.brat", "conll": "text.conll", "doccano": "text.doccano",
 }
 """Format name (``cli.md``) → module of this package."""
 KITTI_LABELS = "label_2"

@@ -12,7 +12,13 @@ Stored answers, as Potato's browser forms save them: a radio choice is
 ``[{"schema", "name": label}, true]``; a likert value ``[{"schema", "name": "3"}, "3"]``;
 a multiselect one such pair per chosen label; a media scheme one JSON string under the
 label name ``_data``; a trace or temporal-grounding scheme one JSON string under the
-scheme's own name.
+scheme's own name. A span scheme's spans go to ``instance_id_to_span_to_value`` as
+Potato's server saves what its span widget posts (``static/span-core.js``: value 1 and
+the id ``<schema>_<label>_<start>_<end>``; ``tests/data/potato_server/spans`` holds what
+the server wrote): ``[{"schema", "name": label, "title": label, "start", "end", "id",
+["additional_parts"]}, 1]``, a discontinuous span's further fragments appended to its id
+to keep it unique; an item an annotator saw and marked nothing on is an empty list there
+(Potato's ``has_annotated``).
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ from app.core.formats.importers.model import (
     OWN_NAME_TYPES,
     SCALE_TYPES,
     SET_TYPES,
+    SPAN_TYPES,
+    ImportedSpan,
     ImportedStudy,
 )
 
@@ -59,21 +67,47 @@ def stored_pairs(annotation_type: str, scheme: str, value: Any) -> list[list[Any
     raise ValueError(f"no stored shape for annotation type {annotation_type!r}")
 
 
+def span_pairs(scheme: str, spans: list[ImportedSpan], text: str) -> list[list[Any]]:
+    """One span answer as ``instance_id_to_span_to_value`` entries (see the module)."""
+    out: list[list[Any]] = []
+    for s in dict.fromkeys(spans):  # Potato keeps one of identical spans
+        span: dict[str, Any] = {"schema": scheme, "name": s.label, "title": s.label,
+                                "start": s.start, "end": s.end,
+                                "id": f"{scheme}_{s.label}_{s.start}_{s.end}"
+                                + "".join(f"_{a}_{b}" for a, b in s.parts)}
+        if s.parts:
+            span["additional_parts"] = [{"start": a, "end": b, "text": text[a:b]}
+                                        for a, b in s.parts]
+        out.append([span, 1])
+    return out
+
+
 def user_state(name: str, study: ImportedStudy) -> dict[str, Any]:
     """One annotator's ``user_state.json`` (the keys Potato 2.12 writes)."""
     types = {s.name: s.annotation_type for s in study.schemes}
     mine = study.answers.get(name, {})
     labels = {item: [pair for scheme, value in answers.items()
+                     if types[scheme] not in SPAN_TYPES
                      for pair in stored_pairs(types[scheme], scheme, value)]
-              for item, answers in mine.items()}
+              for item, answers in mine.items()
+              if not answers or any(types[scheme] not in SPAN_TYPES for scheme in answers)}
+    spans = {item: [pair for scheme, value in answers.items() if types[scheme] in SPAN_TYPES
+                    for pair in span_pairs(scheme, value, _text(study, item))]
+             for item, answers in mine.items()
+             if any(types[scheme] in SPAN_TYPES for scheme in answers)}
     return {
         "user_id": name, "instance_id_ordering": list(mine),
         "current_instance_index": max(len(mine) - 1, 0),
         "current_phase_and_page": ["annotation", None], "completed_phase_and_pages": [],
         "max_assignments": -1, "instance_id_to_behavioral_data": {},
-        "instance_id_to_label_to_value": labels, "instance_id_to_span_to_value": {},
+        "instance_id_to_label_to_value": labels, "instance_id_to_span_to_value": spans,
         "phase_to_page_to_label_to_value": {}, "phase_to_page_to_span_to_value": {},
     }
+
+
+def _text(study: ImportedStudy, item: str) -> str:
+    text = study.items[item].record.get(study.text_key)
+    return text if isinstance(text, str) else ""
 
 
 def config(study: ImportedStudy, name: str) -> dict[str, Any]:

@@ -1,0 +1,95 @@
+"""``accord import labelstudio`` of ``labels`` on text: a Label Studio JSON export of the
+span study (``tests/data/importers/spans/labelstudio/ner.json``, see ``span_study.py``)
+becomes a Potato ``span`` scheme, read back by Accord's reader and Potato's
+``UserState.load``; HyperText spans are skipped and counted; bad spans are one error."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from app.core.formats.potato.project import load_study
+from app.core.objects import Span
+from tests.core.importers.span_study import (
+    DATA,
+    MARKS,
+    check_written,
+    label_studio_export,
+    potato_spans,
+    spans_of,
+)
+from tests.core.importers.support import import_fails, import_ok
+
+EXPORT = DATA / "labelstudio" / "ner.json"
+
+
+def test_the_fixture_is_the_study() -> None:
+    assert json.loads(EXPORT.read_text()) == label_studio_export()
+
+
+def test_text_labels_are_a_span_scheme(tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "project"
+    import_ok(capsys, "labelstudio", str(EXPORT), "-o", str(out))
+
+    (scheme,) = yaml.safe_load((out / "config.yaml").read_text())["annotation_schemes"]
+    assert scheme["annotation_type"] == "span" and scheme["name"] == "label"
+    assert scheme["labels"] == ["ORG", "MISC", "LOC", "PER"]  # in order of appearance
+    check_written(out)
+    study = load_study(out)
+    for name in MARKS:
+        want = {item: sorted(spans) for item, spans in spans_of(name).items()}
+        assert potato_spans(out, name) == want  # carol never annotated item 4: absent
+        for item, spans in want.items():
+            answer = study.answers["label"].get(item, {}).get(name)
+            assert sorted((s.start, s.end, s.label) for s in (answer.objects if answer else ())
+                          if isinstance(s, Span)) == spans
+
+
+def _export_with(result: dict[str, Any]) -> list[dict[str, Any]]:
+    tasks = copy.deepcopy(label_studio_export(["alice"]))
+    tasks[0]["annotations"][0]["result"].append(result)
+    return tasks
+
+
+def test_hypertext_spans_are_skipped_and_several_labels_split(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tasks = _export_with({"id": "h1", "from_name": "label", "to_name": "text",
+                          "type": "labels", "value": {
+                              "start": "/p[1]/text()[1]", "end": "/p[1]/text()[1]",
+                              "startOffset": 0, "endOffset": 2, "text": "EU",
+                              "labels": ["ORG"]}})
+    tasks[1]["annotations"][0]["result"][0]["value"]["labels"] = ["PER", "MISC"]
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps(tasks))
+    printed = import_ok(capsys, "labelstudio", str(export), "-o", str(tmp_path / "p"))
+
+    spans = potato_spans(tmp_path / "p", "alice")
+    assert spans["1"] == sorted(spans_of("alice")["1"])
+    assert spans["2"] == [(0, 15, "MISC"), (0, 15, "PER")]
+    assert "1 'labels (HyperText)' results were skipped" in printed
+
+
+@pytest.mark.parametrize(("value", "needles"), [
+    ({"start": 0, "end": 99, "text": "EU", "labels": ["ORG"]},
+     ["[0].annotations[0].result[3]", "from character 0 to 99 of a data.text of 47"]),
+    ({"start": 0, "end": 2, "text": "UE", "labels": ["ORG"]},
+     ["result[3].value.text", "'UE' is not data.text[0:2] ('EU')"]),
+    ({"start": "0", "end": 2, "text": "EU", "labels": ["ORG"]},
+     ["result[3].value", "expected character offsets"]),
+    ({"start": 0, "end": 2, "text": "EU", "labels": []},
+     ["result[3].value.labels", "without labels"]),
+])
+def test_a_bad_span_is_one_error_naming_the_result(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], value: dict[str, Any],
+        needles: list[str]) -> None:
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps(_export_with({
+        "id": "bad", "from_name": "label", "to_name": "text", "type": "labels",
+        "value": value})))
+    import_fails(capsys, "labelstudio", [str(export)], tmp_path / "out", export, *needles)
