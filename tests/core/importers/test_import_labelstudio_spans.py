@@ -17,6 +17,7 @@ from app.core.formats.potato.project import load_study
 from app.core.objects import Span
 from tests.core.importers.span_study import (
     DATA,
+    LABEL_CONFIG,
     MARKS,
     check_written,
     label_studio_export,
@@ -93,3 +94,20 @@ def test_a_bad_span_is_one_error_naming_the_result(
         "id": "bad", "from_name": "label", "to_name": "text", "type": "labels",
         "value": value})))
     import_fails(capsys, "labelstudio", [str(export)], tmp_path / "out", export, *needles)
+
+
+def test_the_json_min_export_gives_the_same_spans(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """JSON-MIN written by label-studio-converter's own ``convert_to_json_min``."""
+    from label_studio_converter import Converter
+
+    Converter(LABEL_CONFIG, project_dir=None).convert_to_json_min(
+        str(EXPORT), str(tmp_path / "min"), is_dir=False)
+    import_ok(capsys, "labelstudio", str(tmp_path / "min" / "result.json"), "-o",
+              str(tmp_path / "from_min"))
+    import_ok(capsys, "labelstudio", str(EXPORT), "-o", str(tmp_path / "from_json"))
+
+    check_written(tmp_path / "from_min")
+    for name in MARKS:
+        assert potato_spans(tmp_path / "from_min", name) == potato_spans(
+            tmp_path / "from_json", name)
