@@ -31,7 +31,10 @@ from typing import Any
 
 from potato.item_state_management import SpanAnnotation
 from potato.phase import UserPhase
-from potato.server_utils.config_module import validate_single_annotation_scheme
+from potato.server_utils.config_module import (
+    validate_single_annotation_scheme,
+    validate_yaml_structure,
+)
 from potato.user_state_management import InMemoryUserState, UserState
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "importers" / "spans"
@@ -176,13 +179,14 @@ def check_written(project: Path) -> dict[str, Any]:
     """Every annotator's stored spans: equal to what Potato's own save writes for them,
     each value 1 (what Potato's span widget posts) with offsets inside the text, each span
     shaped as the server wrote them in ``tests/data/potato_server/spans``, and the scheme
-    valid by Potato's own validator.
+    and the config valid by Potato's own validators.
     Returns annotator → ``instance_id_to_span_to_value``."""
     import yaml
 
     config = yaml.safe_load((project / "config.yaml").read_text())
     for i, scheme in enumerate(config["annotation_schemes"]):
         validate_single_annotation_scheme(scheme, f"annotation_schemes[{i}]")
+    validate_yaml_structure(config, project_dir=str(project), config_file_dir=str(project))
     texts = {json.loads(line)["id"]: json.loads(line)["text"] for line in
              (project / "data" / "items.jsonl").read_text().splitlines()}
     out = {}
