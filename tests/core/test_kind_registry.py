@@ -211,3 +211,22 @@ def test_reading_a_config_imports_no_measure() -> None:
                               "app.core.agreement.regions", "app.core.agreement.consensus",
                               "app.core.agreement.sets.structured"))]
     assert not heavy, heavy
+
+
+@pytest.mark.parametrize("spec", registry.KINDS, ids=lambda s: str(s.kind))
+@pytest.mark.parametrize("answers", [{}, {"i1": {}}], ids=["no answers", "an empty item"])
+def test_every_row_says_why_a_number_is_undefined(spec: KindSpec,
+                                                  answers: dict[str, dict[str, str]]) -> None:
+    """A scheme nobody answered: each metric the kind reports is null with a sentence
+    (never NaN, never 1.0 for no data), and none is outside the row's ``metrics``."""
+    annotation_type = min(spec.potato_types, default="image_annotation")
+    scheme = Scheme("q", annotation_type, spec.kind, labels=("a", "b"), scale=("1", "2"))
+    study = Study(root=Path(), items={"i1": None},  # type: ignore[dict-item]
+                  schemes={"q": scheme}, annotators=("a", "b"), answers={"q": answers})
+    data = run(agreement_report(study, project="p")).to_json()["schemes"]["q"]
+    metrics = {k: v for k, v in data["metrics"].items() if k != "n_units"}
+    assert metrics, "a kind reports its metrics, undefined, when nobody answered"
+    assert set(metrics) <= set(spec.metrics)
+    for name, value in metrics.items():
+        assert value is None, (name, value)
+        assert data["undefined"][name].strip(), name

@@ -1,12 +1,18 @@
 """What one agreement kind is, as data: a row of the kind table (``registry.py``).
 
-A kind answers four questions, each a field of :class:`KindSpec`:
+A kind answers these questions, each a field of :class:`KindSpec` but one:
 
 - **what it reads**: the Potato ``annotation_type`` names it scores and, where one type
   can be two kinds, a predicate on the scheme's config (a ``multiselect`` with
   ``max_selections: 1`` is nominal, any other multilabel);
-- **which metrics**: the names its report entry carries, in the order it puts them;
-- **its undefined sentences**: what a metric says when there is nothing to compute;
+- **which metrics**: the names its report entry can carry (a kind whose blocks depend
+  on the scheme, as matrices, declares every name one can carry);
+- **its undefined sentences**: not a field but a rule its scoring keeps: a number it
+  cannot compute is ``Coefficient.undefined(sentence)`` (``null`` plus the sentence,
+  never NaN, never 1.0 for no data); the shared sentences (nobody answered, one
+  annotator only) are in ``common.py``, the kind's own beside its formulas.
+  ``tests/core/test_kind_registry.py`` holds every row to it: a scheme nobody answered
+  reports each of its metrics ``null`` with a sentence, none outside ``metrics``;
 - **how it is scored**: a generator job that fills the scheme's result (and may add
   derived entries, as regions add ``NAME#masks``), and, optionally, a pass over the
   whole report once every scheme is scored (traces add their categorical reference);
@@ -24,7 +30,7 @@ no measure.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from app.core.model import Kind
@@ -61,12 +67,9 @@ class KindSpec:
     """Potato 2.12.1 ``annotation_type`` names it reads; empty for a kind derived from
     another's schemes (masks, found inside ``image_annotation`` schemes)."""
     metrics: tuple[str, ...]
-    """The metric names of its report entry, in the order it puts them."""
+    """The metric names its report entry can carry."""
     score: Score
     claims: Claims = always
-    undefined: Mapping[str, str] = field(default_factory=dict)
-    """Its own sentences for an undefined number, by situation (the shared ones, nobody
-    answered and one annotator only, are in ``common.py``)."""
     complete: Complete | None = None
     consensus: ConsensusRows | None = None
     """Its consensus rows; ``None``: the export names the scheme in a note instead."""
