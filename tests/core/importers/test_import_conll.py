@@ -139,3 +139,12 @@ def test_annotators_files_must_hold_the_same_tokens(
                  other, ":2", "item '1' has another text here than in")
     import_fails(capsys, "conll", [str(CONLL)], tmp_path / "out", CONLL,
                  "expected one CoNLL file per annotator")
+
+
+def test_tabs_crlf_and_a_token_with_a_no_break_space(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "tool.conll"
+    source.write_bytes("New\u00a0York\tB-LOC\r\nis\tO\r\n\r\nEU\tI-ORG\r\n".encode())
+    import_ok(capsys, "conll", str(source), "-o", str(tmp_path / "p"))
+
+    assert potato_spans(tmp_path / "p", "tool") == {"1": [(0, 8, "LOC")], "2": [(0, 2, "ORG")]}

@@ -73,7 +73,7 @@ def test_hypertext_spans_are_skipped_and_several_labels_split(
     spans = potato_spans(tmp_path / "p", "alice")
     assert spans["1"] == sorted(spans_of("alice")["1"])
     assert spans["2"] == [(0, 15, "MISC"), (0, 15, "PER")]
-    assert "1 'labels (HyperText)' results were skipped" in printed
+    assert "1 'labels (HyperText, Paragraphs)' results were skipped" in printed
 
 
 @pytest.mark.parametrize(("value", "needles"), [

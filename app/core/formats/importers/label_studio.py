@@ -181,7 +181,7 @@ class _Reader:
             if family is None or (family in ("choices", "rating")
                                   and res.get("id") in regions):
                 self.skipped[f"per-region {kind}" if family else
-                             "labels (HyperText)" if kind == "labels" else kind] += 1
+                             "labels (HyperText, Paragraphs)" if kind == "labels" else kind] += 1
                 continue
             name = str(res.get("from_name", kind))
             control = self.controls.setdefault(name, _Control(family))

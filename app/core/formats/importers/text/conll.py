@@ -33,6 +33,7 @@ whose tags are all ``O`` is an answer with nothing marked.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -43,6 +44,8 @@ from app.core.formats.importers.text.spans import SpanCollector
 from app.core.formats.importers.timed_items import read_text
 
 DOCSTART = "-DOCSTART-"
+COLUMNS = re.compile(r"[ \t]+")
+"""Columns are separated by spaces (the task's files) or tabs (some tools' exports)."""
 TAGS = "O, B-<type> or I-<type>"
 
 
@@ -93,9 +96,9 @@ def _sentences(path: Path) -> Iterator[tuple[int, list[str], list[str]]]:
     """(first line, tokens, tags) of each sentence of ``path``."""
     columns = 0
     first, tokens, tags = 0, list[str](), list[str]()
-    lines = read_text(path).splitlines()
+    lines = read_text(path).split("\n")  # line feeds only: a token may hold any other character
     for number, raw in enumerate([*lines, ""], start=1):
-        fields = raw.split()
+        fields = COLUMNS.split(raw.strip(" \t\r")) if raw.strip(" \t\r") else []
         if fields and fields[0] == DOCSTART:
             fields = []
         if not fields:

@@ -13,7 +13,8 @@ several labels is one span per label (Potato stores one label a span).
   ``text`` equal to the characters there when given); anything else is an error naming
   the result, since the span would be into another field or another text.
 - ``labels`` on ``<HyperText>`` (offsets as XPath plus ``startOffset``/``endOffset``)
-  are not character offsets into one text: skipped, counted in the importer's note.
+  and on ``<Paragraphs>`` (paragraph indices plus the same) are not character offsets
+  into one text: skipped, counted in the importer's note.
 - An annotation with no span on a task with text is an answer with nothing marked, as
   for images (:mod:`~app.core.formats.importers.label_studio`, "Empty answers").
 """
