@@ -84,6 +84,7 @@ def test_relation_projects_and_earlier_labels_key(tmp_path: Path,
     ('{"id": 1, "label": []}', [":2", "key 'text'"]),
     ('{"id": 1, "text": "EU rejects"}', [":2", "expected the spans under 'label'"]),
     ('{"id": 1, "text": "EU rejects", "label": [[0, 2, "ORG"]]', [":2"]),
+    ('{"id": 2, "text": "Peter Blackburn", "label": []}', [":2", "item '2' is already in"]),
 ])
 def test_a_bad_line_is_one_error_naming_file_and_line(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, needles: list[str]
