@@ -33,13 +33,18 @@ from app.core.agreement.result import SchemeResult
 from app.ui.views.kinds import look_of
 
 CORRECTED = ("alpha", "fleiss_kappa", "kappa", "detection_alpha", "classification_alpha",
-             "sigma")
+             "sigma",
+             # the rating kinds, under Potato's names (issue 37)
+             "alpha_interval", "alpha_ordinal", "alpha_nominal", "weighted_kappa_linear",
+             "weighted_kappa_quadratic", "cohen_kappa", "pairwise_cohen_kappa")
 """Metrics corrected for (or read against) chance agreement."""
 
 UNCORRECTED = ("percent_agreement", "mean_agreement", "mean_object_count_diff",
                "detection_f1", "mean_matched_iou", "mean_jaccard", "ks",
                "mean_within_distance", "mean_between_distance", "mean_sensitivity",
-               "mean_specificity")
+               "mean_specificity",
+               "pearson_r", "mae", "rmse", "spearman_rho", "kendall_tau", "spearman_footrule",
+               "icc_2_k")
 """Metrics that say nothing of agreement beyond chance."""
 
 PAIR_ORDER = ("alpha", "kappa", "percent_agreement", "mean_agreement", "detection_f1",
@@ -64,13 +69,29 @@ LABELS = {
     "mean_between_distance": "Mean between-item distance",
     "mean_sensitivity": "Mean sensitivity (STAPLE)",
     "mean_specificity": "Mean specificity (STAPLE)",
+    "alpha_interval": "Krippendorff's α (interval)",
+    "alpha_ordinal": "Krippendorff's α (ordinal)",
+    "alpha_nominal": "Krippendorff's α (nominal)",
+    "weighted_kappa_linear": "Weighted κ (linear, mean over pairs)",
+    "weighted_kappa_quadratic": "Weighted κ (quadratic, mean over pairs)",
+    "cohen_kappa": "Cohen's κ (mean over pairs)",
+    "pairwise_cohen_kappa": "Cohen's κ (Potato's second name)",
+    "pearson_r": "Pearson r (mean over pairs)",
+    "mae": "Mean absolute error (mean over pairs)",
+    "rmse": "Root mean squared error (mean over pairs)",
+    "icc_2_k": "ICC(2,k) (items every annotator rated)",
+    "spearman_rho": "Spearman ρ (mean over pairs)",
+    "kendall_tau": "Kendall τ (mean over pairs and items)",
+    "spearman_footrule": "Spearman footrule (distance; 0 identical, 1 reversed)",
 }
 
-HEADLINES = ("alpha", "detection_alpha", "mean_agreement", "mean_sensitivity")
+HEADLINES = ("alpha", "detection_alpha", "mean_agreement", "mean_sensitivity",
+             "alpha_interval", "kendall_tau")
 """The headline of a scheme: the first of these its report has."""
 
 SHORT = {"alpha": "α", "detection_alpha": "detection α", "mean_agreement": "agreement",
-         "mean_sensitivity": "sensitivity"}
+         "mean_sensitivity": "sensitivity", "alpha_interval": "interval α",
+         "kendall_tau": "τ"}
 """The headline's name where there is room for one word (the project tree)."""
 
 SMALL_SAMPLE = 20

@@ -116,9 +116,14 @@ def categorical_schemes(project: ProjectData) -> tuple[str, ...]:
     return tuple(n for n, s in project.study.schemes.items() if s.kind in CATEGORICAL)
 
 
+PLACED_IN = "\u241f"
+"""A card sort's "group␟card" placement (Potato's separator, which fonts rarely draw)."""
+
+
 def answer_text(answer: Answer) -> str:
     if isinstance(answer, frozenset):
-        return ", ".join(sorted(answer)) if answer else NO_LABEL
+        labels = (label.replace(PLACED_IN, ": ") for label in sorted(answer))
+        return ", ".join(labels) if answer else NO_LABEL
     return str(answer)
 
 
