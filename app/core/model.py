@@ -18,7 +18,8 @@ Answer shapes by kind:
   :class:`EllipseRegion`, :class:`Mask`
 - segments / tiers: ``ObjectSet`` of :class:`Segment` (tiers carry ``tier``)
 - trace: :class:`TraceJudgement` (one label per step key)
-- spans (no agreement kind yet): ``ObjectSet`` of :class:`Span`
+- spans: ``ObjectSet`` of :class:`Span` (empty: the annotator saved the item and marked
+  nothing; ``agreement/spans/reading.py``)
 - continuous: ``float`` (slider-like numbers: number, vas, confidence slider, pairwise
   scale)
 - ranking: ``tuple[str, ...]`` (the options, best first)
@@ -54,6 +55,7 @@ class Kind(StrEnum):
     CONTINUOUS = "continuous"
     RANKING = "ranking"
     MATRIX = "matrix"
+    SPANS = "spans"
 
 
 TRACE_TYPES = frozenset(

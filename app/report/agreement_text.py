@@ -41,7 +41,9 @@ CHANCE_CORRECTED = {"alpha", "fleiss_kappa", "kappa", "detection_alpha",
                     # the rating kinds' Potato names (issue 37)
                     "alpha_interval", "alpha_ordinal", "alpha_nominal", "cohen_kappa",
                     "pairwise_cohen_kappa", "weighted_kappa_linear",
-                    "weighted_kappa_quadratic"}
+                    "weighted_kappa_quadratic",
+                    # the span kind's (issue 37)
+                    "token_level_kappa", "char_alpha", "gamma_mathet"}
 NO_NOTE = {"n_units", "mean_sensitivity", "mean_specificity"}
 
 

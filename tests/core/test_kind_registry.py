@@ -52,6 +52,10 @@ SPEC_TABLE = {
     "semantic_differential": Kind.MATRIX, "range_slider": Kind.MATRIX, "bws": Kind.MATRIX,
     "best_worst_scaling": Kind.MATRIX, "hierarchical_multiselect": Kind.MULTILABEL,
     "card_sort": Kind.MULTILABEL,
+    # kinds.md A.2 and B §2.6 (spans; tree_annotation named as holding no offsets)
+    "span": Kind.SPANS, "event_annotation": Kind.SPANS, "coreference": Kind.SPANS,
+    "span_link": Kind.SPANS, "error_span": Kind.SPANS, "extractive_qa": Kind.SPANS,
+    "tree_annotation": Kind.SPANS,
 }
 CONDITIONAL = {"confidence": Kind.CONTINUOUS, "pairwise": Kind.CONTINUOUS}
 """Types a kind reads only with one config (``scale_type: slider``, ``mode: scale``);
@@ -86,7 +90,7 @@ def test_the_table_reads_the_types_of_the_spec_and_no_type_twice() -> None:
     ("multiselect", {"single_select": True}, Kind.NOMINAL),
     ("multiselect", {"max_selections": 2}, Kind.MULTILABEL),
     ("radio", {"max_selections": 2}, Kind.NOMINAL),  # radio is single-choice by nature
-    ("text", {}, None), ("span", {}, None), ("conjoint", {}, None),
+    ("text", {}, None), ("conjoint", {}, None),
 ])
 def test_kind_for_answers_from_the_table(annotation_type: str, config: dict[str, object],
                                          kind: Kind | None) -> None:

@@ -74,6 +74,18 @@ WORDS: dict[str, KindWords] = {
                 "spearman_footrule": "Spearman footrule (distance)"},
         meanings={"spearman_footrule": "Σ|position difference| / ⌊n²/2⌋ on the shared "
                                        "options: 0 identical, 1 reversed"}),
+    "spans": KindWords(
+        headline="span_f1_partial",
+        labels={"token_level_kappa": "token κ (character BIO)",
+                "span_f1_exact": "span F1, exact", "span_f1_partial": "span F1, partial",
+                "char_alpha": "char α (nominal)", "gamma_mathet": "Mathet γ"},
+        meanings={"span_f1_partial": "spans of one label overlapping by at least half of "
+                                     "either, matched one to one; mean over annotator pairs "
+                                     "and items",
+                  "char_alpha": "Krippendorff's nominal α over characters (Potato's "
+                                "krippendorff_alpha_u), not unitizing α",
+                  "gamma_mathet": "Mathet et al.'s γ: one best alignment of all "
+                                  "annotators' spans against chance (seeded shuffles)"}),
     "matrix": KindWords(
         headline="alpha",
         labels={"alpha": "Krippendorff α (pooled rows, the scheme's scale)",

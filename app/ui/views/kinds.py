@@ -50,6 +50,10 @@ LOOKS: dict[str, KindLook] = {
     "continuous": KindLook(),
     "ranking": KindLook(),
     "matrix": KindLook(),
+    # spans (issue 37): on the overview's cards; the span view is its own part of the issue
+    "spans": KindLook(labels={"token_level_kappa": "token κ", "span_f1_exact": "exact F1",
+                              "span_f1_partial": "partial F1", "char_alpha": "char α",
+                              "gamma_mathet": "γ"}),
 }
 
 NO_LOOK = KindLook()

@@ -30,6 +30,7 @@ from app.core.agreement.kinds import (
     ranking,
     regions,
     segments,
+    spans,
     tiers,
     trace,
 )
@@ -49,6 +50,7 @@ KINDS: list[KindSpec] = [
     continuous.SPEC,
     ranking.SPEC,
     matrix.SPEC,
+    spans.SPEC,
 ]
 """Every kind Accord scores, in the order their predicates are asked."""
 
