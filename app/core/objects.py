@@ -18,6 +18,8 @@ from typing import TypeAlias
 
 import numpy as np
 
+from app.core.tracks import TrackKey, VideoTrack
+
 # --------------------------------------------------------------------------- objects
 
 
@@ -330,6 +332,11 @@ class ObjectSet:
     second); :func:`unit_quaternion_rows` of them is what
     :func:`~app.core.geometry.cuboid_boxes.boxes_array` gives. ``None`` otherwise. Not
     part of equality: it is the objects."""
+    keys: tuple[TrackKey | None, ...] | None = None
+    """A point-cloud sequence (objects with ``frame`` and ``track_id``): each object's
+    frame and track, ``None`` for one outside any track; ``None`` for one cloud."""
+    tracks: tuple[VideoTrack, ...] | None = None
+    """A video answer's tracks (tracking mode), ``None`` when it holds none."""
 
     def __len__(self) -> int:
         return len(self.objects)

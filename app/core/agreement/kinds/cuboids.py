@@ -1,7 +1,10 @@
 """Cuboids: 3D boxes (``spatial_annotation``'s ``cuboid_3d``), compared by exact 3D IoU
 of oriented boxes, one-to-one matching at 0.25 by default.
 
-Metrics: the set metrics (``agreement.md``, Sets of objects). Points, polylines and
+Metrics: the set metrics (``agreement.md``, Sets of objects); a point-cloud sequence
+(objects with ``frame`` and ``track_id``) is scored frame by frame and adds
+``identity.mota``, ``identity.idf1`` and ``identity.id_switches``
+(``agreement/identity/scoring.py``). Points, polylines and
 point-cloud segments kept beside the boxes are matched by distance and said in metres
 (``sets/spatial_points.py``).
 """
@@ -24,10 +27,24 @@ if TYPE_CHECKING:
 
 def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOptions
           ) -> Job[list[SchemeResult]]:
+    from app.core.agreement.identity import scoring
     from app.core.agreement.sets.spatial_points import add_point_notes
 
-    sets = yield from score_objects(study, scheme, result, options)
+    answers = study.answers_for(scheme.name)
+    if not scoring.has_sequences(answers):
+        sets = yield from score_objects(study, scheme, result, options)
+        add_point_notes(result, sets, options.threshold_for(scheme))
+        return [result]
+    # A sequence: the set metrics frame by frame, then identity over the tracks
+    # (kinds.md A.7, B §2.8; identity/scoring.py).
+    frames = scoring.sequence_frames(answers)
+    units = scoring.frame_units(answers, frames)
+    sets = yield from score_objects(scoring.study_with(study, scheme, units), scheme, result,
+                                    options)
     add_point_notes(result, sets, options.threshold_for(scheme))
+    scoring.frame_notes(result, answers, frames)
+    scoring.put_identity(result, scoring.cuboid_identity(frames, options.threshold_for(scheme)),
+                         options.threshold_for(scheme))
     return [result]
 
 

@@ -1,13 +1,17 @@
 """Segments: time spans (``audio_annotation``, ``video_annotation``,
 ``temporal_grounding``), compared by temporal IoU, one-to-one matching at 0.5.
 
-Metrics: the set metrics (``agreement.md``, Sets of objects).
+Metrics: the set metrics (``agreement.md``, Sets of objects). A ``video_annotation``
+answer in tracking mode holds tracks: identity over them (``identity.mota``,
+``identity.idf1``, ``identity.id_switches``, ``agreement/identity/scoring.py``), and a
+scheme holding tracks only has no segments to score (kinds.md A.7).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from app.core.agreement.coefficient import Coefficient
 from app.core.agreement.kinds.common import object_consensus, score_objects
 from app.core.agreement.kinds.spec import KindSpec
 from app.core.agreement.sets.agreement import SET_METRICS
@@ -22,7 +26,20 @@ if TYPE_CHECKING:
 
 def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOptions
           ) -> Job[list[SchemeResult]]:
-    yield from score_objects(study, scheme, result, options)
+    from app.core.agreement.identity import scoring
+
+    answers = study.answers_for(scheme.name)
+    tracked = scoring.has_video_tracks(answers)
+    if tracked and not scoring.has_segments(answers):
+        # kinds.md A.7: tracks only; two empty segment lists are no agreement
+        for name in SET_METRICS:
+            result.put(name, Coefficient.undefined(scoring.NO_SEGMENTS))
+        result.notes.append("Potato 2.12.1's /admin/iaa scores the empty segment lists of "
+                            "a tracking scheme as agreeing; Accord does not")
+    else:
+        yield from score_objects(study, scheme, result, options)
+    if tracked:
+        scoring.put_identity(result, scoring.video_identity(answers), scoring.VIDEO_IOU)
     return [result]
 
 

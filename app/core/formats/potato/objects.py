@@ -32,6 +32,7 @@ from app.core.objects import (
     SceneObject,
     Segment,
 )
+from app.core.tracks import VideoTrack
 
 
 def list_of(raw: Any, keys: tuple[str, ...], place: Place, expected: str) -> list[Any]:
@@ -243,9 +244,52 @@ def _first(entry: Mapping[str, Any], *keys: str) -> Any:
 
 
 def parse_timed(raw: Any, scheme: Scheme, place: Place) -> ObjectSet:
-    """Audio and video segments, in seconds."""
+    """Audio and video segments, in seconds; a video's tracks beside them."""
     entries = list_of(raw, ("segments",), place, 'an object {"segments": [...]}')
-    return ObjectSet(tuple(_segment(e, place, i, 1.0, None) for i, e in enumerate(entries)))
+    segments = tuple(_segment(e, place, i, 1.0, None) for i, e in enumerate(entries))
+    tracks = _video_tracks(raw, place) if isinstance(raw, dict) else ()
+    return ObjectSet(segments, tracks=tracks or None)
+
+
+def _video_tracks(raw: Mapping[str, Any], place: Place) -> tuple[VideoTrack, ...]:
+    """``tracks`` as tracking-ui.js saves them: ``{id: {id, label, keyframes: {frame:
+    {frame, bbox, bboxNorm}}}}`` (a list of tracks is read too). A keyframe's frame is
+    its ``frame``, else its key (as Potato reads it); its box the normalized
+    ``bboxNorm`` (the canvas ``bbox`` depends on the annotator's window), ``None`` when
+    it has none. A track is in the widget's order (the JSON object's)."""
+    tracks = raw.get("tracks")
+    if isinstance(tracks, dict):
+        tracks = list(tracks.values())
+    if not tracks:
+        return ()
+    if not isinstance(tracks, list):
+        raise place.error("tracks must be an object {id: track} or a list of tracks")
+    out: list[VideoTrack] = []
+    for i, track in enumerate(tracks):
+        if not isinstance(track, dict):
+            continue  # Potato skips what is not a track
+        keyframes = track.get("keyframes") or {}
+        pairs = keyframes.items() if isinstance(keyframes, dict) else enumerate(keyframes)
+        frames: dict[int, tuple[float, float, float, float] | None] = {}
+        for key, kf in pairs:
+            where = kf.get("frame", key) if isinstance(kf, dict) else key
+            if isinstance(where, bool) or not isinstance(where, int | float | str):
+                raise place.error(f"track {i}: keyframe frame {where!r:.40} is not a number")
+            try:
+                frame = int(where)
+            except (ValueError, OverflowError):
+                raise place.error(f"track {i}: keyframe frame {where!r:.40} is not a "
+                                  "number") from None
+            box = kf.get("bboxNorm") if isinstance(kf, dict) else None
+            frames[frame] = None if not isinstance(box, dict) else tuple(  # type: ignore[assignment]
+                _number(box.get(k), place, i, f"bboxNorm {k}")
+                for k in ("x", "y", "width", "height"))
+        if frames:
+            label = track.get("label")
+            out.append(VideoTrack(str(track.get("id") or ""),
+                                  sys_intern(str(label) if label is not None else ""),
+                                  tuple(sorted(frames.items()))))
+    return tuple(out)
 
 
 def parse_tiered(raw: Any, scheme: Scheme, place: Place) -> ObjectSet:

@@ -35,6 +35,7 @@ from app.core.objects import (
     make_cuboids,
     normalized_quaternion,
 )
+from app.core.tracks import TrackKey
 
 _PLAIN_TYPES = frozenset(_PLAIN_NUMBERS)
 
@@ -106,6 +107,7 @@ _COORDINATES_OF, _LABEL_OF = attrgetter("coordinates"), attrgetter("label")
 _CENTER_OF, _SIZE_OF = attrgetter("center"), attrgetter("size")
 _ROTATION_OF = attrgetter("rotation")
 _OPEN_SQUARE, _OPEN_CURLY = b"[", b"{"
+_TRACK_ID = b'"track_id"'
 _SKELETON_DEPTH = 4
 """How deep a decoded answer's own brackets go: the list, a shape, its coordinates, and
 the centre's, size's and rotation's lists (which hold numbers only)."""
@@ -135,7 +137,7 @@ def cuboids_from_text(text: str) -> ObjectSet | None:
     exactly was a tenth of reading a lidar study. msgspec meets a deep text first, and
     refuses one deeper than it follows with ``RecursionError``."""
     raw = text.encode("utf-8", "surrogatepass")
-    if nesting.has_wide_number(raw):
+    if nesting.has_wide_number(raw) or _TRACK_ID in raw:  # a sequence keeps its frames
         return None
     try:
         shapes = _DECODE_CUBOIDS(raw)
@@ -210,11 +212,13 @@ def _checked_cuboids(labels: list[str], array: np.ndarray,
 def parse_spatial(raw: Any, scheme: Scheme, place: Place) -> ObjectSet:
     shapes = list_of(raw, ("annotations", "objects", "shapes"), place,
                       "a list of 3D objects")
-    if shapes:
+    sequence = any(_track_key(shape) is not None for shape in shapes)
+    if shapes and not sequence:
         fast = _fast_cuboids(shapes)
         if fast is not None:
             return fast
     out: list[SceneObject] = []
+    keys: list[TrackKey | None] = []
     for i, shape in enumerate(shapes):
         if not isinstance(shape, dict):
             raise place.error("expected a 3D object", i)
@@ -248,4 +252,33 @@ def parse_spatial(raw: Any, scheme: Scheme, place: Place) -> ObjectSet:
                     isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in indices):
                 raise place.error("segment_3d indices must be non-negative integers", i)
             out.append(Segment3D(_label(shape), tuple(indices)))
-    return ObjectSet(tuple(out))
+        if len(keys) < len(out):  # this shape was read: its frame and track beside it
+            keys.append(_track_key(shape))
+    if not sequence:
+        return ObjectSet(tuple(out))
+    return ObjectSet(tuple(out), keys=tuple(keys))
+
+
+def _track_key(shape: Any) -> TrackKey | None:
+    """A sequence object's frame and track (``export/spatial_sequences.py``), or ``None``
+    for an object outside any track.
+
+    Potato takes ``int(frame)``; here a frame is an integer, an integral float or a
+    string of one (a ``true`` or ``2.5`` is no frame: Potato's ``int`` would make them 1
+    and 2, a guess Accord does not make), and a track id is any value but null and ""."""
+    if not isinstance(shape, dict) or shape.get("track_id") in (None, "") \
+            or "frame" not in shape:
+        return None
+    frame = shape["frame"]
+    if isinstance(frame, bool):
+        return None
+    if isinstance(frame, float) and frame.is_integer():
+        frame = int(frame)
+    elif isinstance(frame, str):
+        try:
+            frame = int(frame)
+        except ValueError:
+            return None
+    if not isinstance(frame, int):
+        return None
+    return TrackKey(frame, str(shape["track_id"]))
