@@ -162,3 +162,21 @@ def test_packed_sets_are_multilabel_and_equal_potatos_masi_and_jaccard() -> None
     sort = study.answers_for("features")["n00"]["alice"]
     assert isinstance(sort, frozenset) and all("\u241f" in p for p in sort)
     assert len(sort) == 5  # five cards, each placed once
+
+
+def test_compare_shows_numbers_and_rankings_on_their_headlines() -> None:
+    from app.core.agreement.compare import compare
+    from app.report.agreement_text import render_comparison
+
+    a, b = _report("numbers"), _report("machines")
+    schemes = compare(a, b).schemes
+    assert schemes["priorities"]["a"]["kendall_tau"] == a.schemes["priorities"].metrics[
+        "kendall_tau"]
+    assert schemes["priorities"]["b"]["spearman_footrule"] == b.schemes[
+        "priorities"].metrics["spearman_footrule"]
+    assert set(schemes["triage"]["a"]) == {"alpha", "n_pairs", "intervals"}
+    same = compare(a, a).schemes["count"]["a"]
+    assert same["alpha_interval"] == a.schemes["count"].metrics["alpha_interval"]
+    assert same["icc_2_k"] == a.schemes["count"].metrics["icc_2_k"]
+    assert compare(a, a).schemes["pain"]["a"]["icc_2_k"] is None  # the rotating panel
+    assert "priorities  (ranking)" in render_comparison(compare(a, b))

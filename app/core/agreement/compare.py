@@ -10,7 +10,9 @@ says what a drop or a rise *means*, not when it is real). The reading:
 - agreement rose with the count difference steady or falling → the guidelines helped.
 
 Categorical and trace schemes are compared on α and ``n_pairs`` (α has no interval yet,
-so no sentence is claimed for them beyond the numbers).
+so no sentence is claimed for them beyond the numbers); matrix schemes on their pooled α,
+number schemes on interval α and ICC(2,k), rankings on Kendall's τ and the footrule,
+also without a sentence.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from typing import Any
 from app.core.agreement.result import AgreementReport, SchemeResult
 
 SET_KIND_NAMES = frozenset({"cuboids", "segments", "tiers", "regions"})
+RATED: tuple[tuple[str, ...], ...] = (
+    ("alpha",), ("alpha_interval", "icc_2_k"), ("kendall_tau", "spearman_footrule"))
+"""What the other schemes are compared on: the first whose headline the scheme has."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +85,6 @@ def compare(a: AgreementReport, b: AgreementReport) -> Comparison:
             names: tuple[str, ...] = ("mean_agreement", "mean_object_count_diff")
             sa, sb = _side(ra, names), _side(rb, names)
             schemes[name] = {"kind": ra.kind, "a": sa, "b": sb, "reading": reading(sa, sb)}
-        elif "alpha" in ra.metrics:
-            names = ("alpha",)
+        elif names := next((n for n in RATED if n[0] in ra.metrics), ()):
             schemes[name] = {"kind": ra.kind, "a": _side(ra, names), "b": _side(rb, names)}
     return Comparison(a, b, schemes)
