@@ -105,3 +105,26 @@ def test_tree_annotation_is_named_with_its_reason(tmp_path: Path) -> None:
     data = run(agreement_report(load_study(tmp_path / "p"), project="p")).to_json()
     assert data["schemes"]["tree"]["not_computed"].startswith(
         "tree_annotation stores per-node answers and a chosen path, not character offsets")
+
+
+def test_annotator_pairs_are_potatos_pair_f1_over_their_shared_items() -> None:
+    from potato.server_utils.iaa import span as potato
+
+    data = _report("spans").to_json()["schemes"]["entities"]
+    rows, _ = potato_rows("spans", "entities")
+    assert set(data["pairs"]) == {"alice|bob", "alice|carol", "bob|carol"}
+    for pair, entry in data["pairs"].items():
+        a, b = pair.split("|")
+        shared = [by for iid, by in rows.items() if a in by and b in by
+                  and iid in set(_report_items())]
+        exact = [potato.span_f1_exact(by[a], by[b])[2] for by in shared]
+        partial = [potato.span_f1_partial(by[a], by[b])[2] for by in shared]
+        assert entry["n_items"] == len(shared)
+        assert entry["span_f1_exact"] == pytest.approx(sum(exact) / len(exact), abs=1e-12)
+        assert entry["span_f1_partial"] == pytest.approx(sum(partial) / len(partial),
+                                                         abs=1e-12)
+
+
+def _report_items() -> list[str]:
+    read = _report("spans").schemes["entities"].details["table"]
+    return list(read.item_ids)

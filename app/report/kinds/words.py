@@ -31,6 +31,19 @@ class KindWords:
 
 
 _SETS = KindWords(headline="mean_agreement", matrix="mean_agreement")
+_TRACKS = KindWords(
+    headline="mean_agreement", matrix="mean_agreement",
+    labels={"identity.mota": "MOTA (pooled)", "identity.idf1": "IDF1 (pooled)",
+            "identity.id_switches": "ID switches (per direction)"},
+    meanings={"identity.mota": "1 − (misses + extras + ID switches) / reference "
+                               "object-frames, both annotators in turn the reference, "
+                               "pooled over pairs and items",
+              "identity.idf1": "2 · object-frames matched under the best track-to-track "
+                               "assignment / both annotators' object-frames",
+              "identity.id_switches": "times a track was matched to another track than "
+                                      "before, both directions' total halved"})
+"""Set kinds whose answers can hold tracks (3D sequences, video tracking): identity over
+the tracks beside the set metrics (``agreement/identity/``)."""
 
 _RATING_NAMES = {
     "pearson_r": "Pearson r", "mae": "MAE", "rmse": "RMSE",
@@ -54,8 +67,8 @@ WORDS: dict[str, KindWords] = {
                            "(full scale)"}),
     "multilabel": KindWords(headline="alpha", matrix="alpha"),
     "trace": KindWords(headline="alpha", matrix="kappa"),
-    "cuboids": _SETS,
-    "segments": _SETS,
+    "cuboids": _TRACKS,
+    "segments": _TRACKS,
     "tiers": _SETS,
     "regions": _SETS,
     "masks": KindWords(headline="mean_sensitivity"),
@@ -75,7 +88,7 @@ WORDS: dict[str, KindWords] = {
         meanings={"spearman_footrule": "Σ|position difference| / ⌊n²/2⌋ on the shared "
                                        "options: 0 identical, 1 reversed"}),
     "spans": KindWords(
-        headline="span_f1_partial",
+        headline="gamma_mathet", matrix="span_f1_partial",
         labels={"token_level_kappa": "token κ (character BIO)",
                 "span_f1_exact": "span F1, exact", "span_f1_partial": "span F1, partial",
                 "char_alpha": "char α (nominal)", "gamma_mathet": "Mathet γ"},

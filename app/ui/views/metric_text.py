@@ -36,7 +36,9 @@ CORRECTED = ("alpha", "fleiss_kappa", "kappa", "detection_alpha", "classificatio
              "sigma",
              # the rating kinds, under Potato's names (issue 37)
              "alpha_interval", "alpha_ordinal", "alpha_nominal", "weighted_kappa_linear",
-             "weighted_kappa_quadratic", "cohen_kappa", "pairwise_cohen_kappa")
+             "weighted_kappa_quadratic", "cohen_kappa", "pairwise_cohen_kappa",
+             # the span kind's (issue 37)
+             "token_level_kappa", "char_alpha", "gamma_mathet")
 """Metrics corrected for (or read against) chance agreement."""
 
 UNCORRECTED = ("percent_agreement", "mean_agreement", "mean_object_count_diff",
@@ -44,11 +46,12 @@ UNCORRECTED = ("percent_agreement", "mean_agreement", "mean_object_count_diff",
                "mean_within_distance", "mean_between_distance", "mean_sensitivity",
                "mean_specificity",
                "pearson_r", "mae", "rmse", "spearman_rho", "kendall_tau", "spearman_footrule",
-               "icc_2_k")
+               "icc_2_k", "span_f1_exact", "span_f1_partial")
 """Metrics that say nothing of agreement beyond chance."""
 
 PAIR_ORDER = ("alpha", "kappa", "percent_agreement", "mean_agreement", "detection_f1",
-              "mean_matched_iou", "mean_object_count_diff")
+              "mean_matched_iou", "mean_object_count_diff", "span_f1_partial",
+              "span_f1_exact")
 """Pair-matrix metrics in the order offered (the first present is the default)."""
 
 LABELS = {
@@ -83,15 +86,20 @@ LABELS = {
     "spearman_rho": "Spearman ρ (mean over pairs)",
     "kendall_tau": "Kendall τ (mean over pairs and items)",
     "spearman_footrule": "Spearman footrule (distance; 0 identical, 1 reversed)",
+    "token_level_kappa": "Token κ (character BIO tags)",
+    "char_alpha": "Character α (nominal, not unitizing α)",
+    "gamma_mathet": "Mathet's γ (best alignment vs. chance)",
+    "span_f1_exact": "Span F1, exact (mean over pairs and items)",
+    "span_f1_partial": "Span F1, partial (half overlap, one to one)",
 }
 
 HEADLINES = ("alpha", "detection_alpha", "mean_agreement", "mean_sensitivity",
-             "alpha_interval", "kendall_tau")
+             "alpha_interval", "kendall_tau", "gamma_mathet")
 """The headline of a scheme: the first of these its report has."""
 
 SHORT = {"alpha": "α", "detection_alpha": "detection α", "mean_agreement": "agreement",
          "mean_sensitivity": "sensitivity", "alpha_interval": "interval α",
-         "kendall_tau": "τ"}
+         "kendall_tau": "τ", "gamma_mathet": "γ"}
 """The headline's name where there is room for one word (the project tree)."""
 
 SMALL_SAMPLE = 20

@@ -92,6 +92,7 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
     result.coverage["n_items_scored"] = table.n_items
     result.coverage.update({f"n_items_{k}": v for k, v in table.left_out.items()})
     result.extra["n_pairs_both_empty"] = spans.n_pairs_both_empty
+    result.pairs = {k: dict(v) for k, v in spans.pairs.items()}
     result.extra["gamma"] = {
         "seed": gamma.seed, "n_samples": gamma.n_samples,
         "chance_interval_95": list(gamma.gamma_interval) if gamma.gamma_interval else None,

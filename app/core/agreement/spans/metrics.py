@@ -25,7 +25,7 @@ import numpy as np
 from app.core.agreement.spans.char_tags import char_tags
 from app.core.agreement.spans.f1 import both_empty, exact_f1, partial_f1
 from app.core.agreement.spans.kappa import char_alpha, pair_agreement, token_kappa
-from app.core.agreement.spans.table import SpanTable
+from app.core.agreement.spans.table import SpanTable, pair_members
 
 METRICS = ("token_level_kappa", "span_f1_exact", "span_f1_partial", "char_alpha")
 """The metric names in the report (γ, ``gamma_mathet``, is added by ``gamma*.py``)."""
@@ -65,6 +65,9 @@ class SpanMetrics:
     n_items_undefined: dict[str, int]
     left_out: dict[str, int]
     notes: list[str] = field(default_factory=list)
+    pairs: dict[str, dict[str, float | int | None]] = field(default_factory=dict)
+    """Per annotator pair ``"a|b"`` (names sorted): mean exact and partial F1 over the
+    items both count on, and ``n_items``."""
 
     def items_by_disagreement(self) -> list[str]:
         """Item ids, most disagreement first (1 − partial F1, then 1 − exact F1, then id)."""
@@ -95,16 +98,21 @@ class SpanMetrics:
 def span_metrics(table: SpanTable) -> SpanMetrics:
     """Token κ, exact and partial span F1 and char_alpha of every item of ``table``."""
     per_item: dict[str, np.ndarray]
+    pairs: dict[str, dict[str, float | int | None]] = {}
     if table.n_items:
         tags = char_tags(table)
         agree = pair_agreement(table, tags)
+        exact, exact_pairs = exact_f1(table)
+        partial, partial_pairs = partial_f1(table)
         per_item = {
             "token_level_kappa": token_kappa(table, tags, agree),
-            "span_f1_exact": exact_f1(table)[0],
-            "span_f1_partial": partial_f1(table)[0],
+            "span_f1_exact": exact,
+            "span_f1_partial": partial,
             "char_alpha": char_alpha(table, tags, agree),
         }
         empty_pairs = int(both_empty(table).sum())
+        pairs = _annotator_pairs(table, {"span_f1_exact": exact_pairs,
+                                         "span_f1_partial": partial_pairs})
     else:
         per_item = {name: np.zeros(0) for name in METRICS}
         empty_pairs = 0
@@ -138,7 +146,28 @@ def span_metrics(table: SpanTable) -> SpanMetrics:
         n_items=table.n_items,
         n_annotators=len(set(table.member_annotator.tolist())),
         n_pairs=int((m * (m - 1) // 2).sum()), n_pairs_both_empty=empty_pairs,
-        n_items_undefined=n_undefined, left_out=dict(table.left_out), notes=notes)
+        n_items_undefined=n_undefined, left_out=dict(table.left_out), notes=notes,
+        pairs=pairs)
+
+
+def _annotator_pairs(table: SpanTable, values: dict[str, np.ndarray]
+                     ) -> dict[str, dict[str, float | int | None]]:
+    """Per annotator pair ``"a|b"``: each F1's mean over the items both count on, and
+    how many items that is (the window's pair matrix)."""
+    _, ma, mb = pair_members(table)
+    n = len(table.annotators)
+    key = table.member_annotator[ma] * n + table.member_annotator[mb]
+    found, where, count = np.unique(key, return_inverse=True, return_counts=True)
+    out: dict[str, dict[str, float | int | None]] = {}
+    sums = {name: np.bincount(where, weights=v, minlength=len(found))
+            for name, v in values.items()}
+    for k, code in enumerate(found.tolist()):
+        a, b = table.annotators[code // n], table.annotators[code % n]
+        entry: dict[str, float | int | None] = {
+            name: float(total[k] / count[k]) for name, total in sums.items()}
+        entry["n_items"] = int(count[k])
+        out[f"{a}|{b}"] = entry
+    return out
 
 
 _LEFT_OUT = {
