@@ -22,10 +22,12 @@ from pygamma_agreement import (
 )
 from pygamma_agreement.continuum import Unit
 
+from app.core.agreement.spans import gamma_alignment
 from app.core.agreement.spans.gamma import ItemGamma, item_gamma, mean_gamma
 from app.core.agreement.spans.gamma_alignment import (
     Units,
     best_alignment,
+    best_alignments,
     candidate_tuples,
     dissimilarity,
     solve_partition,
@@ -157,6 +159,17 @@ def test_two_annotators_assignment_is_the_program_and_potatos() -> None:
         potato = potato_span._pairwise_disorder(studies[0], studies[1], 1.0, 1.0, 1.0)
         assert assignment == pytest.approx(program, abs=1e-9)
         assert assignment == pytest.approx(potato, abs=1e-9)
+
+
+def test_batched_programs_are_each_programs_optimum(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Several continua in one HiGHS call (block-diagonal) give each one's own optimum."""
+    rng = np.random.default_rng(31)
+    continua = [units_of(noisy_study(rng, n, 6)[0]) for n in (3, 2, 4, 3, 5, 3)]
+    alone = [best_alignment(c).disorder for c in continua]
+    for batch in (1, 150, 10**6):
+        monkeypatch.setattr(gamma_alignment, "BATCH_TUPLES", batch)
+        together = [b.disorder for b in best_alignments(continua)]
+        assert together == pytest.approx(alone, abs=1e-12)
 
 
 def test_alignment_is_a_partition_with_the_stated_disorder() -> None:

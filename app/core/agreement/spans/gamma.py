@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.core.agreement.spans.gamma_alignment import EMPTY, Units, best_alignment
+from app.core.agreement.spans.gamma_alignment import EMPTY, Units, best_alignments
 from app.core.agreement.spans.gamma_chance import shuffle_sample
 
 Span = tuple[float, float, str | None]
@@ -144,13 +144,13 @@ def item_gamma(spans_by_annotator: Mapping[str, Sequence[Span]], length: float, 
     if n_units == 0:
         return _undefined("nobody marked a span on this item: there is nothing to align.",
                           *facts)
-    best = best_alignment(units)
+    rng = np.random.default_rng(seed)
+    samples = [shuffle_sample(units, length, rng) for _ in range(n_samples)]
+    best, *chance_alignments = best_alignments([units, *samples])
     alignment = tuple(
         tuple(None if unit == EMPTY else int(cleaned[a][1][unit]) for a, unit in enumerate(row))
         for row in best.tuples.tolist())
-    rng = np.random.default_rng(seed)
-    chance = np.array([best_alignment(shuffle_sample(units, length, rng)).disorder
-                       for _ in range(n_samples)])
+    chance = np.array([c.disorder for c in chance_alignments])
     mean = float(chance.mean())
     half = Z95 * float(chance.std(ddof=1)) / math.sqrt(n_samples)
     interval = (mean - half, mean + half)

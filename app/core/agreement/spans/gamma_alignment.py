@@ -49,6 +49,10 @@ from scipy.sparse import csc_array
 EMPTY = -1
 """The empty unit ∅ in a tuple."""
 
+BATCH_TUPLES = 3000
+"""Candidate tuples per HiGHS call when several continua are aligned (measured on 3 × 20
+and 3 × 200 spans: 3,000 was the fastest of 1 continuum, 3,000, 10,000 and all)."""
+
 
 @dataclass(frozen=True)
 class Units:
@@ -202,37 +206,82 @@ def best_alignment(units: Sequence[Units]) -> BestAlignment:
     Annotators with no unit take part (they hold ∅ in every tuple), as in pygamma, where
     they count in the mean number of units per annotator.
     """
-    n = len(units)
-    n_units = sum(len(u) for u in units)
-    if n < 2 or n_units == 0:
-        raise ValueError("the best alignment needs two annotators and at least one unit")
-    if n == 2:
-        rows, costs = _assignment(units[0], units[1])
-    else:
-        rows, costs = solve_partition(units, *candidate_tuples(units))
-    return _finish(rows, costs, units, n_units / n)
+    return best_alignments([units])[0]
+
+
+def best_alignments(continua: Sequence[Sequence[Units]]) -> list[BestAlignment]:
+    """:func:`best_alignment` of several continua (an item and its chance samples).
+
+    Continua of three or more annotators go to HiGHS in batches of about
+    :data:`BATCH_TUPLES` candidate tuples, each batch one program: they share no unit, so
+    the program is block-diagonal and its optimum (gap 0) is every block's optimum. A call
+    costs milliseconds of set-up, more than solving a 60-unit item, so an item of 3 × 20
+    spans and its 30 chance samples take two calls instead of 31 (about 3× faster); large
+    continua go one by one, where batching them only slowed HiGHS down.
+    """
+    for units in continua:
+        if len(units) < 2 or sum(len(u) for u in units) == 0:
+            raise ValueError("the best alignment needs two annotators and at least one unit")
+    chosen: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    programs: list[tuple[int, Sequence[Units], np.ndarray, np.ndarray]] = []
+    for index, units in enumerate(continua):
+        if len(units) == 2:
+            chosen[index] = _assignment(units[0], units[1])
+        else:
+            programs.append((index, units, *candidate_tuples(units)))
+    batch: list[tuple[int, Sequence[Units], np.ndarray, np.ndarray]] = []
+    for position, program in enumerate(programs):
+        batch.append(program)
+        if (position == len(programs) - 1
+                or sum(len(p[2]) for p in batch) + len(programs[position + 1][2]) > BATCH_TUPLES):
+            solved = solve_partitions([(units, rows, costs) for _, units, rows, costs in batch])
+            chosen.update(zip((p[0] for p in batch), solved, strict=True))
+            batch = []
+    return [_finish(*chosen[i], units, sum(len(u) for u in units) / len(units))
+            for i, units in enumerate(continua)]
 
 
 def solve_partition(units: Sequence[Units], rows: np.ndarray,
                     costs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The set-partition program over candidate tuples, by HiGHS; the chosen tuples."""
-    sizes = [len(u) for u in units]
-    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-    real = rows != EMPTY
-    tuple_index, annotator = np.nonzero(real)
-    unit_index = offsets[annotator] + rows[tuple_index, annotator]
-    matrix = csc_array((np.ones(len(tuple_index)), (unit_index, tuple_index)),
-                       shape=(int(sum(sizes)), len(rows)))
+    return solve_partitions([(units, rows, costs)])[0]
+
+
+def solve_partitions(problems: Sequence[tuple[Sequence[Units], np.ndarray, np.ndarray]]
+                     ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Several set-partition programs as one block-diagonal program (one HiGHS call)."""
+    unit_parts: list[np.ndarray] = []
+    tuple_parts: list[np.ndarray] = []
+    unit_base = 0
+    tuple_base = 0
+    for units, rows, _ in problems:
+        sizes = [len(u) for u in units]
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64) + unit_base
+        tuple_index, annotator = np.nonzero(rows != EMPTY)
+        unit_parts.append(offsets[annotator] + rows[tuple_index, annotator])
+        tuple_parts.append(tuple_index + tuple_base)
+        unit_base += int(sum(sizes))
+        tuple_base += len(rows)
+    unit_index = np.concatenate(unit_parts)
+    matrix = csc_array((np.ones(len(unit_index)), (unit_index, np.concatenate(tuple_parts))),
+                       shape=(unit_base, tuple_base))
+    costs = np.concatenate([c for _, _, c in problems])
     with warnings.catch_warnings():
         # mip_abs_gap is passed to HiGHS verbatim; scipy warns that it does not know it.
         warnings.simplefilter("ignore", RuntimeWarning)
-        result = milp(costs, integrality=np.ones(len(rows)), bounds=Bounds(0, 1),
+        result = milp(costs, integrality=np.ones(tuple_base), bounds=Bounds(0, 1),
                       constraints=LinearConstraint(matrix, 1, 1),
                       options={"mip_rel_gap": 0.0, "mip_abs_gap": 0.0})
     if result.x is None:  # pragma: no cover - singletons always make it feasible
         raise RuntimeError(f"HiGHS found no alignment: {result.message}")
-    chosen = result.x > 0.5
-    return rows[chosen], costs[chosen]
+    picked = result.x > 0.5
+    answers: list[tuple[np.ndarray, np.ndarray]] = []
+    start = 0
+    for _, rows, block_costs in problems:
+        mine = picked[start: start + len(rows)]
+        answers.append((rows[mine], block_costs[mine]))
+        start += len(rows)
+    return answers
 
 
 def _assignment(a: Units, b: Units) -> tuple[np.ndarray, np.ndarray]:
