@@ -155,16 +155,19 @@ def test_rankings_equal_potatos_functions_and_one_shared_option_is_a_sentence() 
     assert spearman_footrule(["A"], ["B"]).reason == "the two rankings share no option"
 
 
+class State:
+    """The one method of Potato's user state its gatherers call."""
+
+    def __init__(self, labels: dict[str, dict[str, object]]) -> None:
+        self.labels = labels
+
+    def get_label_annotations(self, iid: str) -> dict[str, object] | None:
+        return self.labels.get(iid)
+
+
 def test_number_reader_equals_potatos_gathering() -> None:
     """First number per annotator, a stored 0 kept, pairwise scale packed."""
     from potato.server_utils.iaa.dispatcher import _gather_labels
-
-    class State:
-        def __init__(self, labels: dict[str, dict[str, object]]) -> None:
-            self.labels = labels
-
-        def get_label_annotations(self, iid: str) -> dict[str, object] | None:
-            return self.labels.get(iid)
 
     cases: list[tuple[dict[str, object], list[tuple[str, object]]]] = [
         ({"annotation_type": "slider", "name": "s"}, [("slider", "0")]),
@@ -186,3 +189,39 @@ def test_number_reader_equals_potatos_gathering() -> None:
                               scheme=config)
         theirs = rows["i"]["u"][0] if rows else None
         assert read_number(config, stored) == theirs, (config, stored)
+
+
+def test_packed_and_matrix_readers_equal_potatos_unpackers() -> None:
+    """Rankings, taxonomies, card sorts and matrices read as Potato's dispatcher reads
+    them, on the shapes its widgets store and on broken ones."""
+    from potato.server_utils.iaa.dispatcher import packed_answer
+
+    from app.core.agreement.matrix.block import read_matrix
+    from app.core.agreement.multilabel.packed import read_packed_set
+    from app.core.agreement.ranking.metrics import read_ranking
+
+    rankings: list[list[tuple[str, object]]] = [
+        [("rank_order", "A,B,C")], [("rank_order", " A , ,B")], [("rank_order", "")],
+        [("rank_order", ["B", "A"])], [("other", "A,B")], [("rank_order", "A,A,B")]]
+    for stored in rankings:
+        theirs = packed_answer({"annotation_type": "ranking"}, dict(stored))
+        assert read_ranking(stored) == (tuple(theirs) if theirs else None), stored
+    taxonomies: list[list[tuple[str, object]]] = [
+        [("selected_labels", "Dog,Cat")], [("selected_labels", "")],
+        [("selected_labels", "Dog, Dog ,Owl")]]
+    config = {"annotation_type": "hierarchical_multiselect", "name": "t"}
+    for stored in taxonomies:
+        theirs = packed_answer(config, dict(stored))
+        assert read_packed_set(config, stored) == (frozenset(theirs) if theirs else None)
+    sort = {"annotation_type": "card_sort", "name": "s"}
+    for raw in ['{"Keep":["a","b"],"Drop":[]}', '{"Keep":"a"}', "not json", "[1, 2]",
+                {"Keep": ["a"], "Later": ["b", "c"]}]:
+        theirs = packed_answer(sort, {"s": raw})
+        assert read_packed_set(sort, [("s", raw)]) == (frozenset(theirs) if theirs else None)
+    from potato.server_utils.iaa.dispatcher import _gather_matrix
+
+    for stored in ([("Urgency", "High"), ("Impact", "")], [("a", None), ("b", 0)],
+                   [("range_low", "20"), ("range_high", "60")], [("x", "")]):
+        state = State({"i": {"m": dict(stored)}})
+        rows = _gather_matrix(["i"], {"u": state, "v": state}, "m")
+        assert read_matrix(stored) == (rows["i"]["u"] if rows else None), stored
