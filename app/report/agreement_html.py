@@ -107,7 +107,8 @@ def _scheme(result: SchemeResult, index: int) -> list[str]:
         return out
     groups: list[tuple[tuple[str, str], list[str]]] = [
         (CORRECTED_HEAD, [m for m in result.metrics if m in CHANCE_CORRECTED]),
-        (UNCORRECTED_HEAD, [m for m in result.metrics if m in MEANING
+        (UNCORRECTED_HEAD, [m for m in result.metrics
+                            if (m in MEANING or m in words_for(result.kind).meanings)
                             and m not in CHANCE_CORRECTED and not m.startswith("mean_s")]),
         (STAPLE_HEAD, [m for m in result.metrics if m.startswith(("mean_sens", "mean_spec"))]),
     ]

@@ -34,14 +34,15 @@ _SETS = KindWords(headline="mean_agreement", matrix="mean_agreement")
 _TRACKS = KindWords(
     headline="mean_agreement", matrix="mean_agreement",
     labels={"identity.mota": "MOTA (pooled)", "identity.idf1": "IDF1 (pooled)",
-            "identity.id_switches": "ID switches (per direction)"},
+            "identity.id_switches": "ID switches"},
     meanings={"identity.mota": "1 − (misses + extras + ID switches) / reference "
                                "object-frames, both annotators in turn the reference, "
                                "pooled over pairs and items",
               "identity.idf1": "2 · object-frames matched under the best track-to-track "
                                "assignment / both annotators' object-frames",
               "identity.id_switches": "times a track was matched to another track than "
-                                      "before, both directions' total halved"})
+                                      "before, per direction (both directions' total "
+                                      "halved)"})
 """Set kinds whose answers can hold tracks (3D sequences, video tracking): identity over
 the tracks beside the set metrics (``agreement/identity/``)."""
 

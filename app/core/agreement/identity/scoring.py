@@ -46,7 +46,6 @@ from app.core.model import Answer, Scheme, Study
 from app.core.objects import Cuboid, ObjectSet, make_cuboids
 from app.core.tracks import TrackKey
 
-IDENTITY_METRICS = ("identity.mota", "identity.idf1", "identity.id_switches")
 VIDEO_IOU = 0.5
 """Two video boxes are the same object at a 2D IoU of at least this (Potato's)."""
 CHUNK = 400_000

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from app.core.agreement.identity.names import IDENTITY_METRICS
 from app.core.agreement.kinds.common import object_consensus, score_objects
 from app.core.agreement.kinds.spec import KindSpec
 from app.core.agreement.sets.agreement import SET_METRICS
@@ -49,6 +50,7 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
 
 
 SPEC = KindSpec(
-    kind=Kind.CUBOIDS, potato_types=frozenset({"spatial_annotation"}), metrics=SET_METRICS,
+    kind=Kind.CUBOIDS, potato_types=frozenset({"spatial_annotation"}),
+    metrics=(*SET_METRICS, *IDENTITY_METRICS),
     score=score, consensus=object_consensus, summary="exact 3D IoU of oriented boxes",
 )

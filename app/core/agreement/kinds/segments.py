@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.core.agreement.coefficient import Coefficient
+from app.core.agreement.identity.names import IDENTITY_METRICS
 from app.core.agreement.kinds.common import object_consensus, score_objects
 from app.core.agreement.kinds.spec import KindSpec
 from app.core.agreement.sets.agreement import SET_METRICS
@@ -34,8 +35,6 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
         # kinds.md A.7: tracks only; two empty segment lists are no agreement
         for name in SET_METRICS:
             result.put(name, Coefficient.undefined(scoring.NO_SEGMENTS))
-        result.notes.append("Potato 2.12.1's /admin/iaa scores the empty segment lists of "
-                            "a tracking scheme as agreeing; Accord does not")
     else:
         yield from score_objects(study, scheme, result, options)
     if tracked:
@@ -46,5 +45,6 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
 SPEC = KindSpec(
     kind=Kind.SEGMENTS,
     potato_types=frozenset({"audio_annotation", "video_annotation", "temporal_grounding"}),
-    metrics=SET_METRICS, score=score, consensus=object_consensus, summary="temporal IoU",
+    metrics=(*SET_METRICS, *IDENTITY_METRICS), score=score, consensus=object_consensus,
+    summary="temporal IoU",
 )
