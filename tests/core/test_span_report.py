@@ -126,5 +126,23 @@ def test_annotator_pairs_are_potatos_pair_f1_over_their_shared_items() -> None:
 
 
 def _report_items() -> list[str]:
-    read = _report("spans").schemes["entities"].details["table"]
+    read = _report("spans").schemes["entities"].details.table
     return list(read.item_ids)
+
+
+def test_item_scores_are_each_items_partial_f1_and_sort_by_disagreement() -> None:
+    from potato.server_utils.iaa import span as potato
+
+    from app.core.agreement.item_scores import item_scores
+
+    result = _report("spans").schemes["entities"]
+    rows, _ = potato_rows("spans", "entities")
+    scores = item_scores(result)
+    assert scores is not None and len(scores) == result.n_items
+    for item, score in zip(scores.items, scores.score, strict=True):
+        assert score == pytest.approx(potato.pairwise_span_f1(rows[item], partial=True),
+                                      abs=1e-12)
+    worst = result.details.metrics.items_by_disagreement()
+    assert scores.items[int(scores.score.argmin())] == worst[0]
+    alone = item_scores(result, "carol")
+    assert alone is not None and all(n == 2 for n in alone.n_pairs)

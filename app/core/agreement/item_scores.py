@@ -27,6 +27,7 @@ Choices where the spec is silent:
 - **Filter by annotator** keeps the items that annotator answered and scores each item
   over the pairs *that include that annotator* only: it answers "where does this person
   disagree with the others", which an item-level mean over all pairs would blur.
+- Spans: the pairs' partial span F1 (``count_diff``: their span counts' difference).
 - Masks (STAPLE) and schemes without a measure have no per-item pair score:
   :func:`item_scores` returns ``None`` for them.
 - Rows are in sorted item-id order.
@@ -44,6 +45,7 @@ from app.core.agreement.categorical.alpha import counts_from_codes
 from app.core.agreement.categorical.units import CodedUnits
 from app.core.agreement.result import AgreementReport, SchemeResult
 from app.core.agreement.sets.agreement import SetAgreement
+from app.core.agreement.spans.metrics import SpanDetails
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +96,8 @@ def item_scores(result: SchemeResult, annotator: str | None = None) -> ItemScore
         return _from_sets(result.name, kind, details, annotator)
     if isinstance(details, CodedUnits):
         return _from_units(result.name, kind, details, annotator)
+    if isinstance(details, SpanDetails):
+        return _from_spans(result.name, kind, details, annotator)
     return None
 
 
@@ -178,6 +182,34 @@ def _from_units(scheme: str, kind: str, units: CodedUnits, annotator: str | None
     sum_agree = np.bincount(unit_row, weights=agree, minlength=k)
     return _rows(scheme, kind, item_names, list(units.annotators), answered,
                  pairs, sum_agree, None, annotator)
+
+
+# --------------------------------------------------------------------------- spans
+
+
+def _from_spans(scheme: str, kind: str, details: SpanDetails, annotator: str | None
+                ) -> ItemScores:
+    """Spans: a pair's score is its partial span F1 (Potato's rule), ``count_diff`` the
+    difference of the two annotators' span counts."""
+    table, values = details.table, details.metrics.pair_values
+    names = list(table.annotators)
+    answered = np.zeros((table.n_items, len(names)), dtype=bool)
+    answered[table.member_item, table.member_annotator] = True
+    k = table.n_items
+    if not values:
+        empty = np.zeros(k)
+        return _rows(scheme, kind, list(table.item_ids), names, answered, empty, empty,
+                     empty, annotator)
+    item, score = values["item"], values["span_f1_partial"]
+    diff = np.abs(values["n_a"] - values["n_b"]).astype(np.float64)
+    if annotator is not None:
+        j = names.index(annotator) if annotator in names else -1
+        keep = (values["a"] == j) | (values["b"] == j)
+        item, score, diff = item[keep], score[keep], diff[keep]
+    return _rows(scheme, kind, list(table.item_ids), names, answered,
+                 np.bincount(item, minlength=k).astype(np.float64),
+                 np.bincount(item, weights=score, minlength=k),
+                 np.bincount(item, weights=diff, minlength=k), annotator)
 
 
 # --------------------------------------------------------------------------- common

@@ -59,7 +59,7 @@ def _length(item: Item) -> int:
 def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOptions
           ) -> Job[list[SchemeResult]]:
     from app.core.agreement.spans.gamma import item_gamma, mean_gamma
-    from app.core.agreement.spans.metrics import POTATO_IAA_NOTE, span_metrics
+    from app.core.agreement.spans.metrics import POTATO_IAA_NOTE, SpanDetails, span_metrics
     from app.core.agreement.spans.table import build_table
     from app.core.progress import Progress
 
@@ -102,7 +102,7 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
     result.notes.append("gamma_mathet is Mathet et al.'s γ as pygamma-agreement computes "
                         "it (one best alignment of all annotators, chance by Mathet's "
                         "shuffle sampler, seeded), not Potato's mean of pairwise alignments.")
-    result.details = {"spans": spans, "gamma": gammas, "table": table}
+    result.details = SpanDetails(table, spans, list(gammas))
     return [result]
 
 

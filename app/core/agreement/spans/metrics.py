@@ -68,6 +68,10 @@ class SpanMetrics:
     pairs: dict[str, dict[str, float | int | None]] = field(default_factory=dict)
     """Per annotator pair ``"a|b"`` (names sorted): mean exact and partial F1 over the
     items both count on, and ``n_items``."""
+    pair_values: dict[str, np.ndarray] = field(default_factory=dict)
+    """Every (item, member pair) in combinations order: ``item``, annotators ``a`` and
+    ``b`` (indices into the table's), their span counts ``n_a``, ``n_b``, and the pair's
+    ``span_f1_exact`` and ``span_f1_partial`` (the items view's rows)."""
 
     def items_by_disagreement(self) -> list[str]:
         """Item ids, most disagreement first (1 − partial F1, then 1 − exact F1, then id)."""
@@ -99,6 +103,7 @@ def span_metrics(table: SpanTable) -> SpanMetrics:
     """Token κ, exact and partial span F1 and char_alpha of every item of ``table``."""
     per_item: dict[str, np.ndarray]
     pairs: dict[str, dict[str, float | int | None]] = {}
+    pair_values: dict[str, np.ndarray] = {}
     if table.n_items:
         tags = char_tags(table)
         agree = pair_agreement(table, tags)
@@ -113,6 +118,11 @@ def span_metrics(table: SpanTable) -> SpanMetrics:
         empty_pairs = int(both_empty(table).sum())
         pairs = _annotator_pairs(table, {"span_f1_exact": exact_pairs,
                                          "span_f1_partial": partial_pairs})
+        pair_item, ma, mb = pair_members(table)
+        size = table.spans_per_member
+        pair_values = {"item": pair_item, "a": table.member_annotator[ma],
+                       "b": table.member_annotator[mb], "n_a": size[ma], "n_b": size[mb],
+                       "span_f1_exact": exact_pairs, "span_f1_partial": partial_pairs}
     else:
         per_item = {name: np.zeros(0) for name in METRICS}
         empty_pairs = 0
@@ -147,7 +157,17 @@ def span_metrics(table: SpanTable) -> SpanMetrics:
         n_annotators=len(set(table.member_annotator.tolist())),
         n_pairs=int((m * (m - 1) // 2).sum()), n_pairs_both_empty=empty_pairs,
         n_items_undefined=n_undefined, left_out=dict(table.left_out), notes=notes,
-        pairs=pairs)
+        pairs=pairs, pair_values=pair_values)
+
+
+@dataclass(frozen=True)
+class SpanDetails:
+    """What the views read of a span scheme (``SchemeResult.details``): the table, the
+    metrics with their per-item and per-pair values, and each item's γ."""
+
+    table: SpanTable
+    metrics: SpanMetrics
+    gamma: list[Any]
 
 
 def _annotator_pairs(table: SpanTable, values: dict[str, np.ndarray]
