@@ -97,6 +97,18 @@ class DockLayout:
             window.resizeDocks([right, bottom], [height * 55 // 100, height * 45 // 100],
                                Qt.Orientation.Vertical)
 
+    def fit_sizes(self) -> None:
+        """The first-run proportions again at the window's present size, on the docks
+        shown (a window laid out at 1280 px and then made 1920 px wide gave every extra
+        pixel to the project tree, half the window)."""
+        shown = [(n, d) for n, d in self.docks.items() if not d.isHidden()]
+        first: dict[Qt.DockWidgetArea, QDockWidget] = {}
+        for name, dock in shown:
+            area = (Qt.DockWidgetArea.RightDockWidgetArea if name in TOP_VIEWS
+                    else Qt.DockWidgetArea.BottomDockWidgetArea)
+            first.setdefault(area, dock)
+        self.default_sizes(first)
+
     def present_details(self, project: ProjectData | None) -> set[str]:
         """The detail views that draw a kind some scheme of ``project`` has."""
         if project is None:

@@ -74,6 +74,9 @@ def take_screenshot(app: QApplication, project: Path, output: Path, *, view: str
             target.resize(size)
             target.show()
             settle(app)
+            if view is None:  # the first-run proportions at this size, as a user sees them
+                window.dock_layout.fit_sizes()
+                settle(app)
             _complete(window)
             target.resize(size)
             settle(app)

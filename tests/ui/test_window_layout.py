@@ -84,3 +84,23 @@ def test_the_window_opens_on_tabs_the_project_has(
         assert len(bottom) == 1 and bottom <= tabs
     top = raised(window, {"overview", "items", "contracts"})
     assert top == ({"contracts"} if labelling else {"overview"})
+
+
+def test_the_first_run_proportions_hold_at_a_larger_size(
+        qtbot: QtBot, settings: Settings) -> None:
+    """Laid out at 1280 px and then made 1920 px wide (``--size 1920x1080``), the window
+    gave every extra pixel to the project tree; ``fit_sizes`` puts the first-run
+    proportions back: a narrow tree, the summaries above the detail views."""
+    window = MainWindow(settings, views=available_views(), watch=False, dialogs=False)
+    qtbot.addWidget(window)
+    window.resize(1280, 800)
+    window.show()
+    open_and_wait(qtbot, window, DATA / "potato_server" / "categorical")
+    window.resize(1920, 1080)
+    qtbot.wait(50)
+    window.dock_layout.fit_sizes()
+    qtbot.wait(50)
+    tree = window.dock_layout.tree_dock.width()
+    assert tree <= 0.25 * window.width()
+    overview = window.dock_layout.docks["overview"]
+    assert overview.width() >= 0.7 * window.width()
