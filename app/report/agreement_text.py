@@ -33,6 +33,11 @@ LABELS = {
     "percent_agreement": "percent agreement",
     "mean_jaccard": "mean Jaccard",
     "n_units": "step units",
+    "token_level_kappa": "token κ",
+    "span_f1_exact": "span F1 exact",
+    "span_f1_partial": "span F1 partial",
+    "char_alpha": "char α",
+    "gamma_mathet": "Mathet γ",
 }
 # KS is a distance between the within- and between-item distributions, not a coefficient
 # corrected for chance (σ is: 0 at chance); it is listed as not chance-corrected.
@@ -61,6 +66,9 @@ def _pair(pair: dict[str, float | int | None]) -> str:
         return (f"agreement {_number(pair['mean_agreement']):>6}   "
                 f"count diff {_number(pair['mean_object_count_diff']):>6}   "
                 f"F1 {_number(pair['detection_f1']):>6}   n {size}")
+    if "span_f1_partial" in pair:
+        return (f"span F1 partial {_number(pair['span_f1_partial']):>6}   "
+                f"exact {_number(pair.get('span_f1_exact')):>6}   n {size}")
     return (f"κ {_number(pair.get('kappa')):>6}   α {_number(pair.get('alpha')):>6}   "
             f"agree {_number(pair.get('percent_agreement')):>6}   n {size}")
 

@@ -6,6 +6,7 @@ report is, and γ's seed, sample count and interval."""
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import warnings
@@ -33,7 +34,9 @@ def _potato_warnings() -> Iterator[None]:
         yield
 
 
+@functools.cache
 def _report(name: str) -> Any:
+    """One report per project for the whole module (reading only; γ takes a while)."""
     return run(agreement_report(load_study(DATA / name), project=name))
 
 
@@ -89,6 +92,7 @@ def test_text_report_names_the_span_metrics() -> None:
     assert "token κ (character BIO)     0.528   chance-corrected" in block
     assert "span F1, partial            0.595   not chance-corrected" in block
     assert "Mathet γ" in block and "char α (nominal)" in block
+    assert "alice|bob                span F1 partial  0.5" in block
 
 
 def test_tree_annotation_is_named_with_its_reason(tmp_path: Path) -> None:
@@ -146,3 +150,16 @@ def test_item_scores_are_each_items_partial_f1_and_sort_by_disagreement() -> Non
     assert scores.items[int(scores.score.argmin())] == worst[0]
     alone = item_scores(result, "carol")
     assert alone is not None and all(n == 2 for n in alone.n_pairs)
+
+
+def test_compare_puts_the_span_numbers_side_by_side() -> None:
+    from app.core.agreement.compare import compare
+
+    a, b = _report("spans"), _report("span_machines")
+    entry = compare(a, b).to_json()["schemes"]["entities"]
+    assert entry["kind"] == "spans"
+    for side, report in (("a", a), ("b", b)):
+        metrics = report.schemes["entities"].metrics
+        assert entry[side]["gamma_mathet"] == metrics["gamma_mathet"]
+        assert entry[side]["span_f1_partial"] == metrics["span_f1_partial"]
+        assert entry[side]["n_pairs"] == report.schemes["entities"].n_pairs == 33

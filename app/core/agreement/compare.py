@@ -12,7 +12,7 @@ says what a drop or a rise *means*, not when it is real). The reading:
 Categorical and trace schemes are compared on α and ``n_pairs`` (α has no interval yet,
 so no sentence is claimed for them beyond the numbers); matrix schemes on their pooled α,
 number schemes on interval α and ICC(2,k), rankings on Kendall's τ and the footrule,
-also without a sentence.
+span schemes on γ and partial and exact span F1, also without a sentence.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from app.core.agreement.result import AgreementReport, SchemeResult
 
 SET_KIND_NAMES = frozenset({"cuboids", "segments", "tiers", "regions"})
 RATED: tuple[tuple[str, ...], ...] = (
-    ("alpha",), ("alpha_interval", "icc_2_k"), ("kendall_tau", "spearman_footrule"))
+    ("alpha",), ("alpha_interval", "icc_2_k"), ("kendall_tau", "spearman_footrule"),
+    ("gamma_mathet", "span_f1_partial", "span_f1_exact"))
 """What the other schemes are compared on: the first whose headline the scheme has."""
 
 
