@@ -116,3 +116,23 @@ def test_annotation_files_without_an_answer_do_not_hide_the_error(tmp_path: Path
     with pytest.raises(InputError) as caught:
         load_study(project)
     assert Path(str(caught.value.file)) == project / ENGINE
+
+
+def test_annotation_files_of_machine_raters_only_do_not_hide_the_error(tmp_path: Path) -> None:
+    """Only machine raters (an ``origin`` in their user state) answered in the files: the
+    engine may hold every person's label, so its damage is the error; with one person's
+    folder back, the files' agreement of that person and the machines stands, with the
+    note."""
+    project = _copy(DATA / "potato_server" / "machines", tmp_path)
+    people = tmp_path / "people"
+    people.mkdir()
+    for person in ("alice", "bob", "carol"):
+        shutil.move(project / "annotation_output" / person, people / person)
+    _not_sqlite(project / ENGINE)
+    with pytest.raises(InputError) as caught:
+        load_study(project)
+    assert Path(str(caught.value.file)) == project / ENGINE
+    shutil.move(people / "alice", project / "annotation_output" / "alice")
+    study = load_study(project)
+    assert "alice" in study.annotators and "alice" not in study.machine_raters
+    assert any("could not be read" in n for n in study.notes)

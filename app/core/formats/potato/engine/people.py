@@ -36,14 +36,16 @@ Which engine labels are a person's answer (Potato does not say; our choices):
 
 **A database that cannot be read** (damaged, of another Potato version, refused by the
 boundary, being written) is not the same failure everywhere. When the annotation files
-(``user_state.json``) hold at least one answer, their agreement does not depend on the
+(``user_state.json``) hold at least one answer of a person (a machine rater's, whose
+``origin`` says it is one, does not count), their agreement does not depend on the
 engine: the study is read without the engine's people and carries a note naming the
 database and what is wrong with it, so ``accord agreement`` still reports the files'
 agreement (anyone who labelled only in the engine is missing from it, and the note says
-so). When the files hold no answer, the engine may hold the only human labels: then it is
-the error naming the file, as before. ``label status`` and the window of a project with a
-configured engine still fail on such a database (the contracts need it). A label that is
-not an option of its scheme is the same case (the engine's people cannot be read).
+so). When the files hold no person's answer, the engine may hold the only human labels:
+then it is the error naming the file, as before. ``label status`` and the window of a
+project with a configured engine still fail on such a database (the contracts need it).
+A label that is not an option of its scheme is the same case (the engine's people cannot
+be read).
 
 Cost: one query on ``human_request`` (the ``status`` index), nothing per item of the
 population; a project without human labels in its engine pays only the opening. The
@@ -141,15 +143,15 @@ def add_engine_people(study: Study, task_dir: Path, with_files: frozenset[str]) 
     ``user_state.json`` (their answers there are kept where both have one).
 
     A database that cannot be read fails the study only when the annotation files hold
-    no answer (the engine may hold the only human labels); otherwise it is a note and the
-    files' agreement stands (see the module's docstring)."""
+    no answer of a person (the engine may hold the only human labels); otherwise it is a
+    note and the files' agreement stands (see the module's docstring)."""
     try:
         database = engine_database(task_dir)
         if database is None:
             return frozenset()
         engine = read_engine_people(database, study)
     except InputError as error:
-        if not any(study.answers.values()):
+        if not _a_person_answered(study):
             raise
         study.notes.append(unread_note(error))
         return frozenset()
@@ -166,6 +168,14 @@ def add_engine_people(study: Study, task_dir: Path, with_files: frozenset[str]) 
                 added_to_files += person in with_files
     study.notes.extend(_notes(engine, with_files, differ, added_to_files))
     return engine.people
+
+
+def _a_person_answered(study: Study) -> bool:
+    """Whether the annotation files hold one answer of a person (not a machine rater):
+    else the engine may hold the only human labels."""
+    machines = study.machine_raters
+    return any(person not in machines for by_item in study.answers.values()
+               for row in by_item.values() for person in row)
 
 
 def unread_note(error: InputError) -> str:
