@@ -1,9 +1,10 @@
 """``accord import brat | conll | doccano`` as a real process: bad input is exit status 2
 and one line naming the file, the line and what was expected, no traceback, no project;
-good input is exit 0 and a project Accord opens (``accord agreement`` exits 0 on it)."""
+good input is exit 0 and a project Accord scores as spans (``accord agreement``)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -59,3 +60,4 @@ def test_an_import_writes_a_project_accord_opens(tmp_path: Path, fmt: str,
     assert "entities (span)" in done.stdout
     report = _accord("agreement", str(out), "--json")
     assert report.returncode == 0, report.stderr
+    assert json.loads(report.stdout)["schemes"]["entities"]["kind"] == "spans"
