@@ -77,7 +77,9 @@ NOT_CHANCE_CORRECTED = {"mean_agreement", "mean_object_count_diff", "detection_f
                         "mean_within_distance", "mean_between_distance",
                         # the rating kinds' correlations, distances and errors (issue 37)
                         "pearson_r", "mae", "rmse", "spearman_rho", "kendall_tau",
-                        "spearman_footrule"}
+                        "spearman_footrule",
+                        # the span kind's F1s (issue 37)
+                        "span_f1_exact", "span_f1_partial"}
 _SKIPPED_EXTRAS = {"annotators", "disagreement_items", "rejected", "n_units"}
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 

@@ -59,6 +59,15 @@ MEANING = {
     "mean_between_distance": "mean (1 − GIoU) / 2 of objects from different items",
     "mean_sensitivity": "STAPLE, mean over annotators (low: under-segments)",
     "mean_specificity": "STAPLE, mean over annotators (low: over-segments)",
+    "token_level_kappa": "Cohen's (2) or Fleiss' (3+) κ over the characters' BIO tags, "
+                         "mean over items",
+    "span_f1_exact": "F1 of identical spans (offsets and label), mean over pairs and items",
+    "span_f1_partial": "F1 of same-label spans overlapping by half, matched one to one, "
+                       "mean over pairs and items",
+    "char_alpha": "Krippendorff's nominal α over characters (Potato's "
+                  "krippendorff_alpha_u; not unitizing α), mean over items",
+    "gamma_mathet": "Mathet's γ: best alignment of all annotators' spans against chance, "
+                    "mean over items",
 }
 NAME = {
     "alpha": "Krippendorff's α",
@@ -79,6 +88,11 @@ NAME = {
     "mean_sensitivity": "mean sensitivity (STAPLE)",
     "mean_specificity": "mean specificity (STAPLE)",
     "n_units": "units compared",
+    "token_level_kappa": "token-level κ (character BIO)",
+    "span_f1_exact": "span F1, exact",
+    "span_f1_partial": "span F1, partial",
+    "char_alpha": "character α (nominal)",
+    "gamma_mathet": "Mathet's γ",
 }
 """A metric's short human name, for tables that cannot hold :data:`MEANING`'s sentence
 (the certificate); the JSON keys stay the identifiers."""
@@ -97,6 +111,8 @@ COVERAGE = {
     "n_items_below_cap": "scored items below their num_annotators_per_item cap",
     "n_items_over_budget": "items over the comparison budget (skipped whole)",
     "n_items_mask_size_mismatch": "items with masks of different sizes (skipped)",
+    "n_items_nothing_marked": "items nobody marked a span on (not scored)",
+    "n_items_no_text": "items with no text to mark (not scored)",
 }
 CORRECTED_HEAD = (
     "Chance-corrected",
