@@ -118,7 +118,8 @@ class Menus:
             if dock is None:
                 continue
             self.view_menu.addAction(dock.toggleViewAction())
-            self._action(self.view_menu, f"Show {dock.windowTitle()}", f"Alt+{index}",
+            self._action(self.view_menu, f"Show {dock.windowTitle()}",
+                         f"Alt+{index}" if index <= 9 else None,  # Alt+1…9 only
                          lambda n=name: host.raise_view(n), visible=False)
 
     def refresh_recent(self) -> None:

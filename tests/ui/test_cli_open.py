@@ -16,7 +16,7 @@ from app.ui.views.registry import view_class
 from tests.ui.shell_helpers import DEMO, copy_demo
 
 NON_GL_VIEWS = ("overview", "items", "tiers", "traces", "regions", "masks", "contracts",
-                "answers")
+                "answers", "spans", "numbers", "rankings", "matrices")
 """Views that render offscreen (the 3D view needs a real OpenGL context: tests/gl)."""
 
 

@@ -37,7 +37,8 @@ def real_window(qtbot: QtBot, settings: Settings) -> MainWindow:
 def test_every_view_is_docked(qtbot: QtBot, settings: Settings) -> None:
     window = real_window(qtbot, settings)
     assert set(window.views) == {"overview", "items", "cuboids", "tiers", "traces",
-                                 "regions", "masks", "contracts", "answers"}
+                                 "regions", "masks", "contracts", "answers", "spans",
+                                 "numbers", "rankings", "matrices"}
 
 
 def test_support_triage_through_the_worker(qtbot: QtBot, settings: Settings) -> None:
@@ -134,7 +135,8 @@ def test_only_the_detail_tabs_of_the_projects_kinds_show(
     """A labelling project of reviews opened on an empty 3D panel; now its tabs are its kinds."""
     window = real_window(qtbot, settings)
     open_and_wait(qtbot, window, demo_studies()[demo])
-    details = {"cuboids", "tiers", "traces", "regions", "masks", "answers"}
+    details = {"cuboids", "tiers", "traces", "regions", "masks", "answers", "spans",
+               "numbers", "rankings", "matrices"}
     visible = {name for name in details if window.dock_layout.docks[name].isVisible()}
     assert visible == shown
     top = {"overview", "items", "contracts"}

@@ -13,7 +13,8 @@ everywhere at once, and machine raters are marked the same way everywhere
 ``ViewContext.font_scale`` is 1.0 normally and larger in presentation mode.
 
 ``View.name`` is the CLI's view name (``cli.md``: overview, items, cuboids, tiers,
-traces, regions, masks, contracts, answers), used by ``accord open --view``.
+traces, regions, masks, contracts, answers, spans, numbers, rankings, matrices),
+used by ``accord open --view``.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ NO_PROJECT = "No project is open: File › Open…, File › Open demo, or drop 
 """Every view's empty-state sentence when no project is open."""
 
 VIEW_NAMES = ("overview", "items", "cuboids", "tiers", "traces", "regions", "masks",
-              "contracts", "answers")
+              "contracts", "answers", "spans", "numbers", "rankings", "matrices")
 
 
 @dataclass(frozen=True, slots=True)

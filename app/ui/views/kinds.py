@@ -33,6 +33,10 @@ class KindLook:
     """Why the kind has no annotator-pair matrix, where that is its nature."""
 
 
+_IDENTITY = {"identity.mota": "MOTA (tracks, pooled)", "identity.idf1": "IDF1 (tracks, pooled)",
+             "identity.id_switches": "ID switches (per direction)"}
+"""Identity over tracks (3D sequences, video tracking), beside the set metrics."""
+
 LOOKS: dict[str, KindLook] = {
     "nominal": KindLook(detail="answers", confusion=True),
     "ordinal": KindLook(detail="answers", confusion=True,
@@ -40,18 +44,18 @@ LOOKS: dict[str, KindLook] = {
     "multilabel": KindLook(detail="answers"),
     "trace": KindLook(detail="traces", unit="step", confusion=True,
                       labels={"alpha": "Step-level α"}),
-    "cuboids": KindLook(detail="cuboids"),
-    "segments": KindLook(detail="tiers"),
+    "cuboids": KindLook(detail="cuboids", labels=_IDENTITY),
+    "segments": KindLook(detail="tiers", labels=_IDENTITY),
     "tiers": KindLook(detail="tiers"),
     "regions": KindLook(detail="regions"),
     "masks": KindLook(detail="masks", no_pairs="STAPLE rates each annotator against the "
                       "consensus, not pairs against each other"),
-    # the rating kinds (issue 37): on the overview's cards; no detail view of their own yet
-    "continuous": KindLook(),
-    "ranking": KindLook(),
-    "matrix": KindLook(),
-    # spans (issue 37): on the overview's cards; the span view is its own part of the issue
-    "spans": KindLook(labels={"token_level_kappa": "token κ", "span_f1_exact": "exact F1",
+    # the rating kinds and spans (issue 37): on the overview's cards and in their views
+    "continuous": KindLook(detail="numbers"),
+    "ranking": KindLook(detail="rankings"),
+    "matrix": KindLook(detail="matrices"),
+    "spans": KindLook(detail="spans",
+                      labels={"token_level_kappa": "token κ", "span_f1_exact": "exact F1",
                               "span_f1_partial": "partial F1", "char_alpha": "char α",
                               "gamma_mathet": "γ"}),
 }

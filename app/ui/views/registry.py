@@ -27,6 +27,10 @@ CLASSES: dict[str, str] = {
     "masks": "MasksView",
     "contracts": "ContractsView",
     "answers": "AnswersView",
+    "spans": "SpansView",
+    "numbers": "NumbersView",
+    "rankings": "RankingsView",
+    "matrices": "MatricesView",
 }
 assert tuple(CLASSES) == VIEW_NAMES
 
