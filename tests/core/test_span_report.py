@@ -163,3 +163,23 @@ def test_compare_puts_the_span_numbers_side_by_side() -> None:
         assert entry[side]["gamma_mathet"] == metrics["gamma_mathet"]
         assert entry[side]["span_f1_partial"] == metrics["span_f1_partial"]
         assert entry[side]["n_pairs"] == report.schemes["entities"].n_pairs == 33
+
+
+def test_a_linking_scheme_without_spans_of_its_own_says_where_they_are(tmp_path: Path
+                                                                        ) -> None:
+    import shutil
+
+    import yaml
+
+    shutil.copytree(DATA / "spans", tmp_path / "p")
+    config_file = tmp_path / "p" / "config.yaml"
+    config = yaml.safe_load(config_file.read_text())
+    config["annotation_schemes"].append({"annotation_type": "coreference", "name": "coref",
+                                         "description": "chains", "span_schema": "entities"})
+    config_file.write_text(yaml.safe_dump(config))
+    data = run(agreement_report(load_study(tmp_path / "p"), project="p")).to_json()
+    assert data["schemes"]["coref"]["not_computed"] == (
+        "coreference stores events or links between spans, not spans of its own (their "
+        "mentions are the spans of 'entities', scored there); no span carries the name "
+        "'coref'")
+    assert data["schemes"]["entities"]["metrics"]["gamma_mathet"] is not None

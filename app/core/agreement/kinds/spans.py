@@ -21,7 +21,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.core.agreement.kinds.spec import KindSpec
-from app.core.agreement.spans.reading import ALL_SPAN_TYPES, NO_OFFSETS, potato_text
+from app.core.agreement.spans.reading import (
+    ALL_SPAN_TYPES,
+    LINKING_TYPES,
+    NO_OFFSETS,
+    linking_sentence,
+    potato_text,
+)
 from app.core.model import Kind
 
 if TYPE_CHECKING:
@@ -69,6 +75,11 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
         result.not_computed = NO_OFFSETS[scheme.annotation_type]
         return [result]
     answers, lengths = spans_of(study, scheme)
+    if scheme.annotation_type in LINKING_TYPES and not any(
+            spans for by in answers.values() for spans in by.values()):
+        result.not_computed = linking_sentence(scheme.name, scheme.annotation_type,
+                                               scheme.config)
+        return [result]
     table = build_table(answers, lengths)
     spans = span_metrics(table)
     n = max(1, table.n_items)

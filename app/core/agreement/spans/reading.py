@@ -324,8 +324,13 @@ def _notes(reading: SchemeSpans, text_key: str | None) -> None:
                              "axis L is the item's text, as in Potato.")
     marked = any(spans for by in reading.answers.values() for spans in by.values())
     if scheme.annotation_type in LINKING_TYPES and not marked:
-        target = scheme.config.get("span_schema")
-        where = f" (their mentions are the spans of '{target}', scored there)" if target else ""
-        reading.notes.append(f"{scheme.annotation_type} stores events or links between "
-                             f"spans, not spans of its own{where}; no span carries the "
-                             f"name '{scheme.name}'.")
+        reading.notes.append(linking_sentence(scheme.name, scheme.annotation_type,
+                                              scheme.config) + ".")
+
+
+def linking_sentence(name: str, annotation_type: str, config: Mapping[str, Any]) -> str:
+    """Why a linking scheme (event_annotation, coreference, span_link) has no span."""
+    target = config.get("span_schema")
+    where = f" (their mentions are the spans of '{target}', scored there)" if target else ""
+    return (f"{annotation_type} stores events or links between spans, not spans of its "
+            f"own{where}; no span carries the name '{name}'")
