@@ -38,7 +38,10 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
     else:
         yield from score_objects(study, scheme, result, options)
     if tracked:
-        scoring.put_identity(result, scoring.video_identity(answers), scoring.VIDEO_IOU)
+        identity = scoring.video_identity(answers)
+        scoring.put_identity(result, identity, scoring.VIDEO_IOU)
+        if not result.n_pairs:  # tracks only: the pairs are the tracks' pairs
+            result.n_pairs = identity.n_pairs
     return [result]
 
 
