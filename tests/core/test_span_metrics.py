@@ -276,3 +276,18 @@ def test_pairs_that_both_marked_nothing_score_one_and_are_counted() -> None:
     assert result.per_item["span_f1_exact"][0] == pytest.approx(1 / 3)  # (0 + 0 + 1) / 3
     assert any("1 pairs of annotators marked nothing" in n for n in result.notes)
     assert result.items_by_disagreement() == ["a", "b"]
+
+
+def test_counting_in_chunks_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large study is counted a few million characters at a time; tiny chunks here
+    (each a member or a pair, or a few) must give the same numbers."""
+    from app.core.agreement.spans import char_tags, kappa
+
+    answers, lengths = random_study(3)
+    whole = span_metrics(build_table(answers, lengths))
+    for size in (1, 57, 400):
+        monkeypatch.setattr(char_tags, "CHUNK_CHARS", size)
+        monkeypatch.setattr(kappa, "CHUNK_CHARS", size)
+        chunked = span_metrics(build_table(answers, lengths))
+        for name, values in whole.per_item.items():
+            np.testing.assert_array_equal(chunked.per_item[name], values)

@@ -29,13 +29,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.core.agreement.spans.char_tags import (
+    CHUNK_CHARS,
     CharTags,
     base_codes,
     member_code_counts,
 )
 from app.core.agreement.spans.table import SpanTable, pair_members
-
-CHUNK_CHARS = 4_000_000
 
 
 @dataclass(frozen=True)
