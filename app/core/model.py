@@ -25,6 +25,7 @@ Answer shapes by kind:
 - ranking: ``tuple[str, ...]`` (the options, best first)
 - matrix: :class:`SubAnswers` (multirate, constant_sum, soft_label, …: one stored value
   per sub-answer)
+- volumes: :class:`VolumeMasks` (``volume_annotation``: run-length slices per label)
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ class Kind(StrEnum):
     RANKING = "ranking"
     MATRIX = "matrix"
     SPANS = "spans"
+    VOLUMES = "volumes"
 
 
 TRACE_TYPES = frozenset(
@@ -92,8 +94,21 @@ class SubAnswers:
         return dict(self.values)
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class VolumeMasks:
+    """A ``volume_annotation`` answer: per label, per axial slice ``k``, the run-length
+    counts of its (nj, ni) mask, C-order, starting with zeros, as Potato stores them
+    (``agreement/volumes/reading.py``). ``shape`` is ``(ni, nj, nk)``, ``None`` when the
+    answer names none (Potato then skips the item). Compared by identity: the counts are
+    numpy arrays."""
+
+    shape: tuple[int, int, int] | None
+    masks: Mapping[str, Mapping[int, Any]]
+    labels: tuple[str, ...] = ()
+
+
 Answer: TypeAlias = (str | frozenset[str] | ObjectSet | TraceJudgement | float
-                     | tuple[str, ...] | SubAnswers)
+                     | tuple[str, ...] | SubAnswers | VolumeMasks)
 
 
 # --------------------------------------------------------------------------- items

@@ -66,6 +66,8 @@ def _pair(pair: dict[str, float | int | None]) -> str:
         return (f"agreement {_number(pair['mean_agreement']):>6}   "
                 f"count diff {_number(pair['mean_object_count_diff']):>6}   "
                 f"F1 {_number(pair['detection_f1']):>6}   n {size}")
+    if "mean_dice" in pair:
+        return f"mean Dice {_number(pair['mean_dice']):>6}   n {size}"
     if "span_f1_partial" in pair:
         return (f"span F1 partial {_number(pair['span_f1_partial']):>6}   "
                 f"exact {_number(pair.get('span_f1_exact')):>6}   n {size}")

@@ -56,6 +56,8 @@ SPEC_TABLE = {
     "span": Kind.SPANS, "event_annotation": Kind.SPANS, "coreference": Kind.SPANS,
     "span_link": Kind.SPANS, "error_span": Kind.SPANS, "extractive_qa": Kind.SPANS,
     "tree_annotation": Kind.SPANS,
+    # kinds.md B §2.7 (volumes)
+    "volume_annotation": Kind.VOLUMES,
 }
 CONDITIONAL = {"confidence": Kind.CONTINUOUS, "pairwise": Kind.CONTINUOUS}
 """Types a kind reads only with one config (``scale_type: slider``, ``mode: scale``);

@@ -104,6 +104,14 @@ WORDS: dict[str, KindWords] = {
         headline="alpha",
         labels={"alpha": "Krippendorff α (pooled rows, the scheme's scale)",
                 **{name: f"{label} (pooled rows)" for name, label in _RATING_NAMES.items()}}),
+    "volumes": KindWords(
+        headline="mean_dice", matrix="mean_dice",
+        labels={"mean_dice": "mean Dice (over labels)"},
+        pair_labels={"mean_dice": "mean Dice"},
+        meanings={"mean_dice": "2|A∩B| / (|A|+|B|) of two annotators' 3-D label masks, "
+                               "per label the mean over items and pairs (pairs where "
+                               "neither painted the label left out), then the mean over "
+                               "labels"}),
 }
 
 NO_WORDS = KindWords(headline="")

@@ -33,6 +33,7 @@ from app.core.agreement.kinds import (
     spans,
     tiers,
     trace,
+    volumes,
 )
 from app.core.agreement.kinds.spec import KindSpec
 from app.core.model import Kind
@@ -51,6 +52,7 @@ KINDS: list[KindSpec] = [
     ranking.SPEC,
     matrix.SPEC,
     spans.SPEC,
+    volumes.SPEC,
 ]
 """Every kind Accord scores, in the order their predicates are asked."""
 

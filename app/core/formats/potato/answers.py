@@ -29,6 +29,7 @@ from typing import Any
 
 from app.core.agreement.rating_answers import read_rating
 from app.core.agreement.rating_answers import reads as reads_rating
+from app.core.agreement.volumes.reading import parse_volume
 from app.core.errors import InputError
 from app.core.formats.files import parse_json_text
 from app.core.formats.potato.config import number_label
@@ -187,4 +188,5 @@ STRUCTURED: dict[str, Parser] = {
     "tool_call_review": parse_verdicts,
     "gui_trajectory": parse_verdicts,
     "failure_attribution": parse_failure_attribution,
+    "volume_annotation": parse_volume,
 }
