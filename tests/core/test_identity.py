@@ -168,3 +168,50 @@ def test_clear_mot_equals_motmetrics_pooled(seed: int) -> None:
     assert got.mota == 1.0 - (misses + extra + switches) / reference
     assert got.id_switches == switches / 2
     assert switches > 0 or seed  # the swapped annotator makes switches
+
+
+def test_reader_keeps_frames_and_tracks_and_names_bad_keyframes() -> None:
+    from app.core.errors import InputError
+
+    value = [{"type": "cuboid_3d", "frame": "3", "track_id": 7, "label": "car",
+              "coordinates": {"center": [0, 0, 0], "size": [1, 1, 1]}},
+             {"type": "cuboid_3d", "frame": True, "track_id": "x", "label": "car",
+              "coordinates": {"center": [0, 0, 0], "size": [1, 1, 1]}},
+             {"type": "point_3d", "label": "pole", "coordinates": [1, 2, 3]}]
+    got = read_spatial(value, "s", "ann")
+    assert got.keys is not None
+    assert [(k.frame, k.track) if k else None for k in got.keys] == [(3, "7"), None, None]
+    assert read_spatial(value[2:], "s", "ann").keys is None
+    video = {"segments": [], "tracks": {"t": {"id": "a", "keyframes": {
+        "4": {"frame": 4, "bboxNorm": {"x": 0.1, "y": 0.1, "width": 0.2, "height": 0.2}},
+        "9": {"frame": 9}}}}}
+    track = read_video(video, "v", "ann").tracks
+    assert track is not None and track[0].keyframes == ((4, (0.1, 0.1, 0.2, 0.2)), (9, None))
+    bad = {"segments": [], "tracks": {"t": {"id": "a", "keyframes": {
+        "4": {"frame": 4, "bboxNorm": {"x": "left", "y": 0, "width": 1, "height": 1}}}}}}
+    with pytest.raises(InputError, match=r"item 'v'.*bboxNorm x must be a number"):
+        read_video(bad, "v", "ann")
+    worse = {"segments": [], "tracks": {"t": {"id": "a", "keyframes": {
+        "later": {"bboxNorm": {"x": 0, "y": 0, "width": 1, "height": 1}}}}}}
+    with pytest.raises(InputError, match="keyframe frame 'later' is not a number"):
+        read_video(worse, "v", "ann")
+
+
+def test_interpolation_equals_potato_object_at() -> None:
+    """A track's boxes between keyframes: Potato's lerp and slerp, to 1e-12."""
+    from potato.export.spatial_sequences import dense_frames
+
+    rng = random.Random(7)
+    truth = spatial_truth(rng, 4, 30)
+    objects = spatial_value(rng, truth, 0.3, swap=False, tilt=0.2)
+    ours = scoring.cuboid_frames(read_spatial(objects, "s", "ann"))
+    theirs = dense_frames(objects, 31)
+    assert sorted(ours) == [f for f, objs in theirs.items() if objs]
+    for frame, here in ours.items():
+        by_track = {str(o["track_id"]): o for o in theirs[frame]}
+        for track, row in zip(here.tracks, here.rows, strict=True):
+            o = by_track[track]
+            expected = [*o["center"], *o["size"], *o["rotation"]]
+            norm = sum(v * v for v in o["rotation"]) ** 0.5
+            expected[6:] = [v / norm for v in expected[6:]]
+            assert np.allclose(row, expected, rtol=0, atol=1e-12)

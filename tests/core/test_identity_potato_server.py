@@ -135,3 +135,16 @@ def test_identity_in_every_report_format(report: Any) -> None:
     assert "MOTA (pooled)" in text and "IDF1 (pooled)" in text
     assert "identity.mota" in render_csv(report)
     assert "MOTA" in render_html(report)
+
+
+def test_consensus_is_per_frame_and_none_for_tracks_only() -> None:
+    """A sequence's consensus is on its frame units (as it is scored), and one per unit
+    the report scored; a tracks-only video scheme has no segment consensus, said why."""
+    from app.core.agreement.consensus.export import consensus_job
+
+    out = run(consensus_job(load_study(ROOT)))
+    lidar = [row for row in out.rows if row["scheme"] == "lidar"]
+    assert len(lidar) == EXPECTED["lidar"]["metrics"]["n_frames"]
+    assert all("@" in row["item"] for row in lidar)
+    assert not [row for row in out.rows if row["scheme"] == "cars"]
+    assert any("'cars' holds video tracks only" in note for note in out.notes)

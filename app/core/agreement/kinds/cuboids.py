@@ -11,7 +11,7 @@ point-cloud segments kept beside the boxes are matched by distance and said in m
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from app.core.agreement.identity.names import IDENTITY_METRICS
 from app.core.agreement.kinds.common import object_consensus, score_objects
@@ -49,8 +49,23 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
     return [result]
 
 
+def consensus(study: Study, scheme: Scheme, method: str, options: SetOptions,
+              notes: list[str]) -> Job[list[dict[str, Any]]]:
+    """Matched objects and who agreed; a sequence's per frame (its ``item@frame`` units,
+    boxes interpolated), as it is scored."""
+    from app.core.agreement.identity import scoring
+
+    answers = study.answers_for(scheme.name)
+    if scoring.has_sequences(answers):
+        units = scoring.frame_units(answers, scoring.sequence_frames(answers))
+        study = scoring.study_with(study, scheme, units)
+        notes.append(f"'{scheme.name}' holds point-cloud sequences: its consensus is per "
+                     "frame (item@frame), boxes interpolated between keyframes per track")
+    return (yield from object_consensus(study, scheme, method, options, notes))
+
+
 SPEC = KindSpec(
     kind=Kind.CUBOIDS, potato_types=frozenset({"spatial_annotation"}),
     metrics=(*SET_METRICS, *IDENTITY_METRICS),
-    score=score, consensus=object_consensus, summary="exact 3D IoU of oriented boxes",
+    score=score, consensus=consensus, summary="exact 3D IoU of oriented boxes",
 )

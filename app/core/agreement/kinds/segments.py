@@ -9,7 +9,7 @@ scheme holding tracks only has no segments to score (kinds.md A.7).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from app.core.agreement.coefficient import Coefficient
 from app.core.agreement.identity.names import IDENTITY_METRICS
@@ -45,9 +45,23 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
     return [result]
 
 
+def consensus(study: Study, scheme: Scheme, method: str, options: SetOptions,
+              notes: list[str]) -> Job[list[dict[str, Any]]]:
+    """Matched segments and who agreed; none for a scheme of tracks only (an empty
+    segment list agreed by everyone would say nothing)."""
+    from app.core.agreement.identity import scoring
+
+    answers = study.answers_for(scheme.name)
+    if scoring.has_video_tracks(answers) and not scoring.has_segments(answers):
+        notes.append(f"'{scheme.name}' holds video tracks only: it has no segments to "
+                     "combine, and Accord computes no consensus of tracks")
+        return []
+    return (yield from object_consensus(study, scheme, method, options, notes))
+
+
 SPEC = KindSpec(
     kind=Kind.SEGMENTS,
     potato_types=frozenset({"audio_annotation", "video_annotation", "temporal_grounding"}),
-    metrics=(*SET_METRICS, *IDENTITY_METRICS), score=score, consensus=object_consensus,
+    metrics=(*SET_METRICS, *IDENTITY_METRICS), score=score, consensus=consensus,
     summary="temporal IoU",
 )
