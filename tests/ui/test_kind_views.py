@@ -266,3 +266,16 @@ def test_matrices_presentation_hides_names(qtbot: QtBot) -> None:
     assert heads == ["A", "B", "C"]
     for name in ("alice", "bob", "carol"):
         assert name not in _texts(view)
+
+
+def test_rankings_show_machine_raters_marked(qtbot: QtBot) -> None:
+    """The machines project's declared machine raters rank too: a column each, marked ⚙
+    (the report scores them apart, so its details hold people only)."""
+    machines = DATA / "ratings" / "machines"
+    view = RankingsView()
+    qtbot.addWidget(view)
+    view.show_context(_context(machines, scheme="priorities", item="n01"))
+    stored = _label_values(machines, "priorities", "n01")
+    assert set(view.canvas._orders) == set(stored)
+    assert view.canvas._names["llm_judge"] == "⚙ llm_judge (machine)"
+    assert len(view.taus) == len(stored) * (len(stored) - 1) // 2

@@ -1,7 +1,7 @@
 """What the numbers view plots, from a number scheme's answers (no Qt).
 
-A ``continuous`` scheme's ``SchemeResult.details`` is its answers as the kind scored them
-(item → annotator → number, :mod:`app.core.agreement.kinds.continuous`); this module
+A ``continuous`` scheme's answers (item → annotator → number, as the study holds them and
+:mod:`app.core.agreement.kinds.continuous` scores them); this module
 arranges them: each annotator pair's shared items as (x, y), the Bland–Altman points and
 lines of a pair, and each item's spread.
 

@@ -10,8 +10,9 @@ Choices where the spec is silent:
 
 - "All pairs" is the default: every pair's points in its own colour, the Bland–Altman
   bias and limits pooled over all pairs' differences; picking one pair shows its own.
-- The answers plotted are the ones the kind scored (``SchemeResult.details``); the
-  view computes no metric.
+- The answers plotted are every annotator's, machine raters' too (marked ⚙), as the
+  study holds them; the report scores people and machines apart (``partitions.py``), so
+  its ``details`` hold people only. The view computes no metric.
 """
 
 from __future__ import annotations
@@ -61,6 +62,9 @@ def metrics_text(result: SchemeResult, context: ViewContext) -> str:
         else:
             parts.append(f"{escape(label)} <b>{float(value):.3f}</b>")
     text = " · ".join(parts)
+    project = context.project
+    if project is not None and project.study.origins:
+        text = "The report (people; machine raters apart): " + text
     if why:
         text += "<br><span style='color:#8A4B00'>" + "<br>".join(why) + "</span>"
     return text
@@ -138,7 +142,7 @@ class NumbersView(View):
             current if current in schemes else schemes[0])
         _fill(self.scheme_combo, schemes, scheme)
         result = project.report.schemes[scheme]
-        rows = number_rows(result.details)
+        rows = number_rows(project.study.answers_for(scheme))  # machine raters too (⚙)
         names = {a: context.annotator_label(a) for a in project.study.annotators}
         every = pair_points(rows, project.study.annotators)
         labels = [f"{names[p.a]} – {names[p.b]}" for p in every]

@@ -60,7 +60,7 @@ class RankingCanvas(QWidget):
             return
         fm = QFontMetricsF(self.font())
         rows = max(len(o) for o in self._orders.values()) or 1
-        head = fm.height() * 2.0
+        head = fm.height() * 3.0  # a name of two lines (⚙ name (machine) wraps)
         widest = max((fm.horizontalAdvance(o) for order in self._orders.values()
                       for o in order), default=40.0) + 20
         n = len(columns)
@@ -102,10 +102,15 @@ class RankingCanvas(QWidget):
             if first is None:
                 continue
             painter.setPen(QColor("#222222"))
-            head = QRectF(first.left() - 20, 4, first.width() + 40, fm.height() * 1.6)
-            painter.drawText(head, int(Qt.AlignmentFlag.AlignCenter),
-                             fm.elidedText(self._names.get(name, name),
-                                           Qt.TextElideMode.ElideRight, head.width()))
+            # the column's name over its boxes, wrapped on two lines, kept inside the
+            # widget (a machine rater's "⚙ name (machine)" was cut at the right edge)
+            width = min(self.width() - 4.0, first.width() + 60)
+            left = min(max(2.0, first.center().x() - width / 2), self.width() - 2 - width)
+            head = QRectF(left, 2, width, fm.height() * 2.6)
+            painter.drawText(head, int(Qt.AlignmentFlag.AlignHCenter
+                                       | Qt.AlignmentFlag.AlignBottom
+                                       | Qt.TextFlag.TextWordWrap),
+                             self._names.get(name, name))
         for (_name, option), rect in self.boxes.items():
             color = self._colors.get(option, QColor("#777777"))
             fill = QColor(color)

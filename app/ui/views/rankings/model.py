@@ -1,6 +1,6 @@
-"""What the rankings view draws for one item, from the orders the ranking kind scored
-(no Qt): each annotator's order and, per annotator pair, Kendall's τ and Spearman's
-footrule on the options both ranked, by the kind's own functions
+"""What the rankings view draws for one item (no Qt), from the orders as the study holds
+them (the ones the ranking kind scores): each annotator's order and, per annotator pair,
+Kendall's τ and Spearman's footrule on the options both ranked, by the kind's own functions
 (:mod:`app.core.agreement.ranking.metrics`), so the view shows the numbers the report
 averaged.
 

@@ -5,7 +5,9 @@ sorted by τ (lowest first).
 For a ``ranking`` scheme: the scheme's metrics as the report has them (an undefined one
 as its sentence); left the items with their τ (:mod:`.model`), right the selected
 item's orders and its pairs. With no item selected (or one this scheme has no orders
-for) the item with the lowest τ is shown, and the heading says so. Names go through
+for) the item with the lowest τ is shown, and the heading says so. The orders are every
+annotator's as the study holds them, machine raters' too (marked ⚙; the report's
+``details`` hold people only, as it scores people and machines apart). Names go through
 :meth:`ViewContext.annotator_label` (A, B, C in presentation mode).
 """
 
@@ -122,7 +124,7 @@ class RankingsView(View):
         self.scheme_combo.blockSignals(False)
         result = project.report.schemes[scheme]
         study = project.study
-        rows = ranking_rows(result.details)
+        rows = ranking_rows(study.answers_for(scheme))  # machine raters too (⚙)
         ordered = items_by_tau(rows, study.annotators)
         item = context.item if context.item in rows else (ordered[0][0] if ordered else None)
         self._fill_items(ordered, item)

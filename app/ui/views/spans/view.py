@@ -130,6 +130,9 @@ class SpansView(View):
     def show_context(self, context: ViewContext) -> None:
         self._context = context
         self.scale_font(context)
+        text_font = self.font()  # the text is what the lead reads: a size larger
+        text_font.setPointSizeF(text_font.pointSizeF() * 1.3)
+        self.canvas.setFont(text_font)
         project = context.project
         schemes = span_schemes(project) if project is not None else []
         if project is None or not schemes:
