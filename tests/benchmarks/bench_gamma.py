@@ -2,7 +2,7 @@
 
 Run on purpose, from the project root::
 
-    .venv/bin/python tests/benchmarks/bench_gamma.py
+    .venv/bin/python tests/benchmarks/bench_gamma.py [--docs N]
 
 The study is kinds.md §4's NER-like generator (seed 20261205): 200 gold spans on a text,
 each annotator missing 8 %, relabelling 8 %, moving boundaries by up to 2 characters and
@@ -12,7 +12,15 @@ adding a few spans of their own. Both compute full γ with the shuffle sampler o
 numba compilation is done beforehand on a small continuum and not timed).
 
 Prints both times, the ratio, both observed disorders and both γ with accord's stated
-interval. Exits non-zero when the best-alignment disorders differ by more than 1e-9
+interval. A second line times γ over a corpus: the first ``--docs`` documents (default
+200) of ``bench_span_metrics.py``'s 10,000 × 3 annotators × 20 spans, accord's
+``item_gamma`` per document and ``mean_gamma``, against Potato 2.12.1's own
+``iaa/span.py`` ``gamma`` on the same documents (a different γ: pairwise alignments and
+uniform chance, kinds.md B §2.6; timed as the tool a Potato user has), both scaled to
+10,000 documents. That line is information, not a goal: the issue's 10 s for every span
+metric on that corpus is ``bench_span_metrics.py``'s, without γ.
+
+Exits non-zero when the best-alignment disorders differ by more than 1e-9
 (pygamma's, float32, re-summed in float64 from the alignment it chose), when the two γ
 differ by more than the two stated 95 % half-widths together, or when accord misses the
 issue's goals: under 2 s and at least 30× faster.
@@ -102,9 +110,34 @@ def resummed(alignment: object, n: int, n_units: int) -> float:
     return total / (n_units / n)
 
 
+def corpus_line(n_docs: int) -> str:
+    """γ per document over the span-metrics corpus: accord against Potato's ``gamma``."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_span_metrics import make_study  # type: ignore[import-not-found]
+    from potato.server_utils.iaa import span as potato_span
+
+    from app.core.agreement.spans.gamma import item_gamma, mean_gamma
+
+    answers, lengths = make_study(n_docs)
+    start = time.perf_counter()
+    summary = mean_gamma([item_gamma(answers[d], lengths[d]) for d in answers])
+    accord_time = time.perf_counter() - start
+    start = time.perf_counter()
+    potato = [potato_span.gamma(answers[d], lengths[d]) for d in answers]
+    potato_time = time.perf_counter() - start
+    potato_mean = float(np.nanmean(potato))
+    scale = 10_000 / n_docs
+    return (f"gamma over {n_docs} documents x 3 x 20 spans: accord {accord_time:.2f}s "
+            f"({1000 * accord_time / n_docs:.0f} ms a document, {accord_time * scale:.0f}s "
+            f"for 10,000; mean gamma {summary.gamma:.4f}), Potato's own gamma "
+            f"{potato_time:.2f}s ({potato_time * scale:.0f}s for 10,000; mean {potato_mean:.4f}"
+            f", its pairwise definition), ratio {potato_time / accord_time:.1f}x")
+
+
 def main() -> int:
     root = Path(__file__).resolve().parents[2]
     sys.path.insert(0, str(root))
+    docs = int(sys.argv[sys.argv.index("--docs") + 1]) if "--docs" in sys.argv else 200
     logging.disable(logging.WARNING)  # pygamma: "CBC solver not installed. Using GLPK."
     from pyannote.core import Segment
     from pygamma_agreement import (
@@ -164,6 +197,7 @@ def main() -> int:
           f"difference {difference:.1e}); gamma accord {mine.gamma:.4f} "
           f"[{mine.gamma_interval[0]:.4f}, {mine.gamma_interval[1]:.4f}] pygamma "
           f"{float(theirs.gamma):.4f} [{their_interval[0]:.4f}, {their_interval[1]:.4f}]")
+    print(corpus_line(docs))
     failures = []
     if difference > 1e-9:
         failures.append("the best alignments' disorders differ")

@@ -22,7 +22,7 @@ from pygamma_agreement import (
 )
 from pygamma_agreement.continuum import Unit
 
-from app.core.agreement.spans import gamma_alignment
+from app.core.agreement.spans import gamma_alignment, gamma_search
 from app.core.agreement.spans.gamma import ItemGamma, item_gamma, mean_gamma
 from app.core.agreement.spans.gamma_alignment import (
     Units,
@@ -138,6 +138,19 @@ def test_best_alignment_disorder_is_pygammas(annotators: int, gold: int, cases: 
         assert ours == pytest.approx(float(theirs.disorder), rel=1e-6)
 
 
+def test_dense_spans_best_alignment_is_pygammas() -> None:
+    """Overlapping, nested and far-off spans: wide components, both solving paths."""
+    rng = np.random.default_rng(57)
+    for annotators in (3, 4, 5, 3, 4):
+        studies = dense_study(rng, annotators, 30 // annotators)
+        n_units = sum(len(s) for s in studies)
+        if not n_units:
+            continue
+        theirs = continuum_of(studies, 80).get_best_alignment(DISSIMILARITY)
+        ours = best_alignment(units_of(studies)).disorder
+        assert ours == pytest.approx(resummed(theirs, annotators, n_units), abs=1e-9)
+
+
 def test_empty_annotator_takes_part_as_in_pygamma() -> None:
     rng = np.random.default_rng(8)
     studies, length = noisy_study(rng, 2, 8)
@@ -161,10 +174,37 @@ def test_two_annotators_assignment_is_the_program_and_potatos() -> None:
         assert assignment == pytest.approx(potato, abs=1e-9)
 
 
+def dense_study(rng: np.random.Generator, annotators: int, per: int) -> list[Spans]:
+    """Random overlapping and nested spans on a short text: wide components."""
+    studies = []
+    for _ in range(annotators):
+        spans = set()
+        for _ in range(int(rng.integers(0, per + 1))):
+            start = int(rng.integers(0, 60))
+            spans.add((start, start + int(rng.integers(1, 15)), LABELS[int(rng.integers(3))]))
+        studies.append(sorted(spans))
+    return studies
+
+
+def test_search_is_the_solvers_optimum(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The component search, HiGHS alone (the search gives up at once) and a mix (it gives
+    up on wide components) reach the same disorder; HiGHS is checked against pygamma."""
+    rng = np.random.default_rng(41)
+    continua = [units_of(noisy_study(rng, n, 12)[0]) for n in (3, 4, 5, 3)]
+    continua += [units_of(dense_study(rng, n, 9)) for n in (3, 3, 4, 5, 3, 4)]
+    continua = [c for c in continua if sum(len(u) for u in c)]
+    searched = [b.disorder for b in best_alignments(continua)]
+    for states in (0, 3, 30):
+        monkeypatch.setattr(gamma_search, "MAX_STATES", states)
+        assert [b.disorder for b in best_alignments(continua)] == pytest.approx(
+            searched, abs=1e-12)
+
+
 def test_batched_programs_are_each_programs_optimum(monkeypatch: pytest.MonkeyPatch) -> None:
     """Several continua in one HiGHS call (block-diagonal) give each one's own optimum."""
     rng = np.random.default_rng(31)
     continua = [units_of(noisy_study(rng, n, 6)[0]) for n in (3, 2, 4, 3, 5, 3)]
+    monkeypatch.setattr(gamma_search, "MAX_STATES", 0)
     alone = [best_alignment(c).disorder for c in continua]
     for batch in (1, 150, 10**6):
         monkeypatch.setattr(gamma_alignment, "BATCH_TUPLES", batch)

@@ -26,7 +26,9 @@ rest. Every tuple of every optimal alignment survives, and so do all singletons,
 set-partition program "each unit in exactly one tuple" over the survivors has the same
 optimum as over all tuples (pygamma keeps a looser superset: Σ ≤ C(n, 2)·n).
 
-The program is solved by ``scipy.optimize.milp`` (HiGHS) with both optimality gaps at 0
+The program falls apart into connected components, each solved exactly by a memoized
+search (:mod:`.gamma_search`, several times faster than a solver call); a component too
+wide for it goes to ``scipy.optimize.milp`` (HiGHS) with both optimality gaps at 0
 (HiGHS's default absolute gap, 1e-6, would otherwise let it stop early); the disorder is
 then re-summed in float64 from the chosen tuples. Two annotators are an assignment
 problem (every tuple is a pair or a singleton), solved by ``linear_sum_assignment`` on the
@@ -45,6 +47,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, linear_sum_assignment, milp
 from scipy.sparse import csc_array
+
+from app.core.agreement.spans.gamma_search import search_partition
 
 EMPTY = -1
 """The empty unit ∅ in a tuple."""
@@ -212,31 +216,47 @@ def best_alignment(units: Sequence[Units]) -> BestAlignment:
 def best_alignments(continua: Sequence[Sequence[Units]]) -> list[BestAlignment]:
     """:func:`best_alignment` of several continua (an item and its chance samples).
 
-    Continua of three or more annotators go to HiGHS in batches of about
-    :data:`BATCH_TUPLES` candidate tuples, each batch one program: they share no unit, so
-    the program is block-diagonal and its optimum (gap 0) is every block's optimum. A call
-    costs milliseconds of set-up, more than solving a 60-unit item, so an item of 3 × 20
-    spans and its 30 chance samples take two calls instead of 31 (about 3× faster); large
-    continua go one by one, where batching them only slowed HiGHS down.
+    Three or more annotators: each continuum's program is first solved component by
+    component by :func:`.gamma_search.search_partition`; the components it gives up on go
+    to HiGHS in batches of about :data:`BATCH_TUPLES` candidate tuples, each batch one
+    program: they share no unit, so the program is block-diagonal and its optimum (gap 0)
+    is every block's optimum. A call costs milliseconds of set-up, more than solving a
+    60-unit item, so batching small continua saves most of it; large ones go one by one,
+    where batching them only slowed HiGHS down.
     """
     for units in continua:
         if len(units) < 2 or sum(len(u) for u in units) == 0:
             raise ValueError("the best alignment needs two annotators and at least one unit")
     chosen: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    searched: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     programs: list[tuple[int, Sequence[Units], np.ndarray, np.ndarray]] = []
     for index, units in enumerate(continua):
         if len(units) == 2:
             chosen[index] = _assignment(units[0], units[1])
-        else:
-            programs.append((index, units, *candidate_tuples(units)))
+            continue
+        rows, costs = candidate_tuples(units)
+        starts = np.concatenate([u.starts for u in units])
+        order = np.empty(len(starts), dtype=np.int64)
+        order[np.lexsort((np.concatenate([u.ends for u in units]), starts))] = np.arange(
+            len(starts))
+        picked, left = search_partition([len(u) for u in units], order, rows, costs)
+        searched[index] = (picked, rows, costs)
+        if left:
+            rest = np.concatenate(left)
+            programs.append((index, units, rows[rest], costs[rest]))
+    solved: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     batch: list[tuple[int, Sequence[Units], np.ndarray, np.ndarray]] = []
     for position, program in enumerate(programs):
         batch.append(program)
         if (position == len(programs) - 1
                 or sum(len(p[2]) for p in batch) + len(programs[position + 1][2]) > BATCH_TUPLES):
-            solved = solve_partitions([(units, rows, costs) for _, units, rows, costs in batch])
-            chosen.update(zip((p[0] for p in batch), solved, strict=True))
+            answers = solve_partitions([(units, rows, costs) for _, units, rows, costs in batch])
+            solved.update(zip((p[0] for p in batch), answers, strict=True))
             batch = []
+    for index, (picked, rows, costs) in searched.items():
+        more_rows, more_costs = solved.get(index, (rows[:0], costs[:0]))
+        chosen[index] = (np.vstack([rows[picked], more_rows]),
+                         np.concatenate([costs[picked], more_costs]))
     return [_finish(*chosen[i], units, sum(len(u) for u in units) / len(units))
             for i, units in enumerate(continua)]
 
@@ -262,9 +282,11 @@ def solve_partitions(problems: Sequence[tuple[Sequence[Units], np.ndarray, np.nd
         tuple_parts.append(tuple_index + tuple_base)
         unit_base += int(sum(sizes))
         tuple_base += len(rows)
-    unit_index = np.concatenate(unit_parts)
+    # Only the units the tuples hold get a constraint: a caller may pass the components
+    # the search left, not every unit of the continuum.
+    present, unit_index = np.unique(np.concatenate(unit_parts), return_inverse=True)
     matrix = csc_array((np.ones(len(unit_index)), (unit_index, np.concatenate(tuple_parts))),
-                       shape=(unit_base, tuple_base))
+                       shape=(len(present), tuple_base))
     costs = np.concatenate([c for _, _, c in problems])
     with warnings.catch_warnings():
         # mip_abs_gap is passed to HiGHS verbatim; scipy warns that it does not know it.
