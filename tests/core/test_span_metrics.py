@@ -291,3 +291,16 @@ def test_counting_in_chunks_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> 
         chunked = span_metrics(build_table(answers, lengths))
         for name, values in whole.per_item.items():
             np.testing.assert_array_equal(chunked.per_item[name], values)
+
+
+def test_offsets_far_outside_the_text_are_compared_as_stored() -> None:
+    """Potato compares the stored offsets, however large: no overflow, no clipping."""
+    big = 10**15
+    answers = {"a": {"x": [(big, big + 10, "A"), (0, 4, "B")],
+                     "y": [(big + 2, big + 10, "A"), (0, 4, "B")]},
+               "b": {"x": [(-big, 3, "A")], "y": [(-big, 3, "A")]}}
+    result = span_metrics(build_table(answers, {"a": 20, "b": 20}))
+    for k, iid in enumerate(("a", "b")):
+        for name, partial in (("span_f1_exact", False), ("span_f1_partial", True)):
+            assert result.per_item[name][k] == potato.pairwise_span_f1(answers[iid],
+                                                                       partial=partial)

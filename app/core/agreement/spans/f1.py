@@ -133,10 +133,13 @@ def _overlapping(item: np.ndarray, label: np.ndarray, start: np.ndarray, end: np
     group = np.zeros(len(order), dtype=np.int64)
     g_key = np.stack([item[order], label[order]], axis=1)
     group[1:] = np.cumsum(np.any(g_key[1:] != g_key[:-1], axis=1))
-    s = start[order]
-    shift = int(max(np.abs(start).max(), np.abs(end).max())) * 2 + 2
-    key = group * shift + (s + shift // 2)
-    hi = np.searchsorted(key, group * shift + (end[order] + shift // 2), side="left")
+    # offsets as dense ranks (order kept, so "starts before it ends" is kept), so that
+    # group * shift + offset fits in int64 whatever offsets a file holds
+    _, ranked = np.unique(np.concatenate([start, end]), return_inverse=True)
+    r_start, r_end = ranked[:len(start)], ranked[len(start):]
+    shift = 2 * len(start) + 1
+    key = group * shift + r_start[order]
+    hi = np.searchsorted(key, group * shift + r_end[order], side="left")
     k = np.arange(len(order), dtype=np.int64)
     count = np.maximum(hi - k - 1, 0)
     later = ranges(k + 1, count)
