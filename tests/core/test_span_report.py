@@ -183,3 +183,22 @@ def test_a_linking_scheme_without_spans_of_its_own_says_where_they_are(tmp_path:
         "mentions are the spans of 'entities', scored there); no span carries the name "
         "'coref'")
     assert data["schemes"]["entities"]["metrics"]["gamma_mathet"] is not None
+
+
+def test_an_unreadable_label_value_is_listed_and_its_annotator_left_out(tmp_path: Path
+                                                                         ) -> None:
+    import shutil
+
+    shutil.copytree(DATA / "spans", tmp_path / "p")
+    state_file = tmp_path / "p" / "annotation_output" / "bob" / "user_state.json"
+    state = json.loads(state_file.read_text())
+    for pair in state["instance_id_to_label_to_value"]["n00"]:
+        if pair[0]["schema"] == "answer":
+            pair[1] = '{"answer_text":"Alice","start":"first","end":5,"unanswerable":false}'
+    state_file.write_text(json.dumps(state))
+    study = load_study(tmp_path / "p")
+    assert set(study.answers["answer"]["n00"]) == {"alice", "carol"}
+    data = run(agreement_report(study, project="p")).to_json()["schemes"]["answer"]
+    assert data["n_answers_rejected"] == 1
+    assert "annotator 'bob', item 'n00': the answer's offsets are not integers" in \
+        data["rejected"][0]
