@@ -10,8 +10,10 @@ Where the spec is silent (and where Accord is stricter than Potato, which skips 
 ignores such answers without a word): an answer that is not an object with ``masks``, a
 count that is not a non-negative integer, runs that pass the end of a slice, or a slice
 index outside ``0..nk-1`` is bad input (:class:`~app.core.errors.InputError` naming file,
-annotator, item and scheme). A missing or malformed ``shape`` is kept as ``None``: Potato
-skips an item whose annotations do not share one 3-D shape, and so does Accord, counting it.
+annotator, item and scheme). Counts are checked as one numpy array per slice: a list
+mixing ``true`` with integers reads it as 1, as Potato's ``int(count)`` does. A missing
+or malformed ``shape`` is kept as ``None``: Potato skips an item whose annotations do not
+share one 3-D shape, and so does Accord, counting it.
 """
 
 from __future__ import annotations
@@ -64,10 +66,13 @@ def _slice_index(key: Any, place: Place, label: str) -> int:
 def _counts(counts: Any, shape: tuple[int, int, int] | None, k: int, place: Place,
             label: str) -> np.ndarray:
     where = f"label '{label}', slice {k}"
-    if not isinstance(counts, list) or not all(
-            isinstance(c, int) and not isinstance(c, bool) for c in counts):
+    try:  # one numpy pass, not a Python check per count (a 256² slice has hundreds)
+        array = np.asarray(counts) if isinstance(counts, list) else None
+    except ValueError:
+        array = None
+    if array is None or array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
         raise place.error(f"{where}: run-length counts are a list of integers")
-    array = np.asarray(counts, dtype=np.int64)
+    array = array.astype(np.int64, copy=False)
     if array.size and int(array.min()) < 0:
         raise place.error(f"{where}: a run-length count is negative")
     if shape is not None:
