@@ -45,6 +45,7 @@ def _equal_to_potato(entry: dict[str, Any], name: str, scheme: str,
     rows, find_item = potato_rows(name, scheme, users)
     potato = dispatcher._aggregate_span(rows, find_item)
     assert entry["n_items"] == potato["n_items"]
+    assert entry["n_annotators"] == potato["n_annotators"]
     for ours, theirs in NAMES.items():
         value = potato[theirs]
         if math.isnan(value):

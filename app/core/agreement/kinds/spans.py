@@ -102,6 +102,7 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
     result.n_items_skipped = sum(table.left_out.values())
     result.coverage["n_items_scored"] = table.n_items
     result.coverage.update({f"n_items_{k}": v for k, v in table.left_out.items()})
+    result.extra["n_annotators"] = spans.n_annotators  # Potato's report has it
     result.extra["n_pairs_both_empty"] = spans.n_pairs_both_empty
     result.pairs = {k: dict(v) for k, v in spans.pairs.items()}
     result.extra["gamma"] = {
