@@ -53,7 +53,8 @@ def _study(frames: int, tracks: int = 40) -> dict[str, list[dict[str, Any]]]:
     from tests.core.identity_data import quat
 
     truth_rng = random.Random(SEED)
-    truth = [{"x0": truth_rng.uniform(-50, 50), "y0": truth_rng.uniform(-50, 50),
+    truth: list[dict[str, Any]] = [
+             {"x0": truth_rng.uniform(-50, 50), "y0": truth_rng.uniform(-50, 50),
               "vx": truth_rng.uniform(-0.05, 0.05), "vy": truth_rng.uniform(-0.05, 0.05),
               "yaw": truth_rng.uniform(-3, 3),
               "size": [truth_rng.uniform(3.8, 4.8), truth_rng.uniform(1.7, 2.0), 1.6]}
@@ -94,7 +95,8 @@ def potato_identity(objects: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
                for u, fr in dense.items()}
     pairs = [identity.pair_counts(a, b, geometry.similarity, SPATIAL_MATCH)
              for (_x, a), (_y, b) in combinations(sorted(tracked.items()), 2)]
-    return identity.identity_report(pairs, SPATIAL_MATCH)
+    report: dict[str, Any] = identity.identity_report(pairs, SPATIAL_MATCH)
+    return report
 
 
 def study_line(frames: int) -> tuple[str, int]:
@@ -110,8 +112,8 @@ def study_line(frames: int) -> tuple[str, int]:
     start = time.process_time()
     theirs = potato_identity(objects)
     potato_time = time.process_time() - start
-    diff = max(abs(ours.mota - theirs["mota"]), abs(ours.idf1 - theirs["idf1"]),  # type: ignore[operator]
-               abs(ours.id_switches - theirs["id_switches"]))  # type: ignore[operator]
+    diff = max(abs(ours.mota - theirs["mota"]), abs(ours.idf1 - theirs["idf1"]),  # type: ignore[operator, unused-ignore]
+               abs(ours.id_switches - theirs["id_switches"]))  # type: ignore[operator, unused-ignore]
     code = 2 if diff > 1e-12 or ours.n_object_frames != theirs["n_object_frames"] else 0
     line = (f"identity, 3D tracks, {frames:,} frames x 3 annotators x 40 tracks "
             f"({ours.n_object_frames:,} object-frames, {ours.n_pairs} pairs): Accord "
