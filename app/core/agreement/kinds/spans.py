@@ -75,7 +75,8 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
         result.not_computed = NO_OFFSETS[scheme.annotation_type]
         return [result]
     answers, lengths = spans_of(study, scheme)
-    if scheme.annotation_type in LINKING_TYPES and not any(
+    saved = any(by for by in answers.values())
+    if scheme.annotation_type in LINKING_TYPES and saved and not any(
             spans for by in answers.values() for spans in by.values()):
         result.not_computed = linking_sentence(scheme.name, scheme.annotation_type,
                                                scheme.config)
