@@ -215,3 +215,18 @@ def test_interpolation_equals_potato_object_at() -> None:
             norm = sum(v * v for v in o["rotation"]) ** 0.5
             expected[6:] = [v / norm for v in expected[6:]]
             assert np.allclose(row, expected, rtol=0, atol=1e-12)
+
+
+def test_combined_video_scores_segments_and_tracks() -> None:
+    """mode: combined: segments are scored as segments, tracks by identity, side by side."""
+    rows = _video_rows(5, 2)
+    for k, by in enumerate(rows.values()):
+        for n, value in enumerate(by.values()):
+            value["segments"] = [{"id": "s", "start_time": 1.0 + 0.1 * n + k,
+                                  "end_time": 4.0 + k, "label": "walk"}]
+    study = _study(rows, "video_annotation", Kind.SEGMENTS, read_video)
+    result = run(agreement_report(study, project="t")).schemes["objects"]
+    assert result.metrics["mean_agreement"] is not None
+    assert "mean_agreement" not in result.undefined
+    answers = study.answers_for("objects")
+    assert result.metrics["identity.mota"] == scoring.video_identity(answers).mota
