@@ -122,6 +122,8 @@ def test_spans_items_sorted_by_potatos_partial_f1(qtbot: QtBot) -> None:
     qtbot.addWidget(view)
     view.show_context(_context(SPANS, scheme="entities"))
     order = view.item_order()
+    details = _project(SPANS).report.schemes["entities"].details
+    assert order == details.metrics.items_by_disagreement()  # the kind's own order
     f1 = {item: pairwise_span_f1(_file_spans(item), partial=True) for item in order}
     assert [f1[i] for i in order] == sorted(f1[i] for i in order)
     assert order[0] == "n08"  # the least partial F1 of the project, shown first

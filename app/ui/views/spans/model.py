@@ -21,8 +21,11 @@ A span one annotator stored twice is marked like its first copy (γ keeps one of
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 MATCHED = "matched"
 LABEL_MISMATCH = "label mismatch"
@@ -56,7 +59,8 @@ def mark(spans: dict[str, list[tuple[int, int, str]]],
     names = sorted(spans, key=str)
     status: dict[tuple[str, int], str] = {}
     for row in alignment:
-        members = [(names[a], k) for a, k in enumerate(row) if k is not None]
+        members = [(names[a], k) for a, k in enumerate(row)
+                   if k is not None and a < len(names) and k < len(spans[names[a]])]
         for name, k in members:
             label = spans[name][k][2]
             others = [spans[n][j][2] for n, j in members if n != name]
@@ -92,12 +96,21 @@ def item_spans(details: Any, item: str, text: str) -> ItemSpans | None:
 
 
 def items_by_disagreement(details: Any) -> list[tuple[str, float | None]]:
-    """Scored items, most disagreement first, each with its partial F1."""
+    """Scored items, most disagreement first, each with its partial F1: the order of
+    ``SpanMetrics.items_by_disagreement`` (1 − partial F1, then 1 − exact F1, then id),
+    taken by one ``numpy.lexsort`` (the Python sort took 60 ms of the GUI thread at
+    10,000 documents)."""
     metrics = _parts(details)[1]
     if metrics is None:
         return []
-    return [(item, metrics.item_values(item).get("span_f1_partial"))
-            for item in metrics.items_by_disagreement()]
+    ids = metrics.item_ids
+    partial = np.asarray(metrics.per_item["span_f1_partial"], dtype=float)
+    exact = np.asarray(metrics.per_item["span_f1_exact"], dtype=float)
+    id_rank = np.empty(len(ids), dtype=np.int64)
+    id_rank[np.argsort(np.asarray(ids, dtype=str), kind="stable")] = np.arange(len(ids))
+    order = np.lexsort((id_rank, exact, partial)).tolist()
+    values = partial[order].tolist()
+    return [(ids[i], None if math.isnan(v) else v) for i, v in zip(order, values, strict=True)]
 
 
 def _parts(details: Any) -> tuple[Any, Any, Any]:
