@@ -171,7 +171,7 @@ def test_clear_mot_equals_motmetrics_pooled(seed: int) -> None:
 
 
 def test_reader_keeps_frames_and_tracks_and_names_bad_keyframes() -> None:
-    from app.core.errors import InputError
+    from app.core.errors import RejectedAnswerError
 
     value = [{"type": "cuboid_3d", "frame": "3", "track_id": 7, "label": "car",
               "coordinates": {"center": [0, 0, 0], "size": [1, 1, 1]}},
@@ -189,11 +189,12 @@ def test_reader_keeps_frames_and_tracks_and_names_bad_keyframes() -> None:
     assert track is not None and track[0].keyframes == ((4, (0.1, 0.1, 0.2, 0.2)), (9, None))
     bad = {"segments": [], "tracks": {"t": {"id": "a", "keyframes": {
         "4": {"frame": 4, "bboxNorm": {"x": "left", "y": 0, "width": 1, "height": 1}}}}}}
-    with pytest.raises(InputError, match=r"item 'v'.*bboxNorm x must be a number"):
+    with pytest.raises(RejectedAnswerError,  # the answer is left out and counted
+                       match=r"item 'v'.*object 0: track bboxNorm x must be a number"):
         read_video(bad, "v", "ann")
     worse = {"segments": [], "tracks": {"t": {"id": "a", "keyframes": {
         "later": {"bboxNorm": {"x": 0, "y": 0, "width": 1, "height": 1}}}}}}
-    with pytest.raises(InputError, match="keyframe frame 'later' is not a number"):
+    with pytest.raises(RejectedAnswerError, match="track keyframe frame 'later' is not a"):
         read_video(worse, "v", "ann")
 
 

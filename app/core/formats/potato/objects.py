@@ -256,14 +256,15 @@ def _video_tracks(raw: Mapping[str, Any], place: Place) -> tuple[VideoTrack, ...
     {frame, bbox, bboxNorm}}}}`` (a list of tracks is read too). A keyframe's frame is
     its ``frame``, else its key (as Potato reads it); its box the normalized
     ``bboxNorm`` (the canvas ``bbox`` depends on the annotator's window), ``None`` when
-    it has none. A track is in the widget's order (the JSON object's)."""
+    it has none. A track is in the widget's order (the JSON object's). A track that
+    cannot be read rejects the answer, naming the track (as a bad object does)."""
     tracks = raw.get("tracks")
     if isinstance(tracks, dict):
         tracks = list(tracks.values())
     if not tracks:
         return ()
     if not isinstance(tracks, list):
-        raise place.error("tracks must be an object {id: track} or a list of tracks")
+        raise place.error("tracks must be an object {id: track} or a list of tracks", 0)
     out: list[VideoTrack] = []
     for i, track in enumerate(tracks):
         if not isinstance(track, dict):
@@ -274,15 +275,15 @@ def _video_tracks(raw: Mapping[str, Any], place: Place) -> tuple[VideoTrack, ...
         for key, kf in pairs:
             where = kf.get("frame", key) if isinstance(kf, dict) else key
             if isinstance(where, bool) or not isinstance(where, int | float | str):
-                raise place.error(f"track {i}: keyframe frame {where!r:.40} is not a number")
+                raise place.error(f"track keyframe frame {where!r:.40} is not a number", i)
             try:
                 frame = int(where)
             except (ValueError, OverflowError):
-                raise place.error(f"track {i}: keyframe frame {where!r:.40} is not a "
-                                  "number") from None
+                raise place.error(f"track keyframe frame {where!r:.40} is not a number",
+                                  i) from None
             box = kf.get("bboxNorm") if isinstance(kf, dict) else None
             frames[frame] = None if not isinstance(box, dict) else tuple(  # type: ignore[assignment]
-                _number(box.get(k), place, i, f"bboxNorm {k}")
+                _number(box.get(k), place, i, f"track bboxNorm {k}")
                 for k in ("x", "y", "width", "height"))
         if frames:
             label = track.get("label")
