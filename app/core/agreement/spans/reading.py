@@ -1,9 +1,12 @@
 """Potato 2.12.1's span answers, read from the user states the project reader loads.
 
-:class:`SpanReader` takes one annotator's ``user_state.json`` (the parsed object) at a
-time, as :mod:`app.core.formats.potato.project` reads them, and keeps only the spans of
-the span schemes; :meth:`SpanReader.finish` adds each item's character axis L. What is read
-(``kinds.md`` A.2, B §0.1, §2.6):
+:mod:`app.core.formats.potato.project` calls :func:`store_span_answers` with each
+annotator's parsed ``user_state.json`` after storing its spans: it adds the label-value
+spans and the empty answers of annotators who saved an item without a span, so the study
+holds each span scheme as Potato gathers it. :class:`SpanReader` reads the same from the
+raw states alone (one annotator at a time, keeping only the span schemes), and
+:meth:`SpanReader.finish` adds each item's character axis L; the tests hold the two
+equal. What is read (``kinds.md`` A.2, B §0.1, §2.6):
 
 - ``span``, ``event_annotation``, ``coreference``, ``span_link``: the entries of
   ``instance_id_to_span_to_value`` (``[[{schema, name, title, start, end, id, …}, value]]``)
