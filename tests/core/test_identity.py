@@ -122,10 +122,18 @@ def test_tracks_only_video_has_no_segment_metrics() -> None:
     assert result.to_json()["metrics"]["identity.idf1"] == result.metrics["identity.idf1"]
 
 
-def _motmetrics_pooled(frames_a: dict[int, list[str]], frames_b: dict[int, list[str]],
-                       scores: dict[int, np.ndarray], threshold: float
-                       ) -> tuple[int, int, int, int]:
-    """One direction with motmetrics: (reference object-frames, misses, extras, switches)."""
+def motmetrics_idtp(frames_a: dict[int, list[str]], frames_b: dict[int, list[str]],
+                    scores: dict[int, np.ndarray], threshold: float) -> int:
+    """IDTP of one pair by motmetrics (its global id assignment over all frames)."""
+    import motmetrics as mm
+
+    acc = _accumulator(frames_a, frames_b, scores, threshold)
+    summary = mm.metrics.create().compute(acc, metrics=["idtp"], name="pair")
+    return int(summary["idtp"].iloc[0])
+
+
+def _accumulator(frames_a: dict[int, list[str]], frames_b: dict[int, list[str]],
+                 scores: dict[int, np.ndarray], threshold: float) -> Any:
     import motmetrics as mm
 
     acc = mm.MOTAccumulator(auto_id=False)
@@ -134,8 +142,16 @@ def _motmetrics_pooled(frames_a: dict[int, list[str]], frames_b: dict[int, list[
         ref = [number.setdefault("a" + t, len(number)) for t in frames_a.get(frame, [])]
         hyp = [number.setdefault("b" + t, len(number)) for t in frames_b.get(frame, [])]
         matrix = scores.get(frame, np.zeros((len(ref), len(hyp))))
-        dist = np.where(matrix >= threshold, 1.0 - matrix, np.nan)
-        acc.update(ref, hyp, dist, frameid=frame)
+        acc.update(ref, hyp, np.where(matrix >= threshold, 1.0 - matrix, np.nan),
+                   frameid=frame)
+    return acc
+
+
+def _motmetrics_pooled(frames_a: dict[int, list[str]], frames_b: dict[int, list[str]],
+                       scores: dict[int, np.ndarray], threshold: float
+                       ) -> tuple[int, int, int, int]:
+    """One direction with motmetrics: (reference object-frames, misses, extras, switches)."""
+    acc = _accumulator(frames_a, frames_b, scores, threshold)
     events = acc.mot_events
     counts = events["Type"].value_counts()
     n_ref = sum(len(v) for v in frames_a.values())
@@ -148,6 +164,7 @@ def test_clear_mot_equals_motmetrics_pooled(seed: int) -> None:
     rows = _video_rows(100 + seed)
     totals = [0, 0, 0, 0]
     counts = []
+    idtp: list[int] = []
     for item, by in rows.items():
         frames = {u: scoring.video_frames(read_video(v, item, u).tracks or ())
                   for u, v in by.items()}
@@ -157,6 +174,8 @@ def test_clear_mot_equals_motmetrics_pooled(seed: int) -> None:
             ids_b = {f: here.tracks for f, here in b.items()}
             scores = {f: scoring.box_iou(a[f].rows, b[f].rows) for f in set(a) & set(b)}
             counts.append(pair_counts(ids_a, ids_b, scores, 0.5))
+            idtp.append(motmetrics_idtp(ids_a, ids_b, scores, 0.5))
+            assert counts[-1].idtp == idtp[-1]
             transposed = {f: m.T for f, m in scores.items()}
             for ref, hyp, sc in ((ids_a, ids_b, scores), (ids_b, ids_a, transposed)):
                 mine = clear_mot(ref, hyp, sc, 0.5)
@@ -165,6 +184,7 @@ def test_clear_mot_equals_motmetrics_pooled(seed: int) -> None:
                 totals = [t + o for t, o in zip(totals, oracle, strict=True)]
     got = pooled(counts)
     reference, misses, extra, switches = totals
+    assert got.idf1 == 2.0 * sum(idtp) / sum(c.object_frames for c in counts)
     assert got.mota == 1.0 - (misses + extra + switches) / reference
     assert got.id_switches == switches / 2
     assert switches > 0 or seed  # the swapped annotator makes switches

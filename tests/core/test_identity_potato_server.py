@@ -22,7 +22,7 @@ from app.core.progress import run
 from app.report.agreement_export import render_csv
 from app.report.agreement_html import render_html
 from app.report.agreement_text import render as render_text
-from tests.core.test_identity import _motmetrics_pooled
+from tests.core.test_identity import _motmetrics_pooled, motmetrics_idtp
 
 ROOT = Path(__file__).resolve().parents[1] / "data" / "potato_server" / "tracks"
 EXPECTED = json.loads((ROOT / "expected" / "iaa.json").read_text())["schemas"]
@@ -98,6 +98,7 @@ def test_identity_equals_motmetrics_pooled(report: Any, scheme: str) -> None:
     study = load_study(ROOT)
     answers = study.answers_for(scheme)
     totals = [0, 0, 0, 0]
+    idtp = frames_total = 0
     for item, by in sorted(answers.items()):
         if scheme == "cars":
             frames = {u: scoring.video_frames(a.tracks or ())  # type: ignore[union-attr]
@@ -120,8 +121,11 @@ def test_identity_equals_motmetrics_pooled(report: Any, scheme: str) -> None:
                                  (ids_b, ids_a, {f: m.T for f, m in scores.items()})):
                 oracle = _motmetrics_pooled(ref, hyp, sc, threshold)
                 totals = [t + o for t, o in zip(totals, oracle, strict=True)]
+            idtp += motmetrics_idtp(ids_a, ids_b, scores, threshold)
+            frames_total += sum(map(len, ids_a.values())) + sum(map(len, ids_b.values()))
     reference, misses, extra, switches = totals
     result = report.schemes[scheme]
+    assert result.metrics["identity.idf1"] == 2.0 * idtp / frames_total
     assert result.metrics["identity.mota"] == 1.0 - (misses + extra + switches) / reference
     assert result.metrics["identity.id_switches"] == switches / 2
 
