@@ -281,3 +281,18 @@ def test_rankings_show_machine_raters_marked(qtbot: QtBot) -> None:
     assert set(view.canvas._orders) == set(stored)
     assert view.canvas._names["llm_judge"] == "⚙ llm_judge (machine)"
     assert len(view.taus) == len(stored) * (len(stored) - 1) // 2
+
+
+def test_spans_list_follows_a_new_project(qtbot: QtBot) -> None:
+    """The items list is kept while the scheme's result is the same object; another
+    project's result (same scheme name) rebuilds it."""
+    view = SpansView()
+    qtbot.addWidget(view)
+    view.show_context(_context(SPANS, scheme="entities"))
+    first = view.item_order()
+    other = DATA / "span_machines"
+    view.show_context(_context(other, scheme="entities"))
+    details = _project(other).report.schemes["entities"].details
+    assert view.item_order() == details.metrics.items_by_disagreement() != first
+    view.show_context(_context(SPANS, scheme="entities"))
+    assert view.item_order() == first

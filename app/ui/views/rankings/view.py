@@ -5,7 +5,8 @@ sorted by τ (lowest first).
 For a ``ranking`` scheme: the scheme's metrics as the report has them (an undefined one
 as its sentence); left the items with their τ (:mod:`.model`), right the selected
 item's orders and its pairs. With no item selected (or one this scheme has no orders
-for) the item with the lowest τ is shown, and the heading says so. The orders are every
+for) the item with the lowest τ is shown (the list is :class:`~app.ui.views.spans.items.
+ItemList`, built once per scheme result), and the heading says so. The orders are every
 annotator's as the study holds them, machine raters' too (marked ⚙; the report's
 ``details`` hold people only, as it scores people and machines apart). Names go through
 :meth:`ViewContext.annotator_label` (A, B, C in presentation mode).
@@ -20,8 +21,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -41,6 +40,7 @@ from app.ui.views.rankings.model import (
     pair_taus,
     ranking_rows,
 )
+from app.ui.views.spans.items import ItemList
 
 
 def ranking_schemes(project: ProjectData) -> list[str]:
@@ -72,9 +72,9 @@ class RankingsView(View):
         self.metrics = QLabel()
         self.metrics.setWordWrap(True)
         self.metrics.setTextFormat(Qt.TextFormat.RichText)
-        self.items = QListWidget()
+        self.items = ItemList()
         self.items.setMinimumWidth(150)
-        self.items.itemClicked.connect(self._on_item_clicked)
+        self.items.item_clicked.connect(self._on_item_clicked)
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
@@ -125,9 +125,13 @@ class RankingsView(View):
         result = project.report.schemes[scheme]
         study = project.study
         rows = ranking_rows(study.answers_for(scheme))  # machine raters too (⚙)
-        ordered = items_by_tau(rows, study.annotators)
-        item = context.item if context.item in rows else (ordered[0][0] if ordered else None)
-        self._fill_items(ordered, item)
+        self.items.set_items(scheme, result,
+                             lambda: items_by_tau(rows, study.annotators),
+                             lambda i, v: f"{i}  ·  τ {_fmt(v)}",
+                             lambda v: v is not None and v < 1.0)
+        order = self.items.ids()
+        item = context.item if context.item in rows else (order[0] if order else None)
+        self.items.select(item)
         note = (" (the item with the lowest τ: pick another on the left)"
                 if item is not None and item != context.item else "")
         self.heading.setText(f"<b>{escape(scheme)}</b> · item <b>{escape(item or '—')}</b>"
@@ -155,24 +159,10 @@ class RankingsView(View):
             lines.append(text)
         return "<br>".join(lines)
 
-    def _fill_items(self, ordered: list[tuple[str, float | None]], current: str | None
-                    ) -> None:
-        self.items.blockSignals(True)
-        self.items.clear()
-        for item, tau in ordered:
-            entry = QListWidgetItem(f"{item}  ·  τ {_fmt(tau)}")
-            entry.setData(Qt.ItemDataRole.UserRole, item)
-            self.items.addItem(entry)
-            if item == current:
-                self.items.setCurrentItem(entry)
-        self.items.blockSignals(False)
-
     def item_order(self) -> list[str]:
-        return [self.items.item(i).data(Qt.ItemDataRole.UserRole)
-                for i in range(self.items.count())]
+        return self.items.ids()
 
-    def _on_item_clicked(self, entry: QListWidgetItem) -> None:
-        item = entry.data(Qt.ItemDataRole.UserRole)
+    def _on_item_clicked(self, item: str) -> None:
         if item:
             self.item_picked.emit(item)
             self.show_context(self._context.with_(item=item))

@@ -55,6 +55,7 @@ class ItemList(QListView):
         super().__init__(parent)
         self._model = _Model()
         self._key: Hashable = None
+        self._source: object = None
         self._rows: dict[str, int] = {}
         self.setModel(self._model)
         self.setUniformItemSizes(True)
@@ -62,13 +63,17 @@ class ItemList(QListView):
         self.clicked.connect(lambda index: self.item_clicked.emit(
             self._model.data(index, Qt.ItemDataRole.UserRole)))
 
-    def set_items(self, key: Hashable, entries: Callable[[], Sequence[tuple[str, float | None]]],
+    def set_items(self, key: Hashable, source: object,
+                  entries: Callable[[], Sequence[tuple[str, float | None]]],
                   text: Callable[[str, float | None], str],
                   doubt: Callable[[float | None], bool]) -> None:
-        """Show ``entries()`` (called only when ``key`` differs from the shown list's)."""
+        """Show ``entries()``, called only when ``key`` or ``source`` (the scheme's result,
+        compared by identity and held, so a new project's result can never pass for the
+        old one) differs from the shown list's."""
         self._model.doubt = doubt
-        if key == self._key and key is not None:
+        if key is not None and key == self._key and source is self._source:
             return
+        self._source = source
         found = entries()
         self._model.ids = [i for i, _ in found]
         self._model.values = [v for _, v in found]
@@ -77,7 +82,7 @@ class ItemList(QListView):
         self._key = key
 
     def clear(self) -> None:
-        self.set_items(None, lambda: [], lambda i, _v: i, lambda _v: False)
+        self.set_items(None, None, lambda: [], lambda i, _v: i, lambda _v: False)
 
     def select(self, item: str | None) -> None:
         row = self._rows.get(item or "")

@@ -235,7 +235,7 @@ class SpansView(View):
                 partial(self.show_context, context)]
 
     def _fill_items(self, scheme: str, details: object) -> None:
-        self.items.set_items((scheme, id(details)), lambda: items_by_disagreement(details),
+        self.items.set_items(scheme, details, lambda: items_by_disagreement(details),
                              lambda i, v: f"{i}  ·  partial F1 {_fmt(v)}",
                              lambda v: v is not None and v < 1.0)
 
