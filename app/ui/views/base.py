@@ -38,7 +38,8 @@ NO_PROJECT = "No project is open: File › Open…, File › Open demo, or drop 
 """Every view's empty-state sentence when no project is open."""
 
 VIEW_NAMES = ("overview", "items", "cuboids", "tiers", "traces", "regions", "masks",
-              "contracts", "answers", "spans", "numbers", "rankings", "matrices")
+              "contracts", "answers", "spans", "numbers", "rankings", "matrices",
+              "volumes")
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,6 +58,8 @@ LOOKS: dict[str, KindLook] = {
                       labels={"token_level_kappa": "token κ", "span_f1_exact": "exact F1",
                               "span_f1_partial": "partial F1", "char_alpha": "char α",
                               "gamma_mathet": "γ"}),
+    # volumes (issue 38 part 2): the slice view
+    "volumes": KindLook(detail="volumes", labels={"mean_dice": "mean Dice"}),
 }
 
 NO_LOOK = KindLook()

@@ -31,6 +31,7 @@ CLASSES: dict[str, str] = {
     "numbers": "NumbersView",
     "rankings": "RankingsView",
     "matrices": "MatricesView",
+    "volumes": "VolumesView",
 }
 assert tuple(CLASSES) == VIEW_NAMES
 
