@@ -285,7 +285,8 @@ def test_rankings_show_machine_raters_marked(qtbot: QtBot) -> None:
 
 def test_spans_list_follows_a_new_project(qtbot: QtBot) -> None:
     """The items list is kept while the scheme's result is the same object; another
-    project's result (same scheme name) rebuilds it."""
+    project's result (same scheme name; span_machines' people hold the same spans, so
+    the order is the same: the list's source says it was rebuilt) rebuilds it."""
     view = SpansView()
     qtbot.addWidget(view)
     view.show_context(_context(SPANS, scheme="entities"))
@@ -293,6 +294,8 @@ def test_spans_list_follows_a_new_project(qtbot: QtBot) -> None:
     other = DATA / "span_machines"
     view.show_context(_context(other, scheme="entities"))
     details = _project(other).report.schemes["entities"].details
-    assert view.item_order() == details.metrics.items_by_disagreement() != first
+    assert view.item_order() == details.metrics.items_by_disagreement()
+    assert view.items._source is details  # rebuilt from the new project's result
     view.show_context(_context(SPANS, scheme="entities"))
     assert view.item_order() == first
+    assert view.items._source is _project(SPANS).report.schemes["entities"].details
