@@ -299,3 +299,24 @@ def test_spans_list_follows_a_new_project(qtbot: QtBot) -> None:
     view.show_context(_context(SPANS, scheme="entities"))
     assert view.item_order() == first
     assert view.items._source is _project(SPANS).report.schemes["entities"].details
+
+
+def test_spans_machine_raters_have_lanes_marked(qtbot: QtBot) -> None:
+    """span_machines declares two machine raters: their spans are drawn on lanes of
+    their own, marked ⚙, as their user_state.json files hold them."""
+    machines = DATA / "span_machines"
+    view = SpansView()
+    qtbot.addWidget(view)
+    view.resize(1280, 800)
+    view.show_context(_context(machines, scheme="entities", item="n07"))
+    assert view.canvas._names["llm_ner"] == "⚙ llm_ner (machine)"
+    stored: dict[str, set[tuple[int, int, str]]] = {}
+    for who, state in _states(machines).items():
+        stored[who] = {(k["start"], k["end"], k["name"]) for k, _v in
+                       state["instance_id_to_span_to_value"].get("n07", [])
+                       if k["schema"] == "entities"}
+    drawn: dict[str, set[tuple[int, int, str]]] = {}
+    for bar in view.canvas.bars:
+        drawn.setdefault(bar.annotator, set()).add((bar.start, bar.end, bar.label))
+    assert drawn == {who: spans for who, spans in stored.items() if spans}
+    assert "machine raters included" in view.numbers.text()

@@ -14,7 +14,10 @@ Choices where the spec is silent:
 - With no item selected (or one the scheme did not score) the item with the most
   disagreement is shown, and the heading says so.
 - Lanes are in the study's annotator order; names go through
-  :meth:`ViewContext.annotator_label` (A, B, C in presentation mode).
+  :meth:`ViewContext.annotator_label` (A, B, C in presentation mode). Where machine
+  raters are declared the view draws the ``pooled`` partition
+  (:func:`~app.core.agreement.partitions.drawn`): their lanes beside the people's,
+  marked ⚙, and the item's numbers over everyone, which the line says.
 - Everything drawn is read from the report (the worker thread scored it); the view
   computes no metric.
 """
@@ -36,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.agreement.partitions import drawn
 from app.core.project import ProjectData
 from app.ui.palette import annotator_color, label_color
 from app.ui.views.base import NO_PROJECT, View, ViewContext
@@ -152,7 +156,7 @@ class SpansView(View):
         self.scheme_combo.addItems(schemes)
         self.scheme_combo.setCurrentText(scheme)
         self.scheme_combo.blockSignals(False)
-        result = project.report.schemes[scheme]
+        result = drawn(project.report, scheme) or project.report.schemes[scheme]
         self._fill_items(scheme, result.details)
         scored = self.items.ids()
         item = context.item if context.item in self.items._rows else (
@@ -177,7 +181,9 @@ class SpansView(View):
             self.numbers.setText("<i>this item was not scored</i>")
             self.canvas.set_item(None, {}, {}, {})
             return
-        self.numbers.setText(self._numbers_text(shown))
+        everyone = " (everyone, machine raters included)" if project.study.origins else ""
+        self.numbers.setText(self._numbers_text(shown).replace(
+            "This item:", f"This item{everyone}:", 1))
         study = project.study
         lanes = [a for a in study.annotators if a in shown.lanes]
         names = {a: context.annotator_label(a) for a in lanes}
@@ -230,7 +236,7 @@ class SpansView(View):
         if project is None or not schemes:
             return [partial(self.show_context, context)]
         scheme = context.scheme if context.scheme in schemes else schemes[0]
-        details = project.report.schemes[scheme].details
+        details = (drawn(project.report, scheme) or project.report.schemes[scheme]).details
         return [partial(self._fill_items, scheme, details),
                 partial(self.show_context, context)]
 
