@@ -22,7 +22,7 @@ import pytest
 from app.core.contracts import label_report as report_module
 from app.core.contracts.label_report import label_report
 from app.core.errors import InputError
-from app.core.formats.potato.engine_parallel import IntegrityCheck
+from app.core.formats.potato.engine.parallel import IntegrityCheck
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "potato_engine" / "cascade_fixture"
 
@@ -63,7 +63,7 @@ def test_an_early_read_of_another_kind_is_closed_and_the_right_one_made(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Started with other labels than the study's (as if the config changed between),
     it is not used: closed, and the read the study asks for is made."""
-    from app.core.formats.potato.engine_store import StartedRead
+    from app.core.formats.potato.engine.store import StartedRead
 
     project = _project(tmp_path)
     made: list[StartedRead] = []
@@ -107,7 +107,7 @@ def test_a_damaged_database_is_still_named_as_damaged(tmp_path: Path) -> None:
 def test_the_check_waits_for_its_event_and_stops_when_told(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Where its thread cannot run at the lowest priority, the check waits for the sorts."""
-    from app.core.formats.potato import engine_parallel
+    from app.core.formats.potato.engine import parallel as engine_parallel
 
     monkeypatch.setattr(engine_parallel, "_lowest_priority", lambda: False)
     path = tmp_path / "db.sqlite"

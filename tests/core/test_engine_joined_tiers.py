@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from app.core.errors import InputError
-from app.core.formats.potato import engine_columns
-from app.core.formats.potato.engine_answers import (
+from app.core.formats.potato.engine import columns as engine_columns
+from app.core.formats.potato.engine.answers import (
     PIECES,
     PendingColumns,
     TierColumns,
@@ -57,10 +57,10 @@ def _read(db: sqlite3.Connection, labels: tuple[Any, ...], monkeypatch: pytest.M
         merged.append(len(rows))
         return merged_pieces(rows)
     with monkeypatch.context() as patch:
-        patch.setattr("app.core.formats.potato.engine_answers.joined_tier", spy)
-        patch.setattr("app.core.formats.potato.engine_answers.merged_pieces", count_pieces)
+        patch.setattr("app.core.formats.potato.engine.answers.joined_tier", spy)
+        patch.setattr("app.core.formats.potato.engine.answers.merged_pieces", count_pieces)
         if pieces:
-            patch.setattr("app.core.formats.potato.engine_answers.PIECE_ROWS", 1)
+            patch.setattr("app.core.formats.potato.engine.answers.PIECE_ROWS", 1)
         if not joined:
             patch.setattr(PendingColumns, "_from_texts", lambda *args: False)
         stored = read_columns(db, tiers, labels)
@@ -222,7 +222,7 @@ def test_potato_projects_joined_equal_the_rows(tmp_path: Path, project: str, pie
     """Potato's own databases, with their stored string values as the labels."""
     import shutil
 
-    from app.core.formats.potato.engine_json import stored_json
+    from app.core.formats.potato.engine.json_cells import stored_json
 
     for name in ("engine.sqlite", "engine.sqlite-wal"):
         if (PROJECTS / project / name).is_file():
@@ -269,8 +269,8 @@ def test_pieces_fetched_on_a_worker_equal_the_rows(tmp_path: Path, seed: int,
     def count_pieces(pieces: Any) -> Any:
         fetched.append(len(pieces))
         return real(pieces)
-    monkeypatch.setattr("app.core.formats.potato.engine_answers.PIECE_ROWS", 1)
-    monkeypatch.setattr("app.core.formats.potato.engine_answers.merged_pieces", count_pieces)
+    monkeypatch.setattr("app.core.formats.potato.engine.answers.PIECE_ROWS", 1)
+    monkeypatch.setattr("app.core.formats.potato.engine.answers.merged_pieces", count_pieces)
     stored = PendingColumns(db, TIERS, LABELS,
                             lambda: sqlite3.connect(path, check_same_thread=False)).finish()
     assert [_fields(tier) for tier in stored] == rows
@@ -291,7 +291,7 @@ def test_joined_items_equal_the_rows(tmp_path: Path, odd: str | None, seed: int,
     ``pieces``, the table is read in its four rowid ranges (the odd row in any)."""
     import json
 
-    from app.core.formats.potato import engine_items
+    from app.core.formats.potato.engine import items as engine_items
 
     rng = random.Random(seed)
     db = sqlite3.connect(tmp_path / "engine.sqlite")
@@ -352,8 +352,8 @@ def test_a_tier_joined_from_a_scan_equals_one_joined_through_the_index(tmp_path:
     """Both ways ``JoinedQuery.chosen`` may read a tier (their rows in other orders, the
     index ordering them by calibrated confidence), whole or in pieces, give the same
     columns."""
-    from app.core.formats.potato.engine_answers import JoinedQuery, merged_distribution_pieces
-    from app.core.formats.potato.engine_columns import joined_tier
+    from app.core.formats.potato.engine.answers import JoinedQuery, merged_distribution_pieces
+    from app.core.formats.potato.engine.columns import joined_tier
 
     db = _database(tmp_path / "engine.sqlite", seed)
     db.execute("UPDATE prediction SET calibrated_conf = (id * 7919) % 13 / 13.0")
@@ -378,8 +378,8 @@ def test_a_tier_joined_from_a_scan_equals_one_joined_through_the_index(tmp_path:
 def test_distributions_read_in_another_order_send_the_tier_to_the_rows(tmp_path: Path) -> None:
     """The distributions come from a query of their own; joined ids other than the
     main query's (rows in another order) cannot be paired with its rows."""
-    from app.core.formats.potato.engine_answers import JoinedQuery
-    from app.core.formats.potato.engine_columns import joined_tier
+    from app.core.formats.potato.engine.answers import JoinedQuery
+    from app.core.formats.potato.engine.columns import joined_tier
 
     db = _database(tmp_path / "engine.sqlite", 1)
     db.execute("UPDATE prediction SET conf_json = '{\"pos\": 1.0}'")
@@ -400,7 +400,7 @@ def test_each_piece_of_a_scan_seeks_its_range_and_each_of_an_index_read_uses_the
         tmp_path: Path) -> None:
     """The pieces cost about what the whole query does only if a scanning piece reads
     its own range of rowids (not the whole table) and an indexed one keeps the index."""
-    from app.core.formats.potato.engine_answers import JoinedQuery
+    from app.core.formats.potato.engine.answers import JoinedQuery
 
     db = _database(tmp_path / "engine.sqlite", 2)
     query = JoinedQuery(QUERY_LABELS)

@@ -8,8 +8,8 @@ import random
 import pytest
 
 from app.core import slices
-from app.core.formats.potato.engine_answers import StoredAnswers, TierColumns
-from app.core.formats.potato.engine_predictions import kept_whole
+from app.core.formats.potato.engine.answers import StoredAnswers, TierColumns
+from app.core.formats.potato.engine.predictions import kept_whole
 
 
 def _tier(items: list[str], tier: str) -> TierColumns:

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from app.core.formats.potato.engine_answers import RawAnswer, probs, read_answers
-from app.core.formats.potato.engine_json import stored_json
+from app.core.formats.potato.engine.answers import RawAnswer, probs, read_answers
+from app.core.formats.potato.engine.json_cells import stored_json
 
 migrations = pytest.importorskip("potato.labeling_engine.store.migrations")
 PROJECTS = Path(__file__).resolve().parents[1] / "data" / "potato_engine"
@@ -102,8 +102,8 @@ def test_the_prediction_table_lists_the_answered_predictions_in_order(tmp_path: 
     """``engine_predictions.prediction_table`` against a ``Prediction`` per answered row of
     the old reader (status ``ok`` and a value), in its order."""
     from app.core.formats.labeling.data import Prediction
-    from app.core.formats.potato.engine_answers import read_columns
-    from app.core.formats.potato.engine_predictions import prediction_table
+    from app.core.formats.potato.engine.answers import read_columns
+    from app.core.formats.potato.engine.predictions import prediction_table
 
     db = _random_database(tmp_path / "engine.sqlite", seed)
     for tiers in (("cheap", "strong", "judge"), ("judge", "cheap"), ()):
@@ -144,8 +144,8 @@ def test_chunks_of_any_size_give_the_old_answers(tmp_path: Path, seed: int,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """The rows are read a chunk at a time (``engine_columns.CHUNK``): chunk edges anywhere,
     tiers sharing their items or not, give the whole-table reader's answers."""
-    from app.core.formats.potato import engine_columns
-    from app.core.formats.potato.engine_answers import read_columns
+    from app.core.formats.potato.engine import columns as engine_columns
+    from app.core.formats.potato.engine.answers import read_columns
 
     make = _cascade_database if seed % 2 else _random_database
     db = make(tmp_path / "engine.sqlite", seed)
@@ -201,9 +201,9 @@ def test_the_coded_table_equals_the_table_of_lists(tmp_path: Path, seed: int, ev
     and, given the labels, as the labels' numbers (``TierColumns.codes``); with
     ``every``, each tier answered every item (the whole grid, taken without a search)."""
     from app.core.formats.labeling.data import Prediction
-    from app.core.formats.potato.engine_answers import read_columns
-    from app.core.formats.potato.engine_coded import coded_prediction_table
-    from app.core.formats.potato.engine_predictions import (
+    from app.core.formats.potato.engine.answers import read_columns
+    from app.core.formats.potato.engine.coded import coded_prediction_table
+    from app.core.formats.potato.engine.predictions import (
         listed_prediction_table,
         plain_labels,
     )
@@ -244,8 +244,8 @@ def test_labels_read_as_numbers_give_the_old_answers(tmp_path: Path, seed: int,
     of them and ``0`` for status ``ok`` (``engine_answers._value_cases``): the same answers
     as the whole-table reader, with labels of every JSON type, a quote, a label no row has,
     and chunk edges anywhere."""
-    from app.core.formats.potato import engine_columns
-    from app.core.formats.potato.engine_answers import read_columns
+    from app.core.formats.potato.engine import columns as engine_columns
+    from app.core.formats.potato.engine.answers import read_columns
 
     make = (_random_database, _cascade_database, _same_items_database)[seed % 3]
     db = make(tmp_path / "engine.sqlite", seed)
@@ -275,8 +275,10 @@ def test_queries_started_side_by_side_give_the_old_answers(tmp_path: Path, seed:
     chunks or large, and the workers' connections are closed. Started
     (``PendingColumns``), nothing of the rows is read until ``finish``, and the caller's
     connection is free meanwhile; a start abandoned (``close``) reads nothing."""
-    from app.core.formats.potato import engine_answers, engine_columns, engine_parallel
-    from app.core.formats.potato.engine_answers import PendingColumns
+    from app.core.formats.potato.engine import answers as engine_answers
+    from app.core.formats.potato.engine import columns as engine_columns
+    from app.core.formats.potato.engine import parallel as engine_parallel
+    from app.core.formats.potato.engine.answers import PendingColumns
 
     monkeypatch.setattr(engine_parallel, "WORKERS", 2)
     make = (_random_database, _cascade_database, _same_items_database)[seed % 3]
@@ -317,7 +319,7 @@ def test_queries_started_side_by_side_give_the_old_answers(tmp_path: Path, seed:
 def test_codes_are_given_out_in_the_order_first_met(n_known: int) -> None:
     """``engine_coded._first_met`` (counting, or sorting when many codes are met)
     against the order a dict keeps."""
-    from app.core.formats.potato.engine_coded import _first_met
+    from app.core.formats.potato.engine.coded import _first_met
 
     rng = np.random.default_rng(n_known)
     for size in (0, 1, 5, 1000):
@@ -328,7 +330,7 @@ def test_codes_are_given_out_in_the_order_first_met(n_known: int) -> None:
 def test_a_started_query_hands_back_chunks_of_the_size_asked() -> None:
     """``engine_parallel._Started``: the row fetched on the worker comes first, within the
     first chunk, whatever its size (a first chunk of one is that row alone)."""
-    from app.core.formats.potato.engine_parallel import _Started
+    from app.core.formats.potato.engine.parallel import _Started
 
     db = sqlite3.connect(":memory:")
     db.execute("CREATE TABLE t (x)")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from app.core.formats.nesting import within_bounds
-from app.core.formats.potato.engine_json import json_column, stored_json
+from app.core.formats.potato.engine.json_cells import json_column, stored_json
 
 
 def _reference(text: Any) -> Any:

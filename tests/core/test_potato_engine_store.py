@@ -1,7 +1,7 @@
 """Reading Potato 2.12.1's ``engine.sqlite``: what each table becomes, and bad databases.
 
 The schema is Potato's own (its migrations, run here with sqlite3), the rows are written
-by hand so each rule of :mod:`app.core.formats.potato.engine_store` is tested on its own;
+by hand so each rule of :mod:`app.core.formats.potato.engine.store` is tested on its own;
 the projects Potato itself wrote are tested in ``test_potato_engine_projects.py``.
 """
 
@@ -16,7 +16,7 @@ import pytest
 
 from app.core.errors import InputError
 from app.core.formats.labeling.data import RequestKind, Split
-from app.core.formats.potato.engine_store import read_engine_store
+from app.core.formats.potato.engine.store import read_engine_store
 
 migrations = pytest.importorskip("potato.labeling_engine.store.migrations")
 
@@ -162,7 +162,7 @@ def test_a_write_in_progress_stops_the_read(tmp_path: Path) -> None:
 
 def _spy_copies(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """Every private copy ``read_engine_store`` makes, by the database it copies."""
-    from app.core.formats.potato import engine_store
+    from app.core.formats.potato.engine import store as engine_store
 
     copies: list[Path] = []
     real = engine_store._private_copy
@@ -204,7 +204,7 @@ def test_a_database_with_its_wal_is_read_from_a_copy(tmp_path: Path,
 
 def test_a_database_changed_while_read_in_place_is_read_again_from_a_copy(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from app.core.formats.potato import engine_answers
+    from app.core.formats.potato.engine import answers as engine_answers
 
     path = tmp_path / "engine.sqlite"
     with _database(path) as db:
@@ -230,7 +230,7 @@ def test_a_database_changed_while_read_in_place_is_read_again_from_a_copy(
 
 
 def test_predictions_outside_the_study_are_left_out_with_a_note(tmp_path: Path) -> None:
-    from app.core.formats.potato.engine_store import for_study
+    from app.core.formats.potato.engine.store import for_study
 
     path = tmp_path / "engine.sqlite"
     with _database(path) as db:
@@ -253,7 +253,7 @@ def test_item_meta_is_read_alike_with_few_or_many_distinct_texts(tmp_path: Path,
     """``engine_items.read_items`` asks SQLite for each item's text's number while there
     are few distinct texts (``FEW_METAS``), else reads the texts: the same meta either
     way, in ingestion order, against json.loads of each row."""
-    from app.core.formats.potato.engine_items import read_items
+    from app.core.formats.potato.engine.items import read_items
 
     path = tmp_path / "engine.sqlite"
     metas = [json.dumps({"pi": {"s": k / 1000}, "fields": {"g": f"g{k}"}}) if k % 4 else

@@ -20,7 +20,7 @@ from app.core.contracts.potato_method.population.table import PopulationTable
 from app.core.contracts.potato_method.ppi import MachineAnswers, evaluate_ppi, machine_tier
 from app.core.contracts.potato_method.selective_risk import coverage
 from app.core.contracts.potato_method.view import MethodView, PopulationItem, TierAnswer
-from app.core.formats.potato.engine_answers import TierColumns
+from app.core.formats.potato.engine.answers import TierColumns
 from tests.core.test_potato_method_ppi import CASES, _case
 
 LABELS = ("pos", "neg", "mixed")

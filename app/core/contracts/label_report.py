@@ -55,7 +55,7 @@ from app.core.formats.labeling.reader import (
     read_labeling,
 )
 from app.core.formats.potato.config import read_config
-from app.core.formats.potato.engine_store import (
+from app.core.formats.potato.engine.store import (
     EngineStore,
     StartedRead,
     engine_database,

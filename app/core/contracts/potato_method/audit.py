@@ -54,8 +54,8 @@ from app.core.contracts.potato_method.from_store import (
     method_view,
 )
 from app.core.contracts.potato_method.view import MethodResult, MethodView
-from app.core.formats.potato.engine_records import ContractRecord, SinceRecord
-from app.core.formats.potato.engine_store import EngineStore
+from app.core.formats.potato.engine.records import ContractRecord, SinceRecord
+from app.core.formats.potato.engine.store import EngineStore
 from app.core.model import Scheme, Study
 
 Evaluate = Callable[..., MethodResult]

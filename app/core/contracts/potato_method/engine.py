@@ -73,8 +73,8 @@ from app.core.contracts.state_moves import state_moved
 from app.core.contracts.statistics.looks import look_level
 from app.core.contracts.status import ContractStatus
 from app.core.formats.labeling.data import LabelingData, RequestKind
-from app.core.formats.potato.engine_records import ContractRecord
-from app.core.formats.potato.engine_store import EngineStore
+from app.core.formats.potato.engine.records import ContractRecord
+from app.core.formats.potato.engine.store import EngineStore
 from app.core.model import Scheme, Study
 
 NEVER_SPEND = frozenset({"budget_first", "threshold_legacy"})

@@ -48,8 +48,8 @@ from app.core.contracts.potato_method.view import (
     MethodView,
     TierAnswer,
 )
-from app.core.formats.potato.engine_answers import TierColumns
-from app.core.formats.potato.engine_store import EngineStore
+from app.core.formats.potato.engine.answers import TierColumns
+from app.core.formats.potato.engine.store import EngineStore
 from app.core.model import Kind, Scheme
 from app.core.row_index import positions_in
 

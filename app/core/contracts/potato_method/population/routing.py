@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from app.core.formats.potato.engine_answers import TierColumns
+from app.core.formats.potato.engine.answers import TierColumns
 
 MIN_DEV_TO_ESCALATE = 30
 """Dev labels a tier needs before the route may pass its items on (Potato's rule)."""

@@ -4,7 +4,7 @@ an item only when one is asked for.
 Why: a million-item Potato project has a million population items with three tier
 answers each; building them (and walking them in Python for the coverage and ppi's
 machine terms) was most of ``accord label status``. :class:`PopulationTable` keeps each
-tier's answers as the store's columns (:class:`~app.core.formats.potato.engine_answers.
+tier's answers as the store's columns (:class:`~app.core.formats.potato.engine.answers.
 TierColumns`) plus, per population item, its row in each tier (``-1``: no answer) and
 the position of its routed tier. It equals, item for item, the tuple of
 ``PopulationItem`` the per-item builder made (``tests/core/test_potato_population.py``),
@@ -20,7 +20,7 @@ from typing import Any, overload
 import numpy as np
 
 from app.core.contracts.potato_method.view import PopulationItem, TierAnswer
-from app.core.formats.potato.engine_answers import TierColumns
+from app.core.formats.potato.engine.answers import TierColumns
 from app.core.slices import list_in_slices, set_in_slices, tolist_in_slices
 
 Vector = np.ndarray

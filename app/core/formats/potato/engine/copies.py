@@ -15,7 +15,7 @@ journal (``engine.sqlite-journal``: a write in progress) stops it too.
 **One copy per open** (our choice; Potato has no outside reader). Opening a project reads
 the database twice: the people who labelled in it (:mod:`.people`, while the study is
 read) and, when an engine is configured, the contracts' store
-(:mod:`..engine_store`). Each made its own copy: on a million-item database (576 MB) the
+(:mod:`.store`). Each made its own copy: on a million-item database (576 MB) the
 second copy cost about 3 s. Inside ``with SharedCopies():`` (what
 :func:`app.core.project.open_project` holds around the whole open) the first copy is kept
 and handed to the next reader of the same database, **as long as the database and its WAL

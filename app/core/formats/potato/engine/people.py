@@ -49,7 +49,7 @@ be read).
 
 Cost: one query on ``human_request`` (the ``status`` index), nothing per item of the
 population; a project without human labels in its engine pays only the opening. The
-database is read as :mod:`..engine_store` reads it: in place and immutable when it is at
+database is read as :mod:`.store` reads it: in place and immutable when it is at
 rest, else from a private copy with its WAL, never creating a file beside it; within one
 open of a project that copy is made once and shared with the contracts' store
 (:mod:`.copies`).
@@ -66,13 +66,13 @@ from app.core.errors import InputError
 from app.core.formats.boundary import present
 from app.core.formats.labeling.answers import to_answer
 from app.core.formats.potato.engine.copies import at_rest_uri, private_copy, side_files, stamp
-from app.core.formats.potato.engine_json import stored_json
-from app.core.formats.potato.engine_parallel import unreadable
-from app.core.formats.potato.engine_records import (
+from app.core.formats.potato.engine.json_cells import stored_json
+from app.core.formats.potato.engine.parallel import unreadable
+from app.core.formats.potato.engine.records import (
     CALIBRATION_PURPOSES,
     VERIFICATION_PURPOSES,
 )
-from app.core.formats.potato.engine_store import _open, engine_database
+from app.core.formats.potato.engine.store import _open, engine_database
 from app.core.formats.potato.place import sys_intern
 from app.core.model import Answer, Study
 
@@ -248,7 +248,7 @@ _QUERY = (
 
 def _rows(database: Path) -> list[tuple[Any, ...]]:
     """The answered requests, read in place when the database is at rest and did not
-    change meanwhile, else from a private copy (as :mod:`..engine_store` reads it)."""
+    change meanwhile, else from a private copy (as :mod:`.store` reads it)."""
     before = stamp(database)
     if not any(present(side) for side in side_files(database)):
         try:

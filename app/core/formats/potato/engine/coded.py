@@ -23,7 +23,7 @@ import numpy as np
 
 from app.core.formats.labeling.decoded import Columns
 from app.core.formats.labeling.table import PredictionTable
-from app.core.formats.potato.engine_answers import StoredAnswers, TierColumns
+from app.core.formats.potato.engine.answers import StoredAnswers, TierColumns
 from app.core.nones import Nones
 from app.core.slices import (
     array_in_slices,

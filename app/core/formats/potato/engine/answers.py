@@ -3,13 +3,13 @@
 Why a module: this is the one table that grows with the corpus times the cascade (three
 million rows for a million items and three tiers). Its rows become one list per field per
 (schema, tier), :class:`TierColumns`. Given the schemes' labels, SQLite joins each tier's
-rows into one text per column (:class:`~.engine_answers.JoinedQuery`, on a worker thread,
+rows into one text per column (:class:`~.answers.JoinedQuery`, on a worker thread,
 without the interpreter lock), which numpy splits, parses and sorts; where those texts
 cannot stand for the rows exactly, or without labels, the columns are filled a chunk of
-sorted rows at a time by C-level calls (:mod:`.engine_columns`). Either way the same
+sorted rows at a time by C-level calls (:mod:`.columns`). Either way the same
 columns, and no Python object per prediction is made until someone asks for one
 (:meth:`StoredAnswers.raw_answers`, kept for the tests and for small readers). The
-consumers that scale (the prediction table of :mod:`engine_store`, Potato's view in
+consumers that scale (the prediction table of :mod:`.store`, Potato's view in
 :mod:`app.core.contracts.potato_method.from_store`) read the columns.
 
 A column whose values are not all plain stored texts (a number or bytes in
@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from app.core.formats.potato.engine_columns import (
+from app.core.formats.potato.engine.columns import (
     DISTRIBUTION_SEPARATOR,
     SCALE,
     SEPARATOR,
@@ -38,8 +38,8 @@ from app.core.formats.potato.engine_columns import (
     probs,
     tier_columns,
 )
-from app.core.formats.potato.engine_json import stored_json
-from app.core.formats.potato.engine_parallel import Connect, SortedQueries
+from app.core.formats.potato.engine.json_cells import stored_json
+from app.core.formats.potato.engine.parallel import Connect, SortedQueries
 from app.core.row_index import positions_in
 from app.core.slices import repeat_each, tiled
 
@@ -125,7 +125,7 @@ def read_columns(db: sqlite3.Connection, tiers: tuple[str, ...], labels: Sequenc
     this replaced). ``labels``: the values the schemes allow; a ``value_json`` that is one
     of them as ``json.dumps`` writes it comes back from SQLite as its number
     (:func:`_value_cases`). ``connect``: opens another connection to the same database,
-    so the queries start side by side (:mod:`.engine_parallel`)."""
+    so the queries start side by side (:mod:`.parallel`)."""
     return PendingColumns(db, tiers, labels, connect).finish()
 
 
@@ -258,7 +258,7 @@ class JoinedQuery:
         (:func:`merged_pieces` makes them one).
 
         Only what varies is joined: a status other than ``ok`` follows its id after
-        :data:`~.engine_columns.MARK` (Potato writes ``ok`` only, so the status column,
+        :data:`~.columns.MARK` (Potato writes ``ok`` only, so the status column,
         a million separators, is not joined), and the few checks are aggregates (a
         third of the query's time; a confidence of 2 or more shows as SQLite's largest
         integer once parsed)."""

@@ -5,7 +5,7 @@ A real Potato project keeps every piece of the engine's state in this SQLite fil
 split, inclusion probability and label, the stored contract results and looks, the
 resolved labels and the certificates. This module reads it into Accord's model
 (:class:`~app.core.formats.labeling.data.LabelingData`) and Potato's own records
-(:mod:`app.core.formats.potato.engine_records`), one query per table.
+(:mod:`app.core.formats.potato.engine.records`), one query per table.
 
 **Never touching the user's file.** A database at rest (no ``-wal``, ``-shm`` or
 ``-journal`` beside it: Potato's server stopped cleanly) is opened in place read-only with
@@ -24,7 +24,7 @@ Choices where Potato is silent on what an outside reader should do:
   (abstain, error) or whose value is null is no prediction, as Potato's router treats it.
 - **Confidence** is ``raw_conf`` (0 when null), what Potato's contracts read; ``conf_json``
   (the label distribution) becomes ``probs``.
-- **Requests**: see :mod:`.engine_records`.
+- **Requests**: see :mod:`.records`.
 """
 
 from __future__ import annotations
@@ -42,24 +42,24 @@ from app.core.errors import InputError
 from app.core.formats.boundary import checked_file, present
 from app.core.formats.labeling.data import LabelingData
 from app.core.formats.labeling.table import PredictionTable
+from app.core.formats.potato.engine.answers import PendingColumns, StoredAnswers
 from app.core.formats.potato.engine.copies import DATABASE as DATABASE
 from app.core.formats.potato.engine.copies import MAX_DATABASE_BYTES as MAX_DATABASE_BYTES
 from app.core.formats.potato.engine.copies import at_rest_uri as _at_rest_uri
 from app.core.formats.potato.engine.copies import private_copy as _private_copy
 from app.core.formats.potato.engine.copies import side_files as _side_files
 from app.core.formats.potato.engine.copies import stamp as _stamp
-from app.core.formats.potato.engine_answers import PendingColumns, StoredAnswers
-from app.core.formats.potato.engine_items import ItemMeta, read_items
-from app.core.formats.potato.engine_parallel import IntegrityCheck
-from app.core.formats.potato.engine_parallel import unreadable as _unreadable
-from app.core.formats.potato.engine_predictions import (
+from app.core.formats.potato.engine.items import ItemMeta, read_items
+from app.core.formats.potato.engine.parallel import IntegrityCheck
+from app.core.formats.potato.engine.parallel import unreadable as _unreadable
+from app.core.formats.potato.engine.predictions import (
     check_labels,
     kept_whole,
     plain_labels,
     prediction_table,
     table_for_study,
 )
-from app.core.formats.potato.engine_records import (
+from app.core.formats.potato.engine.records import (
     DoneRequest,
     EngineRecords,
     read_done,

@@ -4,7 +4,7 @@ and checked against the schemes, by whole columns.
 Why a module: the reader used to make a ``Prediction`` per answered row, a list of them
 per study, and an f-string per prediction for the label check; at a million items and
 three tiers that was nine million objects. Here the table is assembled from the tiers'
-columns (:mod:`~app.core.formats.potato.engine_answers`) in the order the per-row reader
+columns (:mod:`~app.core.formats.potato.engine.answers`) in the order the per-row reader
 listed the predictions (schema, item, cascade tier), and the check reads each distinct
 plain label once; anything else (a label that is a list, a float or a boolean; a label
 that fails) takes the per-row check, whose first error names the prediction or request
@@ -24,15 +24,15 @@ import numpy as np
 from app.core.errors import InputError
 from app.core.formats.labeling.data import Prediction, Request
 from app.core.formats.labeling.table import PredictionTable
-from app.core.formats.potato.engine_answers import StoredAnswers
-from app.core.formats.potato.engine_coded import coded_prediction_table
+from app.core.formats.potato.engine.answers import StoredAnswers
+from app.core.formats.potato.engine.coded import coded_prediction_table
 from app.core.model import Scheme
 from app.core.slices import equal_in_slices, list_in_slices, sorted_strings
 
 
 def prediction_table(stored: StoredAnswers) -> PredictionTable:
     """Every answered current prediction (status ``ok`` and a value), ordered by schema,
-    item and cascade tier: as codes where it can be (:mod:`.engine_coded`), else lists."""
+    item and cascade tier: as codes where it can be (:mod:`.coded`), else lists."""
     coded = coded_prediction_table(stored)
     return coded if coded is not None else listed_prediction_table(stored)
 

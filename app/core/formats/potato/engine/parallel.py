@@ -9,7 +9,7 @@ million-item read are long stretches of SQLite alone:
   a damaged file is named as damaged (the same sentence as when the check ran first),
   whatever the read made of it.
 - each tier's query works through a million rows before SQLite hands back the first
-  (joining them into texts, :class:`~.engine_answers.JoinedQuery`, about two seconds;
+  (joining them into texts, :class:`~.answers.JoinedQuery`, about two seconds;
   sorting them, for the row-by-row read, about one): :class:`SortedQueries` starts them
   on a worker thread with connections of their own, each fetching only its first row
   (a joined query: its few rows; either waits on that work), so it runs while the

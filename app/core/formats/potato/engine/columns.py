@@ -22,7 +22,7 @@ import numpy as np
 
 from app.core.errors import InputError
 from app.core.float_list import FloatList
-from app.core.formats.potato.engine_json import json_column, stored_json
+from app.core.formats.potato.engine.json_cells import json_column, stored_json
 from app.core.row_index import RowIndex, strictly_ascending
 from app.core.slices import (
     array_in_slices,
@@ -222,7 +222,7 @@ Distributions = Callable[[], Sequence[Any] | None]
 def joined_tier(row: Sequence[Any], schema: str, tier: str, shared: dict[str, str],
                 read: list[_Joined], known: Sequence[Any],
                 distributions: Distributions = lambda: None) -> TierColumns | bool | None:
-    """The columns of one tier from the row of its :class:`~.engine_answers.JoinedQuery`: what
+    """The columns of one tier from the row of its :class:`~.answers.JoinedQuery`: what
     :func:`tier_columns` makes of the same rows (``None`` for none), or ``False`` where
     the texts cannot say it exactly (an odd row; a separator inside an id, a status or a
     distribution; a value not a label; an item stored twice): the caller then reads the

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from app.core.formats.potato.engine_json import stored_json
+from app.core.formats.potato.engine.json_cells import stored_json
 from app.core.row_index import keyed_values
 from app.core.slices import (
     dict_in_slices,
