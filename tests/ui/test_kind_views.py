@@ -113,9 +113,18 @@ def test_spans_lanes_hold_each_annotators_spans_from_the_files(qtbot: QtBot) -> 
     carol = {s[2]: s for s in expected["carol"]}
     assert max(alice["PER"][0], carol["PER"][0]) < min(alice["PER"][1], carol["PER"][1])
     assert status[("alice", "PER")] == status[("carol", "PER")] == MATCHED
-    # each bar sits under its characters: left to right in text order on one lane
+    # each bar sits under its characters: its left edge at its first character's x,
+    # and its tooltip quotes the item's text at the stored offsets
+    text = json.loads((SPANS / "data" / "items.jsonl").read_text().splitlines()[8])
+    assert text["id"] == "n08"
     for bar in view.canvas.bars:
         assert bar.rect.width() > 0
+        centre = bar.rect.center()
+        tip = view.canvas.bar_tip(centre.x(), centre.y())
+        assert f"[{bar.start}, {bar.end}) “{text['text'][bar.start:bar.end]}”" in tip
+    lanes = {bar.annotator: bar for bar in view.canvas.bars if bar.label in ("ORG", "LOC")}
+    assert lanes["alice"].rect.left() == lanes["bob"].rect.left()  # same offsets, same x
+    assert lanes["alice"].rect.top() < lanes["bob"].rect.top()  # alice's lane above bob's
 
 
 def test_spans_items_sorted_by_potatos_partial_f1(qtbot: QtBot) -> None:

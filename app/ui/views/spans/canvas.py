@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import (
     QBrush,
     QColor,
     QFontMetricsF,
+    QHelpEvent,
     QPainter,
     QPaintEvent,
     QPen,
@@ -28,7 +29,7 @@ from PySide6.QtGui import (
     QTextLine,
     QTextOption,
 )
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from app.ui.views.spans.model import LABEL_MISMATCH, MATCHED, ItemSpans
 
@@ -138,6 +139,27 @@ class SpanCanvas(QWidget):
     def changeEvent(self, event: object) -> None:  # noqa: N802 (Qt API)
         self._relayout()
         super().changeEvent(event)  # type: ignore[arg-type]
+
+    def bar_tip(self, x: float, y: float) -> str:
+        """The tooltip of the span under (x, y): who, label, offsets, the text, the mark
+        (a short bar's label is elided; the tooltip says it whole)."""
+        item = self._item
+        for bar in self.bars:
+            if item is not None and bar.rect.contains(QPointF(x, y)):
+                words = item.text[bar.start:bar.end]
+                return (f"{self._names.get(bar.annotator, bar.annotator)}: {bar.label} "
+                        f"[{bar.start}, {bar.end}) “{words}” · {bar.status}")
+        return ""
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            tip = self.bar_tip(event.pos().x(), event.pos().y())
+            if tip:
+                QToolTip.showText(event.globalPos(), tip, self)
+            else:
+                QToolTip.hideText()
+            return True
+        return super().event(event)
 
     # ------------------------------------------------------------------ painting
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt API)
