@@ -54,7 +54,7 @@ NOUNS: dict[str, str] = {
     "video_annotation": "segment", "tiered_annotation": "annotation",
     "spatial_annotation": "object", "trajectory_eval": "step", "process_reward": "step",
     "tool_call_review": "step", "gui_trajectory": "step", "temporal_grounding": "event",
-    "span": "span",
+    "span": "span", "volume_annotation": "label",
 }
 """What one object of a structured scheme is called (else ``object``)."""
 
@@ -64,6 +64,7 @@ FORMAT_LABELS: dict[str, str] = {
     "rttm": "RTTM speaker turns", "kitti": "KITTI 3D labels", "nuscenes": "nuScenes tables",
     "traces": "Trace review log (JSON Lines)", "brat": "brat standoff (.ann + .txt)",
     "conll": "CoNLL 2003 BIO columns", "doccano": "doccano JSONL (sequence labeling)",
+    "nifti": "NIfTI label maps (volumes)",
 }
 FORMAT_HINTS: dict[str, str] = {
     "labelstudio": "The JSON or JSON-MIN export; its annotators come from the file "
@@ -81,6 +82,8 @@ FORMAT_HINTS: dict[str, str] = {
     "brat": "A folder of .ann files beside their .txt documents per annotator.",
     "conll": "One CoNLL file per annotator (token first, BIO tag last); sentences are items.",
     "doccano": "One <username>.jsonl of doccano's export per annotator.",
+    "nifti": "A folder of <item>.nii.gz label maps per annotator (or a user folder of "
+             "Potato's volume_nifti export); names from labels.json.",
 }
 
 ROW_HEIGHT = 26
@@ -95,6 +98,8 @@ def counted(n: int, word: str) -> str:
 
 def object_count(value: Any) -> int:
     """The objects in one structured answer (see the module)."""
+    if isinstance(value, dict) and isinstance(value.get("masks"), dict) and "shape" in value:
+        return len(value["masks"])  # a volume: its labels painted, not its run lengths
     if isinstance(value, list):
         return len(value)
     if isinstance(value, dict):

@@ -29,7 +29,7 @@ SCALE_TYPES = frozenset({"likert"})
 SET_TYPES = frozenset({"multiselect"})
 """A list of label names per answer."""
 DATA_TYPES = frozenset({"image_annotation", "audio_annotation", "video_annotation",
-                        "tiered_annotation", "spatial_annotation"})
+                        "tiered_annotation", "spatial_annotation", "volume_annotation"})
 """A structured object stored under the label name ``_data``."""
 OWN_NAME_TYPES = frozenset({"trajectory_eval", "process_reward", "tool_call_review",
                             "gui_trajectory", "failure_attribution", "temporal_grounding"})

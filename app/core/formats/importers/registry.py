@@ -20,6 +20,7 @@ FORMATS: dict[str, str] = {
     "labelstudio": "label_studio", "cvat": "cvat", "coco": "coco", "eaf": "eaf",
     "textgrid": "textgrid", "rttm": "rttm", "kitti": "kitti", "nuscenes": "nuscenes",
     "traces": "traces", "brat": "text.brat", "conll": "text.conll", "doccano": "text.doccano",
+    "nifti": "volumes.nifti",
 }
 """Format name (``cli.md``) → module of this package."""
 KITTI_LABELS = "label_2"
