@@ -94,8 +94,8 @@ class _File:
                     elem.getparent().tag in LABEL_PARENTS:
                 self.meta_labels(elem)
             elif elem.tag == "track":
-                raise self.error("this is CVAT for video (it holds <track>); expected "
-                                 "CVAT for images 1.1: export the job in that format", elem)
+                raise self.error("this is CVAT for video (it holds <track>); import it "
+                                 "with `accord import cvat-video`", elem)
             elif elem.tag == "image":
                 self.image(elem)
                 elem.clear()

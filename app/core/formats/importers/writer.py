@@ -11,7 +11,8 @@ sources are only read.
 Stored answers, as Potato's browser forms save them: a radio choice is
 ``[{"schema", "name": label}, true]``; a likert value ``[{"schema", "name": "3"}, "3"]``;
 a multiselect one such pair per chosen label; a media scheme one JSON string under the
-label name ``_data``; a trace or temporal-grounding scheme one JSON string under the
+label name ``_data`` (a track answer too: Potato's tracking widget saves its whole state
+there); a trace or temporal-grounding scheme one JSON string under the
 scheme's own name. A span scheme's spans go to ``instance_id_to_span_to_value`` as
 Potato's server saves what its span widget posts (``static/span-core.js``: value 1 and
 the id ``<schema>_<label>_<start>_<end>``; ``tests/data/potato_server/spans`` holds what
