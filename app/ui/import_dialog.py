@@ -56,12 +56,10 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.formats.importers.model import ImportedStudy
-from app.core.formats.importers.registry import FORMATS
+from app.core.formats.importers.registry import FORMAT_HINTS, FORMAT_LABELS, FORMATS
 from app.core.progress import Job
 from app.ui.import_preview import (
     ERROR_COLOR,
-    FORMAT_HINTS,
-    FORMAT_LABELS,
     MUTED_COLOR,
     ROW_HEIGHT,
     Preview,

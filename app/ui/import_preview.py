@@ -12,10 +12,10 @@ study never stalls the window. :class:`PreviewPanel` shows it.
 
 Choices where the design is silent:
 
-- Objects are counted only in structured answers (shapes, segments, tier annotations,
-  cuboids, judged trace steps, events): a list counts its entries, a mapping sums its
-  nested lists and mappings, a mapping of plain values is one object. A radio, likert or
-  multiselect answer is one answer and no objects.
+- Objects are counted only in structured answers (shapes, segments, tracks, tier
+  annotations, cuboids, judged trace steps, events): a list counts its entries, a mapping
+  its nested lists and mappings (a video's ``tracks`` its tracks), a mapping of plain
+  values one object. A radio, likert or multiselect answer is one answer and no objects.
 - Rows are annotators and columns schemes: a Label Studio export can name dozens of
   annotators, and a long table scrolls better than a wide one.
 - Every name from the files is shown as plain text (never markup).
@@ -54,37 +54,9 @@ NOUNS: dict[str, str] = {
     "video_annotation": "segment", "tiered_annotation": "annotation",
     "spatial_annotation": "object", "trajectory_eval": "step", "process_reward": "step",
     "tool_call_review": "step", "gui_trajectory": "step", "temporal_grounding": "event",
-    "span": "span", "volume_annotation": "label",
+    "span": "span", "tracks": "track", "volume_annotation": "label",
 }
 """What one object of a structured scheme is called (else ``object``)."""
-
-FORMAT_LABELS: dict[str, str] = {
-    "labelstudio": "Label Studio JSON", "cvat": "CVAT for images 1.1 XML",
-    "coco": "COCO JSON", "eaf": "ELAN .eaf", "textgrid": "Praat TextGrid",
-    "rttm": "RTTM speaker turns", "kitti": "KITTI 3D labels", "nuscenes": "nuScenes tables",
-    "traces": "Trace review log (JSON Lines)", "brat": "brat standoff (.ann + .txt)",
-    "conll": "CoNLL 2003 BIO columns", "doccano": "doccano JSONL (sequence labeling)",
-    "nifti": "NIfTI label maps (volumes)",
-}
-FORMAT_HINTS: dict[str, str] = {
-    "labelstudio": "The JSON or JSON-MIN export; its annotators come from the file "
-                   "(completed_by, annotator).",
-    "cvat": "One XML file (a job) per annotator.",
-    "coco": "One JSON file per annotator; images are matched by file_name.",
-    "eaf": "A folder per annotator with one .eaf per item; tiers with a PARTICIPANT or "
-           "ANNOTATOR name their coders themselves.",
-    "textgrid": "A folder per annotator with one .TextGrid per item (text or binary).",
-    "rttm": "One .rttm file per annotator.",
-    "kitti": "Per annotator: a label_2 folder (calib/ and velodyne/ beside it are used), "
-             "a folder holding one, or a plain folder of <item>.txt labels (no calib).",
-    "nuscenes": "A folder of nuScenes tables per annotator.",
-    "traces": "One JSON Lines review log per reviewer.",
-    "brat": "A folder of .ann files beside their .txt documents per annotator.",
-    "conll": "One CoNLL file per annotator (token first, BIO tag last); sentences are items.",
-    "doccano": "One <username>.jsonl of doccano's export per annotator.",
-    "nifti": "A folder of <item>.nii.gz label maps per annotator (or a user folder of "
-             "Potato's volume_nifti export); names from labels.json.",
-}
 
 ROW_HEIGHT = 26
 ERROR_COLOR = "#b3261e"
@@ -98,6 +70,8 @@ def counted(n: int, word: str) -> str:
 
 def object_count(value: Any) -> int:
     """The objects in one structured answer (see the module)."""
+    if isinstance(value, dict) and isinstance(value.get("tracks"), list | dict):
+        return len(value["tracks"])
     if isinstance(value, dict) and isinstance(value.get("masks"), dict) and "shape" in value:
         return len(value["masks"])  # a volume: its labels painted, not its run lengths
     if isinstance(value, list):
@@ -157,6 +131,7 @@ def preview_of(study: ImportedStudy) -> Preview:
         for name, kind in schemes:
             values = [by_scheme[name] for by_scheme in answers.values() if name in by_scheme]
             objects = sum(object_count(v) for v in values) if has_objects(kind) else None
+            kind = "tracks" if any(isinstance(v, dict) and "tracks" in v for v in values) else kind
             mine[name] = Tally(len(values), objects, NOUNS.get(kind, "object"))
         tallies[annotator] = mine
     answered = {a: sum(1 for v in answers.values() if v) for a, answers in study.answers.items()}

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from app.core.formats.importers.registry import FORMATS, read_study
+from app.core.formats.importers.registry import FORMAT_HINTS, FORMAT_LABELS, FORMATS, read_study
 from app.core.formats.potato.project import load_study
-from app.ui.import_preview import FORMAT_HINTS, FORMAT_LABELS, preview_of
+from app.ui.import_preview import preview_of
 from tests.core.importers.support import import_fails, import_ok, stored
 from tests.core.importers.track_sources import (
     FRAMES,

@@ -12,8 +12,8 @@ import motmetrics as mm
 import pytest
 import yaml
 
-from app.core.formats.importers.registry import read_study
-from app.ui.import_preview import FORMAT_HINTS, FORMAT_LABELS, preview_of
+from app.core.formats.importers.registry import FORMAT_HINTS, FORMAT_LABELS, read_study
+from app.ui.import_preview import preview_of
 from tests.core.importers.support import import_fails, import_ok, stored
 from tests.core.importers.track_sources import (
     FPS,

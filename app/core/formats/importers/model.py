@@ -8,8 +8,11 @@ to copy there), and every annotator's answers as **Potato answer values** in Pot
 own shapes and units (``formats.md``): a label name for radio, a scale value for likert,
 a list of label names for multiselect, a list of :class:`ImportedSpan` for a span scheme,
 and the structured object of a media or trace scheme (``{"shapes": [...]}``,
-``{"segments": [...]}``, ``{"annotations": {...}}``, ``{"steps": [...]}``...). Units are
-converted in the importer, in exactly one place.
+``{"segments": [...]}``, ``{"annotations": {...}}``, ``{"steps": [...]}``...). A track
+answer is a ``video_annotation`` value in tracking mode: the widget's state with
+``{"tracks": {id: {"label", "keyframes": {frame: {"frame", "bbox", "bboxNorm"}}}}}``
+(built by :mod:`~app.core.formats.importers.tracks.study`). Units are converted in the
+importer, in exactly one place.
 
 ``notes`` say what the format cannot carry or what was skipped, in sentences; the
 command prints them as the import's summary.

@@ -20,9 +20,43 @@ FORMATS: dict[str, str] = {
     "labelstudio": "label_studio", "cvat": "cvat", "coco": "coco", "eaf": "eaf",
     "textgrid": "textgrid", "rttm": "rttm", "kitti": "kitti", "nuscenes": "nuscenes",
     "traces": "traces", "brat": "text.brat", "conll": "text.conll", "doccano": "text.doccano",
-    "nifti": "volumes.nifti",
+    "cvat-video": "tracks.cvat_video", "mot": "tracks.mot", "nifti": "volumes.nifti",
 }
 """Format name (``cli.md``) → module of this package."""
+FORMAT_LABELS: dict[str, str] = {
+    "labelstudio": "Label Studio JSON", "cvat": "CVAT for images 1.1 XML",
+    "coco": "COCO JSON", "eaf": "ELAN .eaf", "textgrid": "Praat TextGrid",
+    "rttm": "RTTM speaker turns", "kitti": "KITTI 3D labels", "nuscenes": "nuScenes tables",
+    "traces": "Trace review log (JSON Lines)", "brat": "brat standoff (.ann + .txt)",
+    "conll": "CoNLL 2003 BIO columns", "doccano": "doccano JSONL (sequence labeling)",
+    "cvat-video": "CVAT for video 1.1 XML (tracks)", "mot": "MOT Challenge gt.txt (tracks)",
+    "nifti": "NIfTI label maps (volumes)",
+}
+"""Format name → what File › Import… calls it."""
+FORMAT_HINTS: dict[str, str] = {
+    "labelstudio": "The JSON or JSON-MIN export; its annotators come from the file "
+                   "(completed_by, annotator).",
+    "cvat": "One XML file (a job) per annotator.",
+    "coco": "One JSON file per annotator; images are matched by file_name.",
+    "eaf": "A folder per annotator with one .eaf per item; tiers with a PARTICIPANT or "
+           "ANNOTATOR name their coders themselves.",
+    "textgrid": "A folder per annotator with one .TextGrid per item (text or binary).",
+    "rttm": "One .rttm file per annotator.",
+    "kitti": "Per annotator: a label_2 folder (calib/ and velodyne/ beside it are used), "
+             "a folder holding one, or a plain folder of <item>.txt labels (no calib).",
+    "nuscenes": "A folder of nuScenes tables per annotator.",
+    "traces": "One JSON Lines review log per reviewer.",
+    "brat": "A folder of .ann files beside their .txt documents per annotator.",
+    "conll": "One CoNLL file per annotator (token first, BIO tag last); sentences are items.",
+    "doccano": "One <username>.jsonl of doccano's export per annotator.",
+    "cvat-video": "One XML file (a job on one video) per annotator; the frame size comes "
+                  "from its original_size.",
+    "mot": "Per annotator a gt.txt, a sequence folder or a folder of sequences; the frame "
+           "size comes from seqinfo.ini.",
+    "nifti": "A folder of <item>.nii.gz label maps per annotator (or a user folder of "
+             "Potato's volume_nifti export); names from labels.json.",
+}
+"""Format name → the sentence File › Import… shows under the format."""
 KITTI_LABELS = "label_2"
 """The KITTI object benchmark's folder of label files."""
 
