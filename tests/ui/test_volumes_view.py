@@ -124,3 +124,12 @@ def test_a_skipped_item_says_why(qtbot: QtBot, project: ProjectData) -> None:
     view.show_context(_context(project, item="v04", scheme="organs"))
     assert "not scored: answers on different volume shapes" in view.heading.text()
     assert view.canvas.outlines == []
+
+
+def test_cards_and_tree_name_the_dice(project: ProjectData) -> None:
+    from app.ui.views.metric_text import SHORT, headline_key, metric_label
+
+    result = project.report.schemes["organs"]
+    assert headline_key(result.metrics) == "mean_dice" and SHORT["mean_dice"] == "Dice"
+    assert metric_label("dice_by_label.Lesion", "volumes") == "Dice, Lesion"
+    assert metric_label("mean_dice", "volumes") == "mean Dice"

@@ -38,7 +38,10 @@ CORRECTED = ("alpha", "fleiss_kappa", "kappa", "detection_alpha", "classificatio
              "alpha_interval", "alpha_ordinal", "alpha_nominal", "weighted_kappa_linear",
              "weighted_kappa_quadratic", "cohen_kappa", "pairwise_cohen_kappa",
              # the span kind's (issue 37)
-             "token_level_kappa", "char_alpha", "gamma_mathet")
+             "token_level_kappa", "char_alpha", "gamma_mathet",
+             # grounding, episodes, rollouts (issue 38; captions' is "alpha")
+             "detection.alpha", "outcome.outcome_alpha", "category.alpha", "severity.alpha",
+             "preference.alpha", "counterfactual.alpha", "localization.sigma")
 """Metrics corrected for (or read against) chance agreement."""
 
 UNCORRECTED = ("percent_agreement", "mean_agreement", "mean_object_count_diff",
@@ -51,7 +54,7 @@ UNCORRECTED = ("percent_agreement", "mean_agreement", "mean_object_count_diff",
 
 PAIR_ORDER = ("alpha", "kappa", "percent_agreement", "mean_agreement", "detection_f1",
               "mean_matched_iou", "mean_object_count_diff", "span_f1_partial",
-              "span_f1_exact")
+              "span_f1_exact", "mean_dice")
 """Pair-matrix metrics in the order offered (the first present is the default)."""
 
 LABELS = {
@@ -94,12 +97,14 @@ LABELS = {
 }
 
 HEADLINES = ("alpha", "detection_alpha", "mean_agreement", "mean_sensitivity",
-             "alpha_interval", "kendall_tau", "gamma_mathet")
+             "alpha_interval", "kendall_tau", "gamma_mathet", "mean_dice",
+             "detection.alpha", "outcome.outcome_alpha")
 """The headline of a scheme: the first of these its report has."""
 
 SHORT = {"alpha": "α", "detection_alpha": "detection α", "mean_agreement": "agreement",
          "mean_sensitivity": "sensitivity", "alpha_interval": "interval α",
-         "kendall_tau": "τ", "gamma_mathet": "γ"}
+         "kendall_tau": "τ", "gamma_mathet": "γ", "detection.alpha": "detection α",
+         "outcome.outcome_alpha": "outcome α", "mean_dice": "Dice"}
 """The headline's name where there is room for one word (the project tree)."""
 
 SMALL_SAMPLE = 20
@@ -144,6 +149,8 @@ def metric_label(key: str, kind: str | None = None) -> str:
     special = look_of(kind).labels.get(key)
     if special:
         return special
+    if key.startswith("dice_by_label."):  # a volume scheme's labels (Potato's names)
+        return f"Dice, {key.removeprefix('dice_by_label.')}"
     return LABELS.get(key, key.replace("_", " "))
 
 
