@@ -26,6 +26,8 @@ Answer shapes by kind:
 - matrix: :class:`SubAnswers` (multirate, constant_sum, soft_label, …: one stored value
   per sub-answer)
 - volumes: :class:`VolumeMasks` (``volume_annotation``: run-length slices per label)
+- grounding, captions, episodes, rollouts: :class:`LayeredAnswer` (the stored blob and
+  its parsed layers)
 """
 
 from __future__ import annotations
@@ -58,6 +60,10 @@ class Kind(StrEnum):
     MATRIX = "matrix"
     SPANS = "spans"
     VOLUMES = "volumes"
+    GROUNDING = "grounding"
+    CAPTIONS = "captions"
+    EPISODES = "episodes"
+    ROLLOUTS = "rollouts"
 
 
 TRACE_TYPES = frozenset(
@@ -107,8 +113,21 @@ class VolumeMasks:
     labels: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class LayeredAnswer:
+    """A blob answer of several independent layers: ``grounding_eval``,
+    ``region_caption``, ``episode_annotation``, ``rollout_evaluation``. ``data`` is the
+    stored JSON object (the answers view shows it); ``parsed`` its layers as the kind's
+    reader checked them (``agreement/vlm/reading.py``), so a broken blob is an error
+    naming its file when the project is read, not when it is scored."""
+
+    annotation_type: str
+    data: Mapping[str, Any]
+    parsed: Any
+
+
 Answer: TypeAlias = (str | frozenset[str] | ObjectSet | TraceJudgement | float
-                     | tuple[str, ...] | SubAnswers | VolumeMasks)
+                     | tuple[str, ...] | SubAnswers | VolumeMasks | LayeredAnswer)
 
 
 # --------------------------------------------------------------------------- items

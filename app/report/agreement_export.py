@@ -79,7 +79,17 @@ NOT_CHANCE_CORRECTED = {"mean_agreement", "mean_object_count_diff", "detection_f
                         "pearson_r", "mae", "rmse", "spearman_rho", "kendall_tau",
                         "spearman_footrule",
                         # the span kind's F1s (issue 37)
-                        "span_f1_exact", "span_f1_partial"}
+                        "span_f1_exact", "span_f1_partial",
+                        # grounding, captions, episodes, rollouts (issue 38)
+                        "detection.percent_agreement", "localization.mean_iou",
+                        "localization.median_iou", "pointing.mean_pairwise_distance",
+                        "coverage.answered_fraction", "mean_pairwise_distance",
+                        "matching.n_matched_regions", "matching.n_unmatched_regions",
+                        "phases.mean_agreement", "phases.mean_matched_iou",
+                        "phases.detection_f1", "reward.reward_icc",
+                        "reward.reward_pearson_r", "reward.reward_coverage",
+                        "localization.mean_offset", "localization.median_offset",
+                        "localization.ks", "localization.n_matched_pairs"}
 _SKIPPED_EXTRAS = {"annotators", "disagreement_items", "rejected", "n_units"}
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 

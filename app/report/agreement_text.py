@@ -48,7 +48,11 @@ CHANCE_CORRECTED = {"alpha", "fleiss_kappa", "kappa", "detection_alpha",
                     "pairwise_cohen_kappa", "weighted_kappa_linear",
                     "weighted_kappa_quadratic",
                     # the span kind's (issue 37)
-                    "token_level_kappa", "char_alpha", "gamma_mathet"}
+                    "token_level_kappa", "char_alpha", "gamma_mathet",
+                    # grounding, episodes, rollouts (issue 38; captions' "alpha" above)
+                    "detection.alpha", "outcome.outcome_alpha", "category.alpha",
+                    "severity.alpha", "preference.alpha", "counterfactual.alpha",
+                    "localization.sigma"}
 NO_NOTE = {"n_units", "mean_sensitivity", "mean_specificity"}
 
 

@@ -58,6 +58,9 @@ SPEC_TABLE = {
     "tree_annotation": Kind.SPANS,
     # kinds.md B §2.7 (volumes)
     "volume_annotation": Kind.VOLUMES,
+    # kinds.md B §2.9-2.12 (grounding, captions, episodes, rollouts)
+    "grounding_eval": Kind.GROUNDING, "region_caption": Kind.CAPTIONS,
+    "episode_annotation": Kind.EPISODES, "rollout_evaluation": Kind.ROLLOUTS,
 }
 CONDITIONAL = {"confidence": Kind.CONTINUOUS, "pairwise": Kind.CONTINUOUS}
 """Types a kind reads only with one config (``scale_type: slider``, ``mode: scale``);

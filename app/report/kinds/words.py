@@ -112,6 +112,67 @@ WORDS: dict[str, KindWords] = {
                                "per label the mean over items and pairs (pairs where "
                                "neither painted the label left out), then the mean over "
                                "labels"}),
+    # kinds.md B §2.9-2.12: one metric group per layer, Potato's dotted names
+    "grounding": KindWords(
+        headline="detection.alpha",
+        labels={"detection.alpha": "detection α (located / not present)",
+                "detection.percent_agreement": "detection, percent agreement",
+                "localization.mean_iou": "localization, mean IoU",
+                "localization.median_iou": "localization, median IoU",
+                "pointing.mean_pairwise_distance": "pointing distance (image units)",
+                "coverage.answered_fraction": "answered fraction"},
+        meanings={"detection.alpha": "Krippendorff's nominal α over each expression's "
+                                     "answer: located or not present",
+                  "localization.mean_iou": "per pair that both located an expression, "
+                                           "matched similarity / the larger region count "
+                                           "(one region each: IoU); mean over such pairs",
+                  "pointing.mean_pairwise_distance": "distance between two annotators' "
+                                                     "points in normalized image units "
+                                                     "(0 is the same point)",
+                  "coverage.answered_fraction": "answered / possible (expression, "
+                                                "annotator) answers"}),
+    "captions": KindWords(
+        headline="alpha",
+        labels={"alpha": "caption α (token distance)",
+                "mean_pairwise_distance": "mean token distance",
+                "matching.n_matched_regions": "regions matched",
+                "matching.n_unmatched_regions": "regions unmatched"},
+        meanings={"alpha": "Krippendorff's α over the captions of matched regions, "
+                           "δ = 1 − Jaccard of their words (stop words dropped)",
+                  "mean_pairwise_distance": "mean token distance between two captions "
+                                            "of one region (0 same words; not "
+                                            "chance-corrected)"}),
+    "episodes": KindWords(
+        headline="outcome.outcome_alpha",
+        labels={"phases.mean_agreement": "phases, mean agreement",
+                "phases.mean_matched_iou": "phases, matched temporal IoU",
+                "phases.detection_f1": "phases, detection F1",
+                "outcome.outcome_alpha": "outcome α (nominal)",
+                "reward.reward_icc": "reward ICC(2,1)",
+                "reward.reward_pearson_r": "reward Pearson r",
+                "reward.reward_coverage": "reward, shared time"},
+        meanings={"reward.reward_icc": "two reward curves resampled on 200 points where "
+                                       "both drew, ICC(2,1) per pair, mean over pairs "
+                                       "and episodes",
+                  "reward.reward_coverage": "share of the 200 points both curves cover"}),
+    "rollouts": KindWords(
+        headline="detection.alpha",
+        labels={"detection.alpha": "break detection α (0.5 s window)",
+                "localization.mean_offset": "break offset, mean (s)",
+                "localization.median_offset": "break offset, median (s)",
+                "localization.sigma": "localization σ (vs. chance offsets)",
+                "localization.ks": "localization KS (vs. chance offsets)",
+                "localization.n_matched_pairs": "matched breaks",
+                "category.alpha": "break type α", "severity.alpha": "severity α (ordinal)",
+                "preference.alpha": "preference α", "counterfactual.alpha":
+                "counterfactual verdict α", "coverage.answered_fraction":
+                "answered streams"},
+        meanings={"detection.alpha": "nominal α over clusters of break marks within "
+                                     "0.5 s: each answering annotator marked it or not",
+                  "localization.sigma": "1 − mean matched offset / mean offset between "
+                                        "marks of different rollouts",
+                  "localization.ks": "Kolmogorov-Smirnov distance between matched and "
+                                     "chance offsets (1: fully separated)"}),
 }
 
 NO_WORDS = KindWords(headline="")

@@ -33,6 +33,7 @@ from app.core.agreement.kinds import (
     spans,
     tiers,
     trace,
+    vlm,
     volumes,
 )
 from app.core.agreement.kinds.spec import KindSpec
@@ -52,6 +53,10 @@ KINDS: list[KindSpec] = [
     ranking.SPEC,
     matrix.SPEC,
     spans.SPEC,
+    vlm.GROUNDING,
+    vlm.CAPTIONS,
+    vlm.EPISODES,
+    vlm.ROLLOUTS,
     volumes.SPEC,
 ]
 """Every kind Accord scores, in the order their predicates are asked."""

@@ -29,6 +29,7 @@ from typing import Any
 
 from app.core.agreement.rating_answers import read_rating
 from app.core.agreement.rating_answers import reads as reads_rating
+from app.core.agreement.vlm.reading import PARSERS as VLM_PARSERS
 from app.core.agreement.volumes.reading import parse_volume
 from app.core.errors import InputError
 from app.core.formats.files import parse_json_text
@@ -188,5 +189,6 @@ STRUCTURED: dict[str, Parser] = {
     "tool_call_review": parse_verdicts,
     "gui_trajectory": parse_verdicts,
     "failure_attribution": parse_failure_attribution,
+    **VLM_PARSERS,
     "volume_annotation": parse_volume,
 }

@@ -163,7 +163,7 @@ def _read_items(config: PotatoConfig, path: Path, items: Mapping[str, Item],
         text = record.get(config.text_key) if config.text_key else None
         media: dict[str, Path] = {}
         for key, value in media_values(record, config.media_keys, config.picture_key):
-            found = _media_path(config, value, path, line, key)
+            found = _episode_manifest(_media_path(config, value, path, line, key))
             if present(found):  # a regular file inside (it may be large: media)
                 media[key] = checked_file(found, root=config.root, limit=UNBOUNDED)
             else:
@@ -184,6 +184,21 @@ def _media_path(config: PotatoConfig, value: str, file: Path, line: int | None, 
         alt = inside(config.root, value, base=config.media_directory, file=file, key=where)
         if alt.exists():
             return alt
+    return path
+
+
+EPISODE_MANIFEST = "episode.json"
+
+
+def _episode_manifest(path: Path) -> Path:
+    """A media field naming a folder that holds ``episode.json`` names that manifest:
+    Potato 2.12.1 reads an episode so (``episodes/simple.py``: a folder is read as its
+    ``episode.json``). Any other folder is still refused by ``checked_file``, and the
+    manifest is checked like every media file (a link out of the project is refused)."""
+    if path.is_dir():
+        manifest = path / EPISODE_MANIFEST
+        if present(manifest):
+            return manifest
     return path
 
 
