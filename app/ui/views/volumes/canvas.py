@@ -65,7 +65,9 @@ class SliceCanvas(QWidget):
         shown = [o for o in self.outlines if o.name not in self.hidden]
         n = len(shown)
         for index, line in enumerate(shown):
-            width = max(1.5, min(2.5 * (n - index), scale * 0.6 * (n - index) / max(n, 1)))
+            # 2 px for the last, 4 px more for each before it (2 px of each colour shows
+            # on either side where lines coincide), never wider than half a voxel
+            width = max(1.5, min(2.0 + 4.0 * (n - 1 - index), scale * 0.5))
             pen = QPen(line.color, width)
             pen.setCapStyle(Qt.PenCapStyle.SquareCap)
             painter.setPen(pen)
