@@ -101,7 +101,7 @@ def test_accord_reads_the_imported_tracks(tmp_path: Path, exports: list[Path]) -
     assert set(answers[VIDEO]) == {"ann", "ben"}
     tracks = answers[VIDEO]["ben"].tracks  # type: ignore[union-attr]
     assert tracks is not None
-    assert [t.id for t in tracks] == ["track_7", "track_8"]
+    assert [t.id for t in tracks] == ["track_7", "track_8", "track_9", "track_10"]
     assert tracks[0].keyframes[0] == (0, pytest.approx((12 / W, 22 / H, 99 / W, 61 / H)))
 
 
@@ -124,7 +124,7 @@ def test_the_preview_counts_tracks_and_the_dialog_lists_the_format(exports: list
                                                                    ) -> None:
     preview = preview_of(read_study("cvat-video", exports, []))
     assert preview.tallies["ann"]["tracks"].text() == "1 item · 4 tracks"
-    assert preview.tallies["ben"]["tracks"].text() == "1 item · 2 tracks"
+    assert preview.tallies["ben"]["tracks"].text() == "1 item · 4 tracks"
     assert FORMATS["cvat-video"] == "tracks.cvat_video"
     assert "CVAT for video" in FORMAT_LABELS["cvat-video"] and FORMAT_HINTS["cvat-video"]
 

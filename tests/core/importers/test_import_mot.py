@@ -62,7 +62,7 @@ def test_every_frame_potato_reads_is_the_box_motmetrics_reads(
     assert kf["time"] == 12 / FPS and value["video_metadata"] == {"fps": FPS}
     scheme = yaml.safe_load((out / "config.yaml").read_text())["annotation_schemes"][0]
     assert scheme["video_fps"] == FPS and scheme["mode"] == "tracking"
-    assert "5 rows with conf 0" in printed  # one per track: ann has three, ben two
+    assert "7 rows with conf 0" in printed  # one per track: ann has three, ben four
     assert "frame n - 1" in printed
 
 
@@ -149,3 +149,64 @@ def test_a_folder_without_gt_is_refused(capsys: pytest.CaptureFixture[str],
                                         tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     import_fails(capsys, "mot", [str(tmp_path / "empty")], tmp_path / "out", "no gt/gt.txt")
+
+
+def _iou(a: Pixels, b: Pixels) -> float:
+    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = w * h
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+
+def motmetrics_pooled(a: Path, b: Path) -> dict[str, float]:
+    """MOTA, IDF1 and ID switches of two annotators' gt.txt as py-motmetrics scores them
+    (IoU ≥ 0.5), each direction in turn as the ground truth, pooled as Potato pools them
+    (kinds.md B §2.8): errors over reference object-frames, IDTP over both sides'
+    object-frames, switches halved."""
+    boxes = [motmetrics_boxes(a), motmetrics_boxes(b)]
+    totals = {"errors": 0, "reference": 0, "switches": 0, "idtp": 0, "frames": 0}
+    for ref, hyp in (boxes, boxes[::-1]):
+        acc = mm.MOTAccumulator(auto_id=False)
+        for frame in sorted({f for _, f in ref} | {f for _, f in hyp}):
+            r = sorted((t, box) for (t, f), box in ref.items() if f == frame)
+            h = sorted((t, box) for (t, f), box in hyp.items() if f == frame)
+            # 1 − IoU, NaN (no match) under IoU 0.5: motmetrics' iou_matrix, which
+            # motmetrics 1.4 cannot run on NumPy 2 (np.asfarray)
+            dist = [[1 - iou if (iou := _iou(rb, hb)) >= 0.5 else float("nan")
+                     for _, hb in h] for _, rb in r]
+            acc.update([t for t, _ in r], [t for t, _ in h], dist, frameid=frame)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            s = mm.metrics.create().compute(
+                acc, metrics=["num_misses", "num_false_positives", "num_switches",
+                              "num_objects", "idtp"], name="x").iloc[0]
+        totals["errors"] += s.num_misses + s.num_false_positives + s.num_switches
+        totals["reference"] += s.num_objects
+        totals["switches"] += s.num_switches
+        totals["idtp"] += s.idtp
+    totals["frames"] = len(boxes[0]) + len(boxes[1])
+    return {"mota": 1 - totals["errors"] / totals["reference"],
+            "idf1": totals["idtp"] / totals["frames"],  # both directions' IDTP: 2·IDTP
+            "id_switches": totals["switches"] / 2}
+
+
+def test_potato_identity_on_the_import_equals_motmetrics_on_the_files(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, sequences: list[Path]) -> None:
+    import json
+
+    from potato.server_utils.iaa.identity import video_identity
+
+    out = tmp_path / "project"
+    import_ok(capsys, "mot", *map(str, sequences), "--annotator", "ann", "--annotator", "ben",
+              "-o", str(out))
+    rows: dict[str, dict[str, object]] = {ITEM: {}}
+    for who in ("ann", "ben"):
+        state = json.loads((out / "annotation_output" / who / "user_state.json").read_text())
+        rows[ITEM][who] = {k["name"]: v for k, v in state["instance_id_to_label_to_value"][ITEM]}
+    potato = video_identity(rows)
+    assert potato is not None
+    reference = motmetrics_pooled(*(s / "gt" / "gt.txt" for s in sequences))
+    assert 0 < reference["idf1"] < 1  # the two annotators agree on some boxes, not all
+    assert reference["id_switches"] == 0.5  # ben's pedestrian changes track once
+    for key, value in reference.items():
+        assert potato[key] == pytest.approx(value, abs=1e-12), key

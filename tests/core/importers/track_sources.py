@@ -48,6 +48,11 @@ TRUTH: dict[str, dict[int, tuple[str, dict[int, Pixels], tuple[int, ...]]]] = {
         # reaches past the right edge (kept, counted)
         8: ("pedestrian", {4: (598.0, 100.0, 650.0, 220.0), 14: (600.0, 110.0, 655.0, 225.0)},
             (15,)),
+        # ann's pedestrian 1, followed by two tracks: an ID switch at frame 11
+        9: ("pedestrian", {5: (401.0, 101.0, 441.0, 221.0), 10: (411.0, 103.0, 452.0, 226.0)},
+            (11,)),
+        10: ("pedestrian", {11: (412.0, 103.0, 453.0, 226.0), 15: (420.0, 105.0, 462.0, 230.0)},
+             (16,)),
     },
 }
 LABELS = {"car": "#fa3253", "pedestrian": "#33ddff"}
