@@ -121,3 +121,38 @@ def test_the_reports_name_the_kind_and_its_pairs(report: Any) -> None:
     data = report.to_json()["schemes"]["organs"]
     assert set(data["pairs"]) == {"alice|bob", "alice|carol", "bob|carol"}
     assert all(p["n_items"] == 4 for p in data["pairs"].values())
+
+
+@pytest.mark.parametrize("who", [None, "carol"])
+def test_item_scores_are_each_items_pair_dice(report: Any, who: str | None) -> None:
+    """The items view's score: per pair the mean Dice over the labels with a value
+    (Potato's ``dice`` on its own decoded volumes), then the mean over the item's pairs
+    (those with ``who`` when filtered)."""
+    from itertools import combinations
+
+    from potato.media.volume_masks import dice, label_volume
+
+    from app.core.agreement.item_scores import item_scores
+
+    scores = item_scores(report.schemes["organs"], who)
+    assert scores is not None
+    stored = _stored()
+    expected: dict[str, float] = {}
+    for item in sorted(stored):
+        raw = {u: json.loads(v["_data"]) for u, v in stored[item].items()}
+        if len({tuple(a["shape"]) for a in raw.values()}) != 1:
+            continue  # v04: on two shapes, skipped
+        pair_means = []
+        for a, b in combinations(sorted(raw), 2):
+            if who is not None and who not in (a, b):
+                continue
+            values = [d for label in LABELS if (d := dice(
+                label_volume(raw[a], raw[a]["shape"], label),
+                label_volume(raw[b], raw[b]["shape"], label))) is not None]
+            if values:
+                pair_means.append(sum(values) / len(values))
+        expected[item] = sum(pair_means) / len(pair_means)
+    assert list(scores.items) == sorted(expected)
+    for item, score in zip(scores.items, scores.score, strict=True):
+        assert score == pytest.approx(expected[item], abs=1e-12)
+    assert all(n == (2 if who else 3) for n in scores.n_pairs)

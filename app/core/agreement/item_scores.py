@@ -28,6 +28,9 @@ Choices where the spec is silent:
   over the pairs *that include that annotator* only: it answers "where does this person
   disagree with the others", which an item-level mean over all pairs would blur.
 - Spans: the pairs' partial span F1 (``count_diff``: their span counts' difference).
+- Volumes: a pair's score is its mean Dice over the labels either painted on the item
+  (a pair that painted nothing at all is no pair, as Potato leaves both-empty out);
+  no ``count_diff``.
 - Masks (STAPLE) and schemes without a measure have no per-item pair score:
   :func:`item_scores` returns ``None`` for them.
 - Rows are in sorted item-id order.
@@ -46,6 +49,7 @@ from app.core.agreement.categorical.units import CodedUnits
 from app.core.agreement.result import AgreementReport, SchemeResult
 from app.core.agreement.sets.agreement import SetAgreement
 from app.core.agreement.spans.metrics import SpanDetails
+from app.core.agreement.volumes.report import VolumeAgreement
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +102,8 @@ def item_scores(result: SchemeResult, annotator: str | None = None) -> ItemScore
         return _from_units(result.name, kind, details, annotator)
     if isinstance(details, SpanDetails):
         return _from_spans(result.name, kind, details, annotator)
+    if isinstance(details, VolumeAgreement):
+        return _from_volumes(result.name, kind, details, annotator)
     return None
 
 
@@ -210,6 +216,26 @@ def _from_spans(scheme: str, kind: str, details: SpanDetails, annotator: str | N
                  np.bincount(item, minlength=k).astype(np.float64),
                  np.bincount(item, weights=score, minlength=k),
                  np.bincount(item, weights=diff, minlength=k), annotator)
+
+
+def _from_volumes(scheme: str, kind: str, details: VolumeAgreement, annotator: str | None
+                  ) -> ItemScores:
+    """Volumes: a pair's score is its mean Dice over the labels with a value."""
+    per_pair: dict[tuple[str, str, str], list[float]] = {}
+    for c in details.comparisons:
+        if c.dice is not None and (annotator is None or annotator in (c.a, c.b)):
+            per_pair.setdefault((c.item, c.a, c.b), []).append(c.dice)
+    items = sorted({c.item for c in details.comparisons})
+    names = sorted({who for c in details.comparisons for who in (c.a, c.b)})
+    row = {item: k for k, item in enumerate(items)}
+    answered = np.zeros((len(items), len(names)), dtype=bool)
+    for c in details.comparisons:
+        answered[row[c.item], names.index(c.a)] = answered[row[c.item], names.index(c.b)] = True
+    pairs, total = np.zeros(len(items)), np.zeros(len(items))
+    for (item, _a, _b), values in per_pair.items():
+        pairs[row[item]] += 1
+        total[row[item]] += sum(values) / len(values)
+    return _rows(scheme, kind, items, names, answered, pairs, total, None, annotator)
 
 
 # --------------------------------------------------------------------------- common
