@@ -21,7 +21,8 @@ def test_every_kind_has_a_look_and_every_look_a_view() -> None:
 
 def test_the_window_reads_the_table() -> None:
     assert {k: v.detail for k, v in LOOKS.items() if v.detail} == dock_layout.DETAIL_FOR_KIND
-    assert kinds_drawn_by("answers") == {"nominal", "ordinal", "multilabel"}
+    assert kinds_drawn_by("answers") == {"nominal", "ordinal", "multilabel", "grounding",
+                                         "captions", "episodes", "rollouts"}
     assert kinds_drawn_by("tiers") == {"segments", "tiers"}
     assert kinds_with_confusion() == {"nominal", "ordinal", "trace"}
     assert metric_label("kappa", "ordinal") == "Weighted κ (quadratic, mean over pairs)"
@@ -37,4 +38,6 @@ def test_a_kind_without_a_row_has_no_detail_tab_and_common_names() -> None:
 
 def test_masks_say_why_they_have_no_pair_matrix() -> None:
     assert "STAPLE" in look_of("masks").no_pairs
-    assert all(not look.no_pairs for kind, look in LOOKS.items() if kind != "masks")
+    pooled = {"masks", "grounding", "captions", "episodes", "rollouts"}
+    assert all(not look.no_pairs for kind, look in LOOKS.items() if kind not in pooled)
+    assert all("pooled over annotator pairs" in look_of(k).no_pairs for k in pooled - {"masks"})

@@ -11,7 +11,10 @@ how the window shows it is the window's, so it lives here, one row per kind:
 - ``unit``: what one unit is, in words (a trace's units are its steps);
 - ``confusion``: whether the items view shows its label-by-label confusion matrix;
 - ``no_pairs``: why the overview shows no annotator-pair matrix for it, where that is the
-  kind's nature (STAPLE rates annotators against the consensus).
+  kind's nature (STAPLE rates annotators against the consensus);
+- ``also``: further detail views that draw its schemes when the report carries a metric
+  (view → metric): the tracks view draws a cuboid or segment scheme that holds tracks
+  (it reports ``identity.mota``).
 
 A kind without a row is still shown on the overview with its metrics' common names; it
 has no detail tab until its row names one.
@@ -21,6 +24,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.core.agreement.result import SchemeResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,11 +38,19 @@ class KindLook:
     confusion: bool = False
     no_pairs: str = ""
     """Why the kind has no annotator-pair matrix, where that is its nature."""
+    also: Mapping[str, str] = field(default_factory=dict)
+    """Further detail views → the metric whose presence says a scheme is theirs to draw."""
 
 
 _IDENTITY = {"identity.mota": "MOTA (tracks, pooled)", "identity.idf1": "IDF1 (tracks, pooled)",
              "identity.id_switches": "ID switches (per direction)"}
 """Identity over tracks (3D sequences, video tracking), beside the set metrics."""
+_TRACKS = {"tracks": "identity.mota"}
+"""A scheme holding tracks (it reports identity) is drawn in the tracks view too."""
+
+POOLED = ("each metric group is pooled over annotator pairs and units, as Potato 2.12.1 "
+          "reports it: a number per pair would be another metric")
+"""Why grounding, caption, episode and rollout schemes have no pair matrix."""
 
 LOOKS: dict[str, KindLook] = {
     "nominal": KindLook(detail="answers", confusion=True),
@@ -44,8 +59,8 @@ LOOKS: dict[str, KindLook] = {
     "multilabel": KindLook(detail="answers"),
     "trace": KindLook(detail="traces", unit="step", confusion=True,
                       labels={"alpha": "Step-level α"}),
-    "cuboids": KindLook(detail="cuboids", labels=_IDENTITY),
-    "segments": KindLook(detail="tiers", labels=_IDENTITY),
+    "cuboids": KindLook(detail="cuboids", labels=_IDENTITY, also=_TRACKS),
+    "segments": KindLook(detail="tiers", labels=_IDENTITY, also=_TRACKS),
     "tiers": KindLook(detail="tiers"),
     "regions": KindLook(detail="regions"),
     "masks": KindLook(detail="masks", no_pairs="STAPLE rates each annotator against the "
@@ -60,6 +75,36 @@ LOOKS: dict[str, KindLook] = {
                               "gamma_mathet": "γ"}),
     # volumes (issue 38 part 2): the slice view
     "volumes": KindLook(detail="volumes", labels={"mean_dice": "mean Dice"}),
+    # grounding, captions, episodes, rollouts (issue 38 part 3): answers side by side
+    "grounding": KindLook(detail="answers", no_pairs=POOLED, unit="expression",
+                          labels={"detection.alpha": "detection α",
+                                  "detection.percent_agreement": "detection % agreement",
+                                  "localization.mean_iou": "mean IoU",
+                                  "localization.median_iou": "median IoU",
+                                  "pointing.mean_pairwise_distance": "point distance",
+                                  "coverage.answered_fraction": "answered"}),
+    "captions": KindLook(detail="answers", no_pairs=POOLED, unit="region",
+                         labels={"alpha": "caption α (words)",
+                                 "mean_pairwise_distance": "mean word distance",
+                                 "matching.n_matched_regions": "regions matched",
+                                 "matching.n_unmatched_regions": "regions unmatched"}),
+    "episodes": KindLook(detail="answers", no_pairs=POOLED, unit="episode",
+                         labels={"phases.mean_agreement": "phases agreement",
+                                 "phases.mean_matched_iou": "phases IoU",
+                                 "phases.detection_f1": "phases F1",
+                                 "outcome.outcome_alpha": "outcome α",
+                                 "reward.reward_icc": "reward ICC(2,1)",
+                                 "reward.reward_pearson_r": "reward r",
+                                 "reward.reward_coverage": "reward overlap"}),
+    "rollouts": KindLook(detail="answers", no_pairs=POOLED, unit="rollout",
+                         labels={"detection.alpha": "break α",
+                                 "localization.mean_offset": "offset (s)",
+                                 "localization.sigma": "σ",
+                                 "localization.ks": "KS",
+                                 "category.alpha": "type α", "severity.alpha": "severity α",
+                                 "preference.alpha": "preference α",
+                                 "counterfactual.alpha": "counterfactual α",
+                                 "coverage.answered_fraction": "answered"}),
 }
 
 NO_LOOK = KindLook()
@@ -73,6 +118,23 @@ def look_of(kind: str | None) -> KindLook:
 def detail_views() -> dict[str, str]:
     """Kind name → the detail view that draws it."""
     return {kind: look.detail for kind, look in LOOKS.items() if look.detail}
+
+
+def also_views(kind: str | None, metrics: Mapping[str, object]) -> set[str]:
+    """The further detail views that draw a scheme of ``kind`` with these ``metrics``."""
+    return {view for view, metric in look_of(kind).also.items() if metric in metrics}
+
+
+def no_pairs_reason(result: SchemeResult) -> str:
+    """Why ``result`` has no annotator-pair matrix where that is its nature: the kind's
+    (STAPLE), or a scheme of tracks only, whose identity is pooled, not kept per pair."""
+    if look_of(result.kind).no_pairs:
+        return look_of(result.kind).no_pairs
+    if "identity.mota" in result.metrics and not result.pairs:
+        return (f"this scheme holds tracks only; MOTA, IDF1 and ID switches are pooled over "
+                f"its {result.n_pairs} annotator pairs (both directions), not kept per pair. "
+                "The Tracks view compares each pair's tracks frame by frame")
+    return ""
 
 
 def kinds_drawn_by(view: str) -> frozenset[str]:

@@ -20,6 +20,8 @@ Choices where the spec is silent:
   majority set when more than half the answers chose it; a label chosen by exactly half
   is a tie, and the item's majority is then undefined.
 - A cell disagrees when it holds an answer and the majority is defined and different.
+- Grounding, caption, episode and rollout answers are shown side by side in words
+  (``layers.py``) and never voted on.
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from app.core.model import Answer, Kind
+from app.core.model import Answer, Kind, LayeredAnswer
 from app.core.sharded import ShardedMap
+from app.ui.views.answers.layers import LAYERED_KINDS, NO_VOTE
 from app.ui.views.kinds import kinds_drawn_by
 
 if TYPE_CHECKING:
@@ -121,6 +124,10 @@ PLACED_IN = "\u241f"
 
 
 def answer_text(answer: Answer) -> str:
+    if isinstance(answer, LayeredAnswer):
+        from app.ui.views.answers.layers import layered_text
+
+        return layered_text(answer)
     if isinstance(answer, frozenset):
         labels = (label.replace(PLACED_IN, ": ") for label in sorted(answer))
         return ", ".join(labels) if answer else NO_LABEL
@@ -195,6 +202,7 @@ def answer_table(project: ProjectData, item: str) -> AnswerTable:
     people = [a for a in people if a not in study.origins]
     by_scheme = [study.answers_for(s).get(item, {}) for s in schemes]
     majorities = tuple(
+        Majority(None, NO_VOTE) if study.schemes[s].kind in LAYERED_KINDS else
         majority([answers[p] for p in people if p in answers],
                  study.schemes[s].kind is Kind.MULTILABEL,
                  [p for p in people if p in answers])

@@ -187,7 +187,7 @@ class AnswersView(View):
             by_default = "the item with the most disagreement"
             if item is None:
                 item, by_default = (first_answered_item(project), "the first item with an "
-                                    "answer; no item has two answers to compare")
+                                    "answer; no item has two labels to compare")
             if item is None:
                 return self._empty("Answers", f"Nobody answered a {WHAT} scheme yet.")
         answers = answer_table(project, item)

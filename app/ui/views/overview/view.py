@@ -52,7 +52,7 @@ from app.core.agreement.result import SchemeResult
 from app.report.agreement_vocabulary import card_line, raters_note
 from app.ui.palette import annotator_color
 from app.ui.views.base import NO_PROJECT, View, ViewContext
-from app.ui.views.kinds import look_of
+from app.ui.views.kinds import no_pairs_reason
 from app.ui.views.metric_text import (
     CORRECTED,
     PAIR_ORDER,
@@ -70,6 +70,7 @@ from app.ui.views.metric_text import (
     small_sample_text,
     value_text,
 )
+from app.ui.views.overview.groups import metric_groups
 from app.ui.views.overview.heatmap import CellState, HeatCell, PairHeatmap
 
 CARD_STYLE = ("QFrame#card {background: palette(base); border: 1px solid #D6D6D6;"
@@ -255,8 +256,9 @@ class OverviewView(View):
             layout.addWidget(_label(escape(small_sample_text(result)), "#8A4B00"))
         groups = QVBoxLayout()  # stacked, so each table has the card's width: no wrapping
         groups.setSpacing(6)
-        for title, keys in (("Chance-corrected", CORRECTED), ("Not chance-corrected",
-                                                               UNCORRECTED)):
+        sections = metric_groups(result) or (("Chance-corrected", CORRECTED),
+                                             ("Not chance-corrected", UNCORRECTED))
+        for title, keys in sections:
             rows = [k for k in keys if k in result.metrics]
             if title == "Not chance-corrected":
                 rows += [k for k in result.metrics if k not in CORRECTED
@@ -331,7 +333,7 @@ class OverviewView(View):
         self.pair_title.setText(f"<b>Annotator pairs</b> · {escape(result.name)}"
                                 f"{self._headline_note(result)}{everyone}")
         if not result.pairs or metric is None:
-            why = look_of(result.kind).no_pairs or "no two annotators answered the same item"
+            why = no_pairs_reason(result) or "no two annotators answered the same item"
             self.heatmap.set_empty(f"No annotator-pair matrix: {why}.")
             return
         self._fill_heatmap(result, str(metric))

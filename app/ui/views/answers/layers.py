@@ -1,0 +1,76 @@
+"""One annotator's grounding, caption, episode or rollout answer in a few words, for the
+answers view's cell: the layers side by side, so two annotators' answers can be read
+across a row of cells.
+
+Where the spec is silent: these answers are never put to a vote (a majority of two
+captions or two reward curves means nothing); their column's majority cell says they
+are scored layer by layer, and the cards hold the numbers. Coordinates are normalized
+image units (two decimals), times seconds.
+"""
+
+from __future__ import annotations
+
+from app.core.agreement.vlm.reading import Caption, Episode, Grounded, Rollout
+from app.core.model import LayeredAnswer
+from app.core.objects import BoxRegion, Landmark, SceneObject
+
+NO_VOTE = "no vote: scored layer by layer (see the cards)"
+LAYERED_KINDS = frozenset({"grounding", "captions", "episodes", "rollouts"})
+
+
+def _shape(obj: SceneObject | None) -> str:
+    if obj is None:
+        return "no region"
+    if isinstance(obj, BoxRegion):
+        return f"box ({obj.x:.2f}, {obj.y:.2f}) {obj.width:.2f}×{obj.height:.2f}"
+    if isinstance(obj, Landmark):
+        return f"point ({obj.x:.2f}, {obj.y:.2f})"
+    return type(obj).__name__.replace("Region", "").lower()
+
+
+def _grounding(parsed: dict[str, Grounded]) -> str:
+    if not parsed:
+        return "no expression answered"
+    return "\n".join(
+        f"{e}: " + ("not present" if g.absent else "; ".join(_shape(r) for r in g.regions))
+        for e, g in sorted(parsed.items()))
+
+
+def _captions(parsed: tuple[Caption, ...]) -> str:
+    if not parsed:
+        return "no region"
+    return "\n".join(f"{k + 1}. “{c.text.strip() or '(no caption)'}” — {_shape(c.region)}"
+                     for k, c in enumerate(parsed))
+
+
+def _episode(e: Episode) -> str:
+    phases = ", ".join(f"{s.label or '?'} {s.start:.1f}–{s.end:.1f} s" for s in e.phases)
+    reward = (f"{len(e.reward)} points, {e.reward[0][0]:.1f}–{e.reward[-1][0]:.1f} s"
+              if e.reward else "none")
+    return (f"phases: {phases or 'none'}\noutcome: {e.outcome or '—'}\n"
+            f"reward: {reward}")
+
+
+def _rollout(r: Rollout) -> str:
+    lines = []
+    for stream in sorted({v.stream for v in r.violations} | set(r.clean)):
+        marks = [v for v in r.violations if v.stream == stream]
+        said = ", ".join(f"{v.t:.2f} s ({v.type or '?'}, severity {v.severity})"
+                         for v in sorted(marks, key=lambda v: v.t))
+        lines.append(f"{stream}: {said or 'clean'}")
+    lines.append(f"prefers: {r.winner if r.winner is not None else '—'}")
+    lines.append(f"counterfactual: {r.verdict if r.verdict is not None else '—'}")
+    return "\n".join(lines)
+
+
+def layered_text(answer: LayeredAnswer) -> str:
+    parsed = answer.parsed
+    if isinstance(parsed, dict):
+        return _grounding(parsed)
+    if isinstance(parsed, tuple):
+        return _captions(parsed)
+    if isinstance(parsed, Episode):
+        return _episode(parsed)
+    if isinstance(parsed, Rollout):
+        return _rollout(parsed)
+    return answer.annotation_type
