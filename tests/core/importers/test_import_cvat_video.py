@@ -88,8 +88,8 @@ def test_every_frame_potato_reads_is_the_box_cvat_wrote(
                                 {"name": "pedestrian", "color": "#33ddff"}]
     assert "video_fps" not in scheme  # CVAT does not say
     assert (out / "media" / "street.mp4" / VIDEO).read_bytes() == b"not really a video"
-    assert "1 tracks have gaps" in printed and "30 fps" in printed
-    assert "boxes reach partly outside" in printed  # ben's pedestrian, past x = 640
+    assert "1 track with gaps" in printed and "30 fps" in printed
+    assert "11 boxes reaching partly outside" in printed  # ben's pedestrian, past x = 640
 
 
 def test_accord_reads_the_imported_tracks(tmp_path: Path, exports: list[Path]) -> None:

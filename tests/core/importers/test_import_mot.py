@@ -14,7 +14,7 @@ import yaml
 
 from app.core.formats.importers.registry import FORMAT_HINTS, FORMAT_LABELS, read_study
 from app.ui.import_preview import preview_of
-from tests.core.importers.support import import_fails, import_ok, stored
+from tests.core.importers.support import agreement, import_fails, import_ok, stored
 from tests.core.importers.track_sources import (
     FPS,
     Pixels,
@@ -190,7 +190,7 @@ def motmetrics_pooled(a: Path, b: Path) -> dict[str, float]:
             "id_switches": totals["switches"] / 2}
 
 
-def test_potato_identity_on_the_import_equals_motmetrics_on_the_files(
+def test_potato_and_accord_identity_on_the_import_equal_motmetrics_on_the_files(
         capsys: pytest.CaptureFixture[str], tmp_path: Path, sequences: list[Path]) -> None:
     import json
 
@@ -208,5 +208,7 @@ def test_potato_identity_on_the_import_equals_motmetrics_on_the_files(
     reference = motmetrics_pooled(*(s / "gt" / "gt.txt" for s in sequences))
     assert 0 < reference["idf1"] < 1  # the two annotators agree on some boxes, not all
     assert reference["id_switches"] == 0.5  # ben's pedestrian changes track once
+    metrics = agreement(capsys, out)["schemes"]["tracks"]["metrics"]
     for key, value in reference.items():
         assert potato[key] == pytest.approx(value, abs=1e-12), key
+        assert metrics[f"identity.{key}"] == pytest.approx(value, abs=1e-12), key

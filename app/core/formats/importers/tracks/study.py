@@ -199,13 +199,13 @@ class TrackStudy:
                          "them): Potato's default of 30 fps maps frames to times; set "
                          "video_fps in config.yaml if the videos' differs.")
         if self.counts["split"]:
-            notes.append(f"{self.counts['split']} tracks have gaps (the object leaves the "
-                         "picture, or is not annotated, and comes back); each stretch is "
-                         "its own Potato track (track_<id>_2...), since a Potato track "
-                         "covers every frame between its keyframes.")
+            notes.append(f"{_counted(self.counts['split'], 'track')} with gaps (the object "
+                         "leaves the picture, or is not annotated, and comes back): each "
+                         "stretch is its own Potato track (track_<id>_2...), since a Potato "
+                         "track covers every frame between its keyframes.")
         if self.counts["partly outside"]:
-            notes.append(f"{self.counts['partly outside']} boxes reach partly outside the "
-                         "frame and are kept as they are.")
+            notes.append(f"{_counted(self.counts['partly outside'], 'box')} reaching partly "
+                         "outside the frame, kept as they are.")
         missing = sum(MEDIA_KEY not in item.record for item in self.items.values())
         if missing:
             notes.append(f"{missing} of {len(self.items)} videos were not found beside "
@@ -214,6 +214,10 @@ class TrackStudy:
                              schemes=[ImportedScheme(SCHEME, "video_annotation", config)],
                              items=dict(self.items), answers=answers, notes=notes,
                              text_key="text", media_keys=(MEDIA_KEY,))
+
+
+def _counted(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}es" if word.endswith("x") else f"{n} {word}s"
 
 
 def _beside(source: Path, names: Iterable[str]) -> Path | None:
