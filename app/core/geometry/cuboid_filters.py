@@ -21,7 +21,6 @@ import numpy as np
 
 from app.core.geometry.cuboid_boxes import half_diagonals
 from app.core.geometry.cuboid_clip import PLANE_TOLERANCE
-from app.core.geometry.fixed_order import times
 
 SPHERE_CHUNK = 1 << 16
 """Cross pairs of a batch sphere-tested at once by :func:`near_cross_pairs`."""
@@ -166,19 +165,27 @@ def separated(turn: np.ndarray, shift: np.ndarray, half_a: np.ndarray,
     every pair it rules out truly has volume 0: it saves the clipping of the pairs whose
     bounding spheres meet but whose boxes do not.
     """
-    size = np.abs(turn)
     tol = PLANE_TOLERANCE * (np.linalg.norm(shift, axis=1) + np.linalg.norm(half_a, axis=1)
                              + np.linalg.norm(half_b, axis=1))
-    gaps = [np.abs(shift) - half_a - times(size, half_b),
-            np.abs(times(turn, shift, transposed=True)) - half_b
-            - times(size, half_a, transposed=True)]
-    for i in range(3):
+    # Laid out (3, 3, pairs) and (3, pairs), pairs contiguous: every numpy loop runs over
+    # the pairs (strided (pairs, 3, 3) columns made this filter a tenth of a lidar call).
+    # The same products added in the same order as before, so the same bits.
+    m = np.ascontiguousarray(turn.transpose(1, 2, 0))
+    t, ha, hb = (np.ascontiguousarray(x.T) for x in (shift, half_a, half_b))
+    size = np.abs(m)
+    apart = np.zeros(len(turn), dtype=bool)
+    for i in range(3):  # a's face normals, then b's
+        reach = size[i, 0] * hb[0] + size[i, 1] * hb[1] + size[i, 2] * hb[2]
+        apart |= np.abs(t[i]) - ha[i] - reach > tol
+        along = m[0, i] * t[0] + m[1, i] * t[1] + m[2, i] * t[2]
+        reach = size[0, i] * ha[0] + size[1, i] * ha[1] + size[2, i] * ha[2]
+        apart |= np.abs(along) - hb[i] - reach > tol
+    for i in range(3):  # the 9 cross products of edge directions
         i1, i2 = (i + 1) % 3, (i + 2) % 3
         for j in range(3):
             j1, j2 = (j + 1) % 3, (j + 2) % 3
-            reach = (half_a[:, i1] * size[:, i2, j] + half_a[:, i2] * size[:, i1, j]
-                     + half_b[:, j1] * size[:, i, j2] + half_b[:, j2] * size[:, i, j1])
-            distance = np.abs(shift[:, i2] * turn[:, i1, j] - shift[:, i1] * turn[:, i2, j])
-            gaps.append((distance - reach)[:, None])
-    apart: np.ndarray = (np.concatenate(gaps, axis=1) > tol[:, None]).any(axis=1)
+            reach = (ha[i1] * size[i2, j] + ha[i2] * size[i1, j]
+                     + hb[j1] * size[i, j2] + hb[j2] * size[i, j1])
+            distance = np.abs(t[i2] * m[i1, j] - t[i1] * m[i2, j])
+            apart |= distance - reach > tol
     return apart

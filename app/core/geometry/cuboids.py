@@ -281,16 +281,27 @@ def _intersection_volumes(a: np.ndarray, b: np.ndarray, fast: bool, level: bool 
                                         axis_a[sel], axis_b[sel])
         general = ~(parallel | prism)
     rest = np.flatnonzero(general)
-    rest = rest[~separated(turn[rest], shift[rest], half_a[rest], half_b[rest])]
     if rest.size:
-        sums = summable(turn[rest], shift[rest], half_a[rest], half_b[rest])
+        k = _all_or(rest, len(a))
+        rest = rest[~separated(turn[k], shift[k], half_a[k], half_b[k])]
+    if rest.size:
+        k = _all_or(rest, len(a))
+        sums = summable(turn[k], shift[k], half_a[k], half_b[k])
         if sums.any():
             sel = rest[sums]
-            volume[sel] = line_volumes(turn[sel], shift[sel], half_a[sel], half_b[sel])
+            k = _all_or(sel, len(a))
+            volume[sel] = line_volumes(turn[k], shift[k], half_a[k], half_b[k])
         rest = rest[~sums]
     if rest.size:
         return volume, (rest, turn[rest], shift[rest], half_a[rest], half_b[rest])
     return volume, None
+
+
+def _all_or(index: np.ndarray, n: int) -> slice | np.ndarray:
+    """``index`` (ascending, distinct rows of ``n``), or a plain slice when it is all of
+    them: a lidar block is often general throughout, and views spare three copies of its
+    matrices."""
+    return slice(None) if index.size == n else index
 
 
 def _rows(mask: np.ndarray) -> slice | np.ndarray:
