@@ -6,6 +6,11 @@ the exact means; ``potato_iaa`` holds Potato's own numbers, rounded to 4 decimal
 report prints them, with a note when they differ from Accord's only by that rounding.
 Pairs where neither annotator painted a label are left out, as Potato does, and counted
 (``n_pairs_both_empty``, ``kinds.md`` A.5).
+
+Where the spec is silent: ``potato_iaa`` is computed over Accord's scored items, as the
+other kinds' Potato blocks are; Potato's ``/admin/iaa`` also leaves out items below their
+``num_annotators_per_item`` cap, which the coverage counts (``n_items_below_cap``). Per
+annotator pair (the pair matrix): the pair's own per-label means, then their mean.
 """
 
 from __future__ import annotations
