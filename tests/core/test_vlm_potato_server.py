@@ -164,3 +164,33 @@ def test_an_episode_folder_is_read_as_potato_reads_it() -> None:
     for item in study.items.values():
         path = item.media["episode"]
         assert path.name == "episode.json" and path.parent.name == item.id
+
+
+def test_a_machine_rater_leaves_the_headline_to_the_people(tmp_path: Path) -> None:
+    """kinds.md A.4: carol declared a machine (Potato's ``origin``); the headline of each
+    kind is alice and bob alone, equal to Potato's functions on their answers, and the
+    pooled partition is the report of all three."""
+    import shutil
+
+    from potato.server_utils.iaa.grounding import grounding_report
+    from potato.server_utils.iaa.rollouts import rollout_report
+
+    root = tmp_path / "vlm"
+    shutil.copytree(ROOT, root)
+    state_file = root / "annotation_output" / "carol" / "user_state.json"
+    state = json.loads(state_file.read_text())
+    state["origin"] = {"kind": "llm", "id": "model-x"}
+    state_file.write_text(json.dumps(state))
+    mixed = run(agreement_report(load_study(root), project="vlm"))
+    people = {i: {u: v for u, v in by.items() if u != "carol"}
+              for i, by in _stored("refer").items()}
+    theirs = _flat(grounding_report(people, {"region_type": "box"}))
+    _same(mixed.schemes["refer"].metrics["detection.alpha"], theirs["detection.alpha"])
+    _same(mixed.schemes["refer"].metrics["localization.mean_iou"],
+          theirs["localization.mean_iou"])
+    people = {i: {u: v for u, v in by.items() if u != "carol"}
+              for i, by in _stored("rollout").items()}
+    theirs = _flat(rollout_report(people, {"annotation_type": "rollout_evaluation"}))
+    _same(mixed.schemes["rollout"].metrics["localization.sigma"], theirs["localization.sigma"])
+    pooled = mixed.partitions["pooled"].schemes["refer"].metrics["detection.alpha"]
+    _same(pooled, _flat(EXPECTED["refer"]["metrics"])["detection.alpha"])

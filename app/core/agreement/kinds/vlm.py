@@ -5,9 +5,12 @@ result (each layer a metric group under Potato 2.12.1's dotted names).
 
 The measures are in ``agreement/vlm/`` (``kinds.md`` B §2.9-2.12, A.5, A.6). Where the
 spec is silent: the pair matrix is left empty (each group is pooled over pairs and
-units, as Potato reports them, and a per-pair number would be a different metric);
-machine raters are scored with the people (the human-only headline of A.4 is not built
-for these kinds yet, and a scheme holding machine raters says so in a note).
+units, as Potato reports them, and a per-pair number would be a different metric).
+Machine raters (A.4) need nothing here: the report's partitions re-run these rows on
+the people alone (the headline), the machines alone and everyone.
+Accord departs from Potato in two places, both stated: a malformed mark, phase or shape
+is an input error where Potato drops it, and the embedding caption distance is refused
+(A.6) where Potato falls back to the token distance.
 """
 
 from __future__ import annotations
