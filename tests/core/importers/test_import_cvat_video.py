@@ -164,6 +164,26 @@ def test_cvat_for_images_points_to_this_importer(
     import_fails(capsys, "cvat", [str(path)], tmp_path / "out", "accord import cvat-video")
 
 
+def test_files_naming_no_video_meet_on_one_item(tmp_path: Path) -> None:
+    paths = [cvat_xml(tmp_path / f"{who}.xml", who) for who in ("ann", "ben")]
+    for path in paths:
+        path.write_text(path.read_text().replace(f"<source>{VIDEO}</source>", "")
+                        .replace("<name>street task</name>", ""))
+    study = read_study("cvat-video", paths, [])
+    assert list(study.items) == ["video"]
+    assert [list(mine) for mine in study.answers.values()] == [["video"], ["video"]]
+
+
+def test_potato_draws_the_imported_scheme(tmp_path: Path, exports: list[Path]) -> None:
+    from potato.server_utils.schemas.video_annotation import generate_video_annotation_layout
+
+    study = read_study("cvat-video", exports, [])
+    scheme = study.schemes[0]
+    html, _keys = generate_video_annotation_layout(
+        {"annotation_type": scheme.annotation_type, "name": scheme.name, **scheme.config})
+    assert 'data-mode="tracking"' in html
+
+
 def test_frames_outside_the_task_are_kept_but_the_track_count_is_exact(
         tmp_path: Path) -> None:
     study = read_study("cvat-video", [cvat_xml(tmp_path / "ann.xml", "ann")], [])

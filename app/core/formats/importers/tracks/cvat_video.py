@@ -14,7 +14,9 @@ every frame of a track, its own interpolated ones with ``keyframe="0"``, and a b
 unpacks) per annotator, named by ``--annotator`` or the file's stem (the folder's name).
 
 **Items.** One video per file: the item id is ``<source>`` (so two annotators' jobs on
-the same video meet), else the task's ``<name>``, else the file's stem.
+the same video meet), else the task's ``<name>``, else ``video``: each file holds one
+video and the files given together are usually its annotators' jobs, so files that name
+nothing meet on one item.
 
 **Tracks.** Each visible box (``outside="0"``) becomes a Potato keyframe
 (:mod:`.study`: Potato then gives CVAT's box on every frame CVAT lists); an ``outside``
@@ -35,15 +37,17 @@ from typing import Any
 from lxml import etree
 
 from app.core.errors import InputError
-from app.core.formats.boundary import ANYWHERE, open_checked
 from app.core.formats.importers import image_media as im
 from app.core.formats.importers.model import ImportedStudy
 from app.core.formats.importers.registry import annotator_names
 from app.core.formats.importers.tracks.study import Box, Piece, TrackStudy, check_box
+from app.core.formats.boundary import ANYWHERE, open_checked
 
 LABEL_PARENTS = frozenset({"task", "job", "project"})
 META_PARENTS = frozenset({"task", "job"})
 WHAT = "a CVAT for video 1.1 XML file"
+FALLBACK_ITEM = "video"
+"""The item of a file whose meta names no video and no task."""
 
 
 class _File:
@@ -70,7 +74,7 @@ class _File:
         except OSError as exc:
             raise InputError(f"cannot read the file ({exc})", file=self.path) from None
         size = self.need_size(None)
-        item = self.names.get("source") or self.names.get("name") or self.path.stem
+        item = self.names.get("source") or self.names.get("name") or FALLBACK_ITEM
         self.study.add_item(item, size, None, self.path, [self.names.get("source", "")])
         self.study.answer(self.annotator, item, self.pieces, self.path)
 
