@@ -194,3 +194,28 @@ def test_a_machine_rater_leaves_the_headline_to_the_people(tmp_path: Path) -> No
     _same(mixed.schemes["rollout"].metrics["localization.sigma"], theirs["localization.sigma"])
     pooled = mixed.partitions["pooled"].schemes["refer"].metrics["detection.alpha"]
     _same(pooled, _flat(EXPECTED["refer"]["metrics"])["detection.alpha"])
+
+
+def test_the_embedding_distance_is_refused_with_potatos_fallback_beside(tmp_path: Path
+                                                                         ) -> None:
+    """A.6: ``agreement_distance: embedding`` needs a model download; the caption numbers
+    are null with that sentence, and Potato's own (its token fallback) are in potato_iaa."""
+    import shutil
+
+    import yaml
+
+    root = tmp_path / "vlm"
+    shutil.copytree(ROOT, root)
+    config = yaml.safe_load((root / "config.yaml").read_text())
+    for scheme in config["annotation_schemes"]:
+        if scheme["name"] == "describe":
+            scheme["agreement_distance"] = "embedding"
+    (root / "config.yaml").write_text(yaml.safe_dump(config))
+    result = run(agreement_report(load_study(root), project="vlm")).schemes["describe"]
+    assert result.metrics["alpha"] is None
+    assert "model download" in result.undefined["alpha"]
+    expected = EXPECTED["describe"]["metrics"]  # Potato's token-distance numbers
+    _same(result.extra["potato_iaa"]["alpha"], expected["alpha"])
+    _same(result.extra["potato_iaa"]["mean_pairwise_distance"],
+          expected["mean_pairwise_distance"])
+    assert any("potato_iaa" in n for n in result.notes)

@@ -65,6 +65,9 @@ def _score(measure: Callable[[Scheme, dict[str, dict[str, Any]]], Any],
         _fill(result, agreement.metrics, agreement.counts, answers, declared)
         if getattr(agreement, "sweep", None):
             result.extra["sweep"] = agreement.sweep
+        if getattr(agreement, "potato", None):
+            result.extra["potato_iaa"] = agreement.potato
+        result.notes.extend(getattr(agreement, "notes", ()))
         result.details = agreement
         return [result]
     return score

@@ -64,6 +64,10 @@ class CaptionAgreement:
     counts: dict[str, int] = field(default_factory=dict)
     units: dict[str, dict[str, str]] = field(default_factory=dict)
     """unit (``item::anchor index``) → annotator → caption."""
+    potato: dict[str, float | None] = field(default_factory=dict)
+    """With the embedding distance refused: Potato 2.12.1's own numbers for the scheme
+    (it falls back to the token distance without sentence-transformers)."""
+    notes: list[str] = field(default_factory=list)
 
 
 def caption_rows(answers: Mapping[str, Mapping[str, Sequence[Caption]]]
@@ -109,6 +113,12 @@ def caption_agreement(answers: Mapping[str, Mapping[str, Sequence[Caption]]],
     out.counts = {"n_captions": len(rows), "n_units": len(out.units),
                   "n_annotators": len({a for a, _, _ in rows})}
     if distance == "embedding":
+        token = caption_agreement(answers, "token").metrics
+        out.potato = {"alpha": token["alpha"].value,
+                      "mean_pairwise_distance": token["mean_pairwise_distance"].value}
+        out.notes.append("Potato 2.12.1 scores an embedding scheme with the token distance "
+                         "when sentence-transformers is not installed (a lower bound on "
+                         "semantic agreement); its numbers are under potato_iaa.")
         for name in ("alpha", "mean_pairwise_distance"):
             out.metrics[name] = Coefficient.undefined(EMBEDDING_REFUSED)
         return out
