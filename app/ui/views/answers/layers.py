@@ -43,10 +43,15 @@ def _captions(parsed: tuple[Caption, ...]) -> str:
                      for k, c in enumerate(parsed))
 
 
+def _t(seconds: float) -> str:
+    return f"{seconds + 0.0:.1f}".replace("-0.0", "0.0")  # no "-0.0" from rounding
+
+
 def _episode(e: Episode) -> str:
-    phases = ", ".join(f"{s.label or '?'} {s.start:.1f}–{s.end:.1f} s" for s in e.phases)
-    reward = (f"{len(e.reward)} points, {e.reward[0][0]:.1f}–{e.reward[-1][0]:.1f} s"
-              if e.reward else "none")
+    phases = ", ".join(f"{s.label or '?'} {_t(s.start)}–{_t(s.end)} s" for s in e.phases)
+    n = len(e.reward)
+    reward = (f"{n} point{'' if n == 1 else 's'}, {_t(e.reward[0][0])}–"
+              f"{_t(e.reward[-1][0])} s" if e.reward else "none")
     return (f"phases: {phases or 'none'}\noutcome: {e.outcome or '—'}\n"
             f"reward: {reward}")
 
