@@ -10,7 +10,7 @@ import struct
 from pathlib import Path
 
 from app.core.errors import InputError
-from app.core.formats.boundary import ANYWHERE, open_checked
+from app.core.formats.reading.boundary import ANYWHERE, open_checked
 
 _HEADER = 64 * 1024
 

@@ -138,8 +138,8 @@ def generate(root: Path, n_items: int, *, informative: bool = False) -> None:
 def reference_read_predictions(path: Path, study: object, tiers: tuple[str, ...]) -> int:
     """The per-line reader the fast one replaced (one ``json.loads`` and every field
     check per line), kept as the reference for the in-process ratio."""
-    from app.core.formats.json_lines import Fields, iter_json_lines
     from app.core.formats.labeling.reader import _prediction
+    from app.core.formats.reading.json_lines import Fields, iter_json_lines
 
     count = 0
     for line, record in iter_json_lines(path):

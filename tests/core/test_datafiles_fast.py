@@ -10,7 +10,6 @@ import pytest
 
 from app.core import sharded
 from app.core.errors import InputError
-from app.core.formats.json_lines import CHUNK_BYTES, loads_line_bytes, loads_lines
 from app.core.formats.potato.datafiles import (
     _jsonl_fast,
     _jsonl_lines,
@@ -18,6 +17,7 @@ from app.core.formats.potato.datafiles import (
     iter_records,
 )
 from app.core.formats.potato.project import load_study
+from app.core.formats.reading.json_lines import CHUNK_BYTES, loads_line_bytes, loads_lines
 from app.core.model import Item
 from tests.potato_project import label, write_project
 

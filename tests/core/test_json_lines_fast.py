@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.core.errors import InputError
-from app.core.formats.json_lines import iter_json_lines, read_json_lines
+from app.core.formats.reading.json_lines import iter_json_lines, read_json_lines
 
 
 def _both(path: Path, data: bytes) -> list[tuple[int, dict[str, object]]]:
@@ -57,7 +57,7 @@ def test_the_fast_path_parses_in_chunks_the_same_objects(tmp_path: Path,
     """Chunks of CHUNK_LINES lines (so no single json.loads holds the interpreter lock for
     a whole file) give what the line reader gives, across chunk edges and with blank lines;
     an error in a later chunk still falls back and is named at its line."""
-    import app.core.formats.json_lines as json_lines
+    import app.core.formats.reading.json_lines as json_lines
 
     monkeypatch.setattr(json_lines, "CHUNK_LINES", 7)
     rows = [json.dumps({"id": k, "text": f"{{not a bracket}} {k}"}) for k in range(40)]

@@ -10,8 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.core.errors import InputError
-from app.core.formats.files import read_json
-from app.core.formats.json_pieces import read_json_in_pieces
+from app.core.formats.reading.json_file import read_json, read_json_in_pieces
 
 scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
 values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)

@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 
 from app.core.errors import InputError
-from app.core.formats import boundary
-from app.core.formats.json_lines import loads_lines
 from app.core.formats.labeling import reader
 from app.core.formats.labeling.decoded import CHUNK_BYTES, decode_common
 from app.core.formats.labeling.reader import read_predictions
 from app.core.formats.labeling.table import PredictionTable
 from app.core.formats.potato.project import load_study
+from app.core.formats.reading import boundary
+from app.core.formats.reading.json_lines import loads_lines
 from tests.potato_project import label, write_project
 
 SCHEMAS = ("sentiment",)

@@ -17,10 +17,10 @@ import pytest
 
 from app.core.contracts.kinds.base import MachineLabel
 from app.core.errors import InputError
-from app.core.formats.json_lines import Fields, iter_json_lines
 from app.core.formats.labeling.reader import _prediction, read_predictions, to_answer
 from app.core.formats.labeling.table import PredictionTable
 from app.core.formats.potato.project import load_study
+from app.core.formats.reading.json_lines import Fields, iter_json_lines
 from app.core.model import Study
 from tests.potato_project import label, write_project
 

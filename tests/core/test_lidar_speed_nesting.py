@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from app.core.formats import digit_runs, nesting
-from app.core.formats.nesting import MAX_DEPTH, deeper_than, json_depth, value_deeper_than
+from app.core.formats.reading import digit_runs, nesting
+from app.core.formats.reading.nesting import MAX_DEPTH, deeper_than, json_depth, value_deeper_than
 
 
 def _nested(depth: int, kind: str) -> Any:
@@ -66,8 +66,8 @@ def test_the_parity_count_is_the_pattern_count(seed: int, short: int,
     strings, strings of brackets, unbalanced brackets."""
     import random
 
-    from app.core.formats import nesting
-    from app.core.formats.nesting import _kept_depth
+    from app.core.formats.reading import nesting
+    from app.core.formats.reading.nesting import _kept_depth
 
     monkeypatch.setattr(nesting, "_SHORT", short)
 

@@ -1,6 +1,6 @@
 """orjson where it is certainly ``json.loads``: the same values and the same errors.
 
-:func:`app.core.formats.nesting.standard_loads` parses with orjson and falls back to
+:func:`app.core.formats.reading.nesting.standard_loads` parses with orjson and falls back to
 ``json.loads`` wherever orjson refuses a text or might read it differently (an integer
 past 64 bits). The reference here is ``json.loads`` itself, compared by ``repr`` (which
 tells ``1`` from ``1.0`` and ``True``, keeps dict order and every float's bits).
@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.core.errors import InputError
-from app.core.formats import nesting
-from app.core.formats.json_pieces import read_json_in_pieces
+from app.core.formats.reading import nesting
+from app.core.formats.reading.json_file import read_json_in_pieces
 
 scalars = (st.none() | st.booleans() | st.integers() | st.integers(min_value=2**62)
            | st.integers(max_value=-(2**62)) | st.floats() | st.text())

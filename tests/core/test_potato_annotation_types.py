@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from app.core.errors import InputError
-from app.core.formats.files import read_yaml
 from app.core.formats.potato.annotation_types import ANNOTATION_TYPES, closest
 from app.core.formats.potato.project import load_study
+from app.core.formats.reading.yaml_file import read_yaml
 from tests.potato_project import RADIO, simple_items, write_project
 
 

@@ -13,9 +13,9 @@ import pytest
 from app.core.agreement.sets.agreement import set_agreement
 from app.core.agreement.sets.structured import selector_and_similarity
 from app.core.errors import RejectedAnswerError
-from app.core.formats.nesting import MAX_DEPTH, json_depth
 from app.core.formats.potato.place import Place
 from app.core.formats.potato.spatial import cuboids_from_text, parse_spatial
+from app.core.formats.reading.nesting import MAX_DEPTH, json_depth
 from app.core.geometry.cuboid_boxes import boxes_array
 from app.core.model import Kind, Scheme
 from app.core.objects import Cuboid, ObjectSet, unit_quaternion_rows

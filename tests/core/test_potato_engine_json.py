@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from app.core.formats.nesting import within_bounds
 from app.core.formats.potato.engine.json_cells import json_column, stored_json
+from app.core.formats.reading.nesting import within_bounds
 
 
 def _reference(text: Any) -> Any:

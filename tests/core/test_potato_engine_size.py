@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from app.core.errors import InputError
-from app.core.formats.boundary import MAX_FILE_BYTES
 from app.core.formats.potato.engine.store import MAX_DATABASE_BYTES, engine_database
+from app.core.formats.reading.boundary import MAX_FILE_BYTES
 
 
 def _sparse(path: Path, size: int) -> Path:

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from app.core.errors import InputError
-from app.core.formats import boundary
-from app.core.formats.boundary import read_bytes, read_mapped
+from app.core.formats.reading import boundary
+from app.core.formats.reading.boundary import read_bytes, read_mapped
 
 CONTENT = b'{"item": "i0"}\n' * 1000
 

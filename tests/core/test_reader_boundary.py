@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.core.errors import InputError
-from app.core.formats import nesting
+from app.core.formats.reading import nesting
 from tests.fuzzing.attacks import AGREEMENT, ATTACKS, STATUS, Attack
 from tests.fuzzing.projects import REPO, copy_project
 from tests.fuzzing.runner import check_project

@@ -55,7 +55,7 @@ from app.core.contracts.kinds.registry import claim, kind_info
 from app.core.contracts.label_report import LabelReport
 from app.core.contracts.labels.families import default_tolerance, loss_family
 from app.core.formats.potato.config import find_config
-from app.core.formats.yaml_lines import read_yaml_lines
+from app.core.formats.reading.yaml_file import read_yaml_lines
 from app.core.model import Study
 from app.core.progress import Job, Progress, scaled
 from app.core.project import ProjectData

@@ -35,7 +35,6 @@ from pathlib import Path
 
 from app.core.contracts.config.engine_config import ENGINE_FILE
 from app.core.contracts.ledger.format import GENESIS, HEAD_FILE, ledger_file, line_hash
-from app.core.formats.boundary import UNBOUNDED, open_checked, present, read_bytes
 from app.core.formats.labeling.reader import (
     ANNOTATORS_FILE,
     PREDICTIONS_FILE,
@@ -49,6 +48,7 @@ from app.core.formats.potato.project import (
     NOT_ANNOTATORS,
     STATE_FILE,
 )
+from app.core.formats.reading.boundary import UNBOUNDED, open_checked, present, read_bytes
 from app.core.progress import Job, Progress
 
 CHUNK = 1 << 20

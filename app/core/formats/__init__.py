@@ -4,10 +4,14 @@
 - ``labeling/``: Accord's labelling files (``labeling/*.jsonl``).
 - ``importers/``: other tools' exports (``formats.md``, "Other tools' exports").
 
-Beside them, the helpers every reader shares: the one door every file is read through
-(``boundary.py``: inside the project, a regular file, bounded in size), the bounds of
-what is parsed (``nesting.py``: depth, integer length, YAML aliases), safe paths and
-JSON/YAML with places (``files.py``, ``yaml_lines.py``, ``json_lines.py``,
-``json_pieces.py``) and the media a view draws under the annotations (``media.py``).
+- ``media/``: the media a view draws under the annotations (point clouds, sound).
+- ``reading/``: the room every reader reads through, one entry per kind of file (a
+  JSON file, JSON Lines, YAML, text, a media file, a database, a path named in a
+  file), over the one door every file is opened through (``reading/boundary.py``:
+  inside the project, a regular file, bounded in size) and the bounds of what is
+  parsed (``reading/nesting.py``: depth, integer length, YAML aliases).
+
+The modules ``boundary``, ``files``, ``nesting``, ``digit_runs``, ``json_lines``,
+``json_pieces`` and ``yaml_lines`` left here are re-export shims of ``reading/``.
 Every reader raises :class:`~app.core.errors.InputError` naming the file, line or key.
 """

@@ -28,7 +28,7 @@ from typing import Any
 
 from app.core.contracts.config.values import Section
 from app.core.errors import InputError
-from app.core.formats.yaml_lines import LineList, LineMap
+from app.core.formats.reading.yaml_file import LineList, LineMap
 
 SOURCE_KINDS = ("llm", "vlm", "decision", "detector", "asr", "trained", "lf", "jury",
                 "judge", "static", "fixture", "simulator")

@@ -66,7 +66,7 @@ from app.core.contracts.config.values import Section
 from app.core.contracts.labels.families import Family, loss_family
 from app.core.errors import InputError
 from app.core.formats.potato.config import find_config, read_config
-from app.core.formats.yaml_lines import Duplicate, LineMap, read_yaml_lines
+from app.core.formats.reading.yaml_file import Duplicate, LineMap, read_yaml_lines
 from app.core.model import Scheme, Study
 
 __all__ = [

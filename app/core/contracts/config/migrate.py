@@ -25,8 +25,8 @@ import yaml
 
 from app.core.atomic import write_atomically
 from app.core.errors import InputError
-from app.core.formats.files import read_yaml
 from app.core.formats.potato.config import find_config
+from app.core.formats.reading.yaml_file import read_yaml
 from app.core.model import Kind, Study
 
 

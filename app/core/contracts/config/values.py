@@ -1,6 +1,6 @@
 """Typed reads of one mapping of the engine configuration, each failure naming its line.
 
-A :class:`Section` wraps one YAML mapping (a :class:`~app.core.formats.yaml_lines.LineMap`)
+A :class:`Section` wraps one YAML mapping (a :class:`~app.core.formats.reading.yaml_file.LineMap`)
 with the file it came from and its dotted name (``contracts[2]``); every getter checks
 the type and range of one key and raises :class:`InputError` at that key's line, naming
 the key and what was expected. A missing key is reported at the mapping's own line.
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.errors import InputError
-from app.core.formats.yaml_lines import LineList, LineMap
+from app.core.formats.reading.yaml_file import LineList, LineMap
 
 
 @dataclass(frozen=True, slots=True)

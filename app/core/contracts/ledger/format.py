@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from app.core.formats.nesting import MAX_DEPTH, MAX_INT_DIGITS, within_bounds
+from app.core.formats.reading.nesting import MAX_DEPTH, MAX_INT_DIGITS, within_bounds
 
 LEDGER_FILE = Path("labeling") / "ledger.jsonl"
 POTATO_LEDGER_FILE = Path(".accord") / "ledger.jsonl"

@@ -77,7 +77,7 @@ from app.core.contracts.ledger.format import (
     ledger_file,
     line_hash,
 )
-from app.core.formats.boundary import present, read_bytes
+from app.core.formats.reading.boundary import present, read_bytes
 
 _LEDGER_NAME = LEDGER_FILE.as_posix()
 _HEAD_NAME = HEAD_FILE.as_posix()

@@ -40,11 +40,11 @@ import numpy as np
 from pycocotools import mask as coco_mask
 
 from app.core.errors import InputError
-from app.core.formats.boundary import ANYWHERE
-from app.core.formats.files import read_json
 from app.core.formats.importers import image_media as im
 from app.core.formats.importers.model import ImportedStudy
 from app.core.formats.importers.registry import annotator_names
+from app.core.formats.reading.boundary import ANYWHERE
+from app.core.formats.reading.json_file import read_json
 
 SCHEME = "objects"
 

@@ -34,7 +34,8 @@ from typing import Any
 import numpy as np
 
 from app.core.errors import InputError
-from app.core.formats.boundary import ANYWHERE, UNBOUNDED, checked_file
+from app.core.formats.reading.boundary import ANYWHERE
+from app.core.formats.reading.media_file import media_file
 from app.core.objects import normalized_quaternion, quaternion_to_matrix
 
 RIGID_TOLERANCE = 1e-3
@@ -156,7 +157,7 @@ def scheme_config(labels: Sequence[str], description: str) -> dict[str, Any]:
 def checked_cloud(path: Path, point_bytes: int, what: str) -> Path:
     """``path``, a regular file whose size is a whole number of ``point_bytes`` points
     (the only check a headerless scan allows); else an error naming it."""
-    real = checked_file(path, root=ANYWHERE, limit=UNBOUNDED)
+    real = media_file(path, root=ANYWHERE)
     size = real.stat().st_size
     if size % point_bytes:
         raise InputError(f"is {size} bytes, not a multiple of {point_bytes}; expected {what}",

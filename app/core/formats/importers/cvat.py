@@ -44,10 +44,10 @@ import numpy as np
 from lxml import etree
 
 from app.core.errors import InputError
-from app.core.formats.boundary import ANYWHERE, open_checked
 from app.core.formats.importers import image_media as im
 from app.core.formats.importers.model import ImportedStudy
 from app.core.formats.importers.registry import annotator_names
+from app.core.formats.reading.boundary import ANYWHERE, open_checked
 
 SCHEME = "objects"
 SHAPE_TAGS = frozenset({"box", "polygon", "polyline", "points", "ellipse", "mask"})

@@ -60,7 +60,6 @@ from xml.etree.ElementTree import ParseError
 from pympi import Elan
 
 from app.core.errors import InputError
-from app.core.formats.boundary import ANYWHERE, checked_file
 from app.core.formats.importers.model import ImportedStudy
 from app.core.formats.importers.registry import annotator_names
 from app.core.formats.importers.timed_items import (
@@ -71,6 +70,7 @@ from app.core.formats.importers.timed_items import (
     check_annotator_name,
     source_files,
 )
+from app.core.formats.reading.boundary import ANYWHERE, checked_file
 
 SEPARATORS = " _-.:@()[]|/"
 Span = tuple[float, float]

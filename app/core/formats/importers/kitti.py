@@ -74,7 +74,6 @@ from pathlib import Path
 import numpy as np
 
 from app.core.errors import InputError
-from app.core.formats.boundary import ANYWHERE, read_bytes
 from app.core.formats.importers.cuboid_frames import (
     CLOUD_KEY,
     KITTI_POINT_BYTES,
@@ -91,6 +90,7 @@ from app.core.formats.importers.cuboid_frames import (
 )
 from app.core.formats.importers.model import ImportedItem, ImportedScheme, ImportedStudy
 from app.core.formats.importers.registry import KITTI_LABELS, annotator_names
+from app.core.formats.reading.boundary import ANYWHERE, read_bytes
 
 SCHEME = "objects"
 FIELDS = ("type", "truncated", "occluded", "alpha", "x1", "y1", "x2", "y2", "h", "w", "l",

@@ -54,13 +54,13 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import InputError
-from app.core.formats.boundary import ANYWHERE
-from app.core.formats.files import read_json
 from app.core.formats.importers import image_media as im
 from app.core.formats.importers import label_studio_min as lsm
 from app.core.formats.importers.label_studio_rle import number, region_shape
 from app.core.formats.importers.model import ImportedScheme, ImportedStudy
 from app.core.formats.importers.text import label_studio_spans as lss
+from app.core.formats.reading.boundary import ANYWHERE
+from app.core.formats.reading.json_file import read_json
 
 IMAGE_TYPES = frozenset({"rectanglelabels", "rectangle", "polygonlabels", "polygon",
                          "ellipselabels", "ellipse", "keypointlabels", "keypoint",

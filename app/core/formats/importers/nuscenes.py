@@ -56,8 +56,6 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import InputError
-from app.core.formats import nesting
-from app.core.formats.boundary import ANYWHERE, read_bytes
 from app.core.formats.importers.cuboid_frames import (
     CLOUD_KEY,
     NUSCENES_POINT_BYTES,
@@ -74,6 +72,8 @@ from app.core.formats.importers.cuboid_frames import (
 )
 from app.core.formats.importers.model import ImportedItem, ImportedScheme, ImportedStudy
 from app.core.formats.importers.registry import annotator_names
+from app.core.formats.reading import nesting
+from app.core.formats.reading.boundary import ANYWHERE, read_bytes
 from app.core.objects import quaternion_to_matrix
 
 SCHEME = "objects"

@@ -43,7 +43,6 @@ from praatio.data_classes.interval_tier import IntervalTier
 from praatio.utilities import errors
 
 from app.core.errors import InputError
-from app.core.formats.boundary import ANYWHERE, read_bytes
 from app.core.formats.importers.model import ImportedStudy
 from app.core.formats.importers.registry import annotator_names
 from app.core.formats.importers.textgrid_binary import is_binary, read_binary
@@ -53,6 +52,7 @@ from app.core.formats.importers.timed_items import (
     TimedCollector,
     source_files,
 )
+from app.core.formats.reading.boundary import ANYWHERE, read_bytes
 
 OVERLAP_TOLERANCE = 1e-9
 """Seconds: praatio's float round-off between one interval's end and the next's start."""

@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import InputError
-from app.core.formats.boundary import ANYWHERE, read_bytes
 from app.core.formats.importers.model import ImportedItem, ImportedScheme, ImportedStudy
+from app.core.formats.reading.boundary import ANYWHERE, read_bytes
 
 AUDIO_SUFFIXES = (".wav", ".flac", ".mp3", ".ogg", ".opus", ".m4a", ".aac", ".aif", ".aiff",
                   ".wma")

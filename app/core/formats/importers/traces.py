@@ -58,10 +58,10 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import InputError
-from app.core.formats import nesting
-from app.core.formats.boundary import ANYWHERE, read_bytes
 from app.core.formats.importers.model import ImportedItem, ImportedScheme, ImportedStudy
 from app.core.formats.importers.registry import annotator_names
+from app.core.formats.reading import nesting
+from app.core.formats.reading.boundary import ANYWHERE, read_bytes
 
 CORRECTNESS = ("correct", "incorrect", "partially_correct")
 REWARDS = (1, -1, 0)

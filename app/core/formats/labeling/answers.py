@@ -29,10 +29,10 @@ from typing import Any
 
 from app.core.contracts.labels.families import Family, loss_family
 from app.core.errors import InputError
-from app.core.formats import nesting
 from app.core.formats.potato.answers import STRUCTURED
 from app.core.formats.potato.config import number_label
 from app.core.formats.potato.place import Place, sys_intern
+from app.core.formats.reading import nesting
 from app.core.model import Answer, Scheme
 from app.core.objects import ObjectSet, Span
 

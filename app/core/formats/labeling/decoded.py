@@ -23,7 +23,7 @@ and ``None`` otherwise (then the file is read as before, whose messages name the
 - msgspec refuses what ``json.loads`` reads differently or what the per-line reader
   refuses: ``NaN`` and infinities, lone surrogates, numbers out of a float's range;
   a duplicated key keeps its last value in both. An integer label of more than
-  :data:`~app.core.formats.nesting.MAX_INT_DIGITS` digits, which the per-line reader
+  :data:`~app.core.formats.reading.nesting.MAX_INT_DIGITS` digits, which the per-line reader
   refuses, sends the file to it too.
 
 Float values are correctly rounded by both parsers (``tests/core/test_labeling_decoded.py``
@@ -49,7 +49,7 @@ import msgspec
 import numpy as np
 
 from app.core.formats.labeling.item_codes import ItemCodes
-from app.core.formats.nesting import MAX_INT_DIGITS
+from app.core.formats.reading.nesting import MAX_INT_DIGITS
 from app.core.sharded import ShardedIndex
 
 CHUNK_BYTES = 1 << 20

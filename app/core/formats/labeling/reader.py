@@ -1,7 +1,7 @@
 """Reading ``labeling/``: ``predictions.jsonl``, ``requests.jsonl``, ``annotators.jsonl``.
 
 Formats are in ``contracts.md`` (Data). Each file is streamed a line at a time
-(:mod:`app.core.formats.json_lines`); every problem is one :class:`InputError` naming
+(:mod:`app.core.formats.reading.json_lines`); every problem is one :class:`InputError` naming
 the file, the line, the field and what was expected, and nothing half-read is returned.
 Labels stay raw JSON in the schema's answer shape, but each is checked on reading with
 :func:`~app.core.formats.labeling.answers.to_answer` (for schemes with a loss family),
@@ -42,8 +42,6 @@ from typing import Any
 
 from app.core.contracts.labels.families import Family, loss_family
 from app.core.errors import InputError
-from app.core.formats.boundary import present, read_mapped
-from app.core.formats.json_lines import Fields, iter_json_lines, read_json_lines
 from app.core.formats.labeling.answers import to_answer
 from app.core.formats.labeling.data import (
     LabelingData,
@@ -61,6 +59,8 @@ from app.core.formats.labeling.table import (
     read_common_predictions,
 )
 from app.core.formats.potato.config import find_config
+from app.core.formats.reading.boundary import present, read_mapped
+from app.core.formats.reading.json_lines import Fields, iter_json_lines, read_json_lines
 from app.core.model import Scheme, Study
 from app.core.slices import list_in_slices
 
@@ -146,7 +146,7 @@ def read_predictions(path: Path, study: Study, tiers: Iterable[str], *,
 
     A file of common lines is decoded straight into columns
     (:func:`~app.core.formats.labeling.decoded.decode_common`), else parsed at once
-    (:func:`~app.core.formats.json_lines.read_json_lines`); a file of common lines is
+    (:func:`~app.core.formats.reading.json_lines.read_json_lines`); a file of common lines is
     checked column by column
     (:func:`~app.core.formats.labeling.table.read_common_predictions`); any other file
     goes through the full per-line checks, which give the same predictions or the message

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from app.core.errors import InputError
-from app.core.formats.boundary import UNBOUNDED, checked_file
+from app.core.formats.reading.media_file import media_file
 
 ENVELOPE_BINS = 4000
 BLOCK_FRAMES = 1 << 18
@@ -59,7 +59,7 @@ def read_waveform(path: Path, bins: int = ENVELOPE_BINS) -> Waveform:
     """The min/max envelope of the audio file at ``path``, samples in their full scale."""
     import soundfile  # libsndfile is loaded when audio is first drawn
 
-    checked_file(path, limit=UNBOUNDED)  # a FIFO or a device is refused; decoded in blocks
+    media_file(path)  # a FIFO or a device is refused; decoded in blocks
     try:
         with soundfile.SoundFile(str(path)) as f:
             rate, declared = int(f.samplerate), int(f.frames)

@@ -41,7 +41,8 @@ from pathlib import Path
 import numpy as np
 
 from app.core.errors import InputError
-from app.core.formats.boundary import UNBOUNDED, checked_file, open_checked
+from app.core.formats.reading.boundary import checked_file
+from app.core.formats.reading.media_file import media_file, open_media_file
 
 MAX_CLOUD_POINTS = 200_000
 POINT_CLOUD_SUFFIXES = (".npy", ".pcd", ".ply", ".bin", ".las", ".laz")
@@ -76,7 +77,7 @@ def cloud_format(path: Path, head: bytes) -> str:
 
 def read_point_cloud(path: Path, max_points: int = MAX_CLOUD_POINTS) -> np.ndarray:
     """At most ``max_points`` finite points of the cloud, ``(n, 3)`` float32."""
-    with open_checked(path, limit=UNBOUNDED) as f:  # a FIFO or a device is refused, unread
+    with open_media_file(path) as f:  # a FIFO or a device is refused, unread
         head = f.read(16)
     fmt = cloud_format(path, head)
     if fmt == "laz":
@@ -131,7 +132,7 @@ def _columns(path: Path, fmt: str, raw: np.ndarray, step_for: Step) -> np.ndarra
 
 
 def _read_npy(path: Path, step_for: Step) -> np.ndarray:
-    checked_file(path, limit=UNBOUNDED)
+    media_file(path)
     try:
         raw = np.load(path, mmap_mode="r", allow_pickle=False)
     except (OSError, ValueError) as exc:
@@ -142,7 +143,7 @@ def _read_npy(path: Path, step_for: Step) -> np.ndarray:
 
 def _rows_of_floats(width: int, fmt: str) -> Callable[[Path, Step], np.ndarray]:
     def read(path: Path, step_for: Step) -> np.ndarray:
-        size = checked_file(path, limit=UNBOUNDED).stat().st_size
+        size = media_file(path).stat().st_size
         if size % (4 * width):
             raise InputError(f"the file is {size} bytes, not a whole number of "
                              f"{4 * width}-byte points; expected {_EXPECTED[fmt]}", file=path)
@@ -191,7 +192,7 @@ def _read_ply(path: Path, step_for: Step) -> np.ndarray:
 def _read_las(path: Path, step_for: Step) -> np.ndarray:
     import laspy  # only when a LAS is read
 
-    checked_file(path, limit=UNBOUNDED)  # read in chunks: only the kept rows stay
+    media_file(path)  # read in chunks: only the kept rows stay
     parts: list[np.ndarray] = []
     with laspy.open(str(path)) as las:
         step = step_for(int(las.header.point_count))

@@ -32,10 +32,11 @@ from typing import Any
 
 from app.core.agreement.kinds.registry import kind_for
 from app.core.errors import InputError
-from app.core.formats.boundary import present
-from app.core.formats.files import inside, read_yaml
 from app.core.formats.media.locate import text_is_picture
 from app.core.formats.potato.annotation_types import ANNOTATION_TYPES, closest
+from app.core.formats.reading.boundary import present
+from app.core.formats.reading.paths import inside
+from app.core.formats.reading.yaml_file import read_yaml
 from app.core.model import Scheme
 
 NON_ITEM_PHASES = frozenset({"consent", "prestudy", "instructions", "training", "poststudy",

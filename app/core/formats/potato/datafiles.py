@@ -7,9 +7,9 @@ from, so an error names it. A ``.jsonl`` file in the common shape is first read 
 A ``.json`` file holds a list of records (or one record), or, as Potato also accepts,
 one JSON object a line like ``.jsonl``.
 
-Every file comes through the reader boundary (:mod:`app.core.formats.boundary`: inside
+Every file comes through the reader boundary (:mod:`app.core.formats.reading.boundary`: inside
 ``root``, a regular file, bounded) and JSON is parsed within
-:mod:`app.core.formats.nesting`'s bounds.
+:mod:`app.core.formats.reading.nesting`'s bounds.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import InputError
-from app.core.formats import nesting
-from app.core.formats.boundary import checked_file, open_checked, read_bytes
-from app.core.formats.files import read_json
-from app.core.formats.json_lines import line_chunks, loads_line_bytes
+from app.core.formats.reading import nesting
+from app.core.formats.reading.boundary import checked_file, open_checked, read_bytes
+from app.core.formats.reading.json_file import read_json
+from app.core.formats.reading.json_lines import line_chunks, loads_line_bytes
 from app.core.model import Item
 from app.core.nones import Nones
 from app.core.sharded import ShardedMap
@@ -90,7 +90,7 @@ def _jsonl_fast(data: bytes) -> list[Record] | None:
     line by line, whose messages name the line.
 
     The checks and the parse run on the bytes, a chunk of lines at a time (counts of
-    ``\\n`` and ``\\n{``, parsed by :func:`~app.core.formats.json_lines.loads_line_bytes`):
+    ``\\n`` and ``\\n{``, parsed by :func:`~app.core.formats.reading.json_lines.loads_line_bytes`):
     splitting a million-line file into line strings first cost a second and 100 MB.
     """
     end = len(data) - 1 if data.endswith(b"\n") else len(data)

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import InputError
-from app.core.formats.files import read_json
 from app.core.formats.potato.config import read_config
+from app.core.formats.reading.json_file import read_json
 
 STATE_FILE = "user_state.json"
 _NO_ANSWER = (None, "", False, "false")

@@ -15,7 +15,6 @@ from typing import Any, Literal
 import msgspec
 import numpy as np
 
-from app.core.formats import nesting
 from app.core.formats.potato.objects import (
     _PLAIN_NUMBERS,
     MAX_MAGNITUDE,
@@ -24,6 +23,7 @@ from app.core.formats.potato.objects import (
     list_of,
 )
 from app.core.formats.potato.place import Place, sys_intern
+from app.core.formats.reading import nesting
 from app.core.model import Scheme
 from app.core.objects import (
     Cuboid,
@@ -163,7 +163,7 @@ def cuboids_from_text(text: str) -> ObjectSet | None:
 
 def _may_nest_deeper(raw: bytes, n: int, rotations: list[tuple[float, ...]]) -> bool:
     """Whether a text msgspec decoded into ``n`` cuboids might nest deeper than
-    :data:`~app.core.formats.nesting.MAX_DEPTH` (then it is counted exactly).
+    :data:`~app.core.formats.reading.nesting.MAX_DEPTH` (then it is counted exactly).
 
     A bracket lies inside at most three of the answer's own brackets (the list, its
     shape, the coordinates: the number lists enclose none) and inside others only, each

@@ -47,10 +47,10 @@ from collections import Counter
 from pathlib import Path
 
 from app.core.errors import InputError
-from app.core.formats.boundary import ANYWHERE, read_bytes
 from app.core.formats.importers.model import ImportedSpan, ImportedStudy
 from app.core.formats.importers.registry import annotator_names
 from app.core.formats.importers.text.spans import SpanCollector
+from app.core.formats.reading.boundary import ANYWHERE, read_bytes
 
 OTHER = {"R": "relations", "E": "events", "A": "attributes", "M": "attributes",
          "N": "normalizations", "*": "equivalences", "#": "notes"}

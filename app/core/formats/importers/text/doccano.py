@@ -1,5 +1,5 @@
 """doccano's JSONL export of a sequence-labeling project (plain JSON Lines, read with
-:mod:`app.core.formats.json_lines`) → a Potato project with one ``span`` scheme
+:mod:`app.core.formats.reading.json_lines`) → a Potato project with one ``span`` scheme
 (``accord import doccano``).
 
 **Format** (doccano's exporter, ``backend/data_export``). Without collaborative
@@ -31,11 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import InputError
-from app.core.formats.boundary import ANYWHERE
 from app.core.formats.importers.model import ImportedSpan, ImportedStudy
 from app.core.formats.importers.registry import annotator_names
 from app.core.formats.importers.text.spans import SpanCollector
-from app.core.formats.json_lines import iter_json_lines
+from app.core.formats.reading.boundary import ANYWHERE
+from app.core.formats.reading.json_lines import iter_json_lines
 
 SPAN_KEYS = ("label", "labels", "entities")
 LAYOUT = '[start, end, "LABEL"]'

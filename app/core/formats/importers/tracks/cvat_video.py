@@ -37,11 +37,11 @@ from typing import Any
 from lxml import etree
 
 from app.core.errors import InputError
-from app.core.formats.boundary import ANYWHERE, open_checked
 from app.core.formats.importers import image_media as im
 from app.core.formats.importers.model import ImportedStudy
 from app.core.formats.importers.registry import annotator_names
 from app.core.formats.importers.tracks.study import Box, Piece, TrackStudy, check_box
+from app.core.formats.reading.boundary import ANYWHERE, open_checked
 
 LABEL_PARENTS = frozenset({"task", "job", "project"})
 META_PARENTS = frozenset({"task", "job"})

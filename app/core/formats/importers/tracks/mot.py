@@ -41,10 +41,10 @@ from collections import Counter
 from pathlib import Path
 
 from app.core.errors import InputError
-from app.core.formats.boundary import ANYWHERE, open_checked
 from app.core.formats.importers.model import ImportedStudy
 from app.core.formats.importers.registry import annotator_names
 from app.core.formats.importers.tracks.study import Box, Piece, TrackStudy, check_box
+from app.core.formats.reading.boundary import ANYWHERE, open_checked
 
 GT = ("gt", "gt.txt")
 SEQINFO = "seqinfo.ini"

@@ -44,7 +44,7 @@ from pathlib import Path
 from types import TracebackType
 
 from app.core.errors import InputError
-from app.core.formats.boundary import checked_file, present
+from app.core.formats.reading.boundary import checked_file, present
 
 DATABASE = "engine.sqlite"
 MAX_DATABASE_BYTES = 4 * 1024 * 1024 * 1024
@@ -56,11 +56,6 @@ COPY_TRIES = 3
 Stamp = tuple[tuple[int, int] | None, ...]
 
 
-def side_files(database: Path) -> tuple[Path, ...]:
-    """The files SQLite keeps beside a database that is being written (or was, by a
-    process that was killed)."""
-    return tuple(database.with_name(database.name + suffix)
-                 for suffix in ("-wal", "-shm", "-journal"))
 
 
 def at_rest_uri(database: Path) -> str:

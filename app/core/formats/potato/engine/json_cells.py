@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from app.core.formats.nesting import within_bounds
+from app.core.formats.reading.nesting import within_bounds
 
 
 def stored_json(text: Any) -> Any:

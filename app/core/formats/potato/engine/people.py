@@ -63,9 +63,8 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import InputError
-from app.core.formats.boundary import present
 from app.core.formats.labeling.answers import to_answer
-from app.core.formats.potato.engine.copies import at_rest_uri, private_copy, side_files, stamp
+from app.core.formats.potato.engine.copies import at_rest_uri, private_copy, stamp
 from app.core.formats.potato.engine.json_cells import stored_json
 from app.core.formats.potato.engine.parallel import unreadable
 from app.core.formats.potato.engine.records import (
@@ -74,6 +73,7 @@ from app.core.formats.potato.engine.records import (
 )
 from app.core.formats.potato.engine.store import _open, engine_database
 from app.core.formats.potato.place import sys_intern
+from app.core.formats.reading.database_file import at_rest
 from app.core.model import Answer, Study
 
 PURPOSES = CALIBRATION_PURPOSES | VERIFICATION_PURPOSES
@@ -250,15 +250,14 @@ def _rows(database: Path) -> list[tuple[Any, ...]]:
     """The answered requests, read in place when the database is at rest and did not
     change meanwhile, else from a private copy (as :mod:`.store` reads it)."""
     before = stamp(database)
-    if not any(present(side) for side in side_files(database)):
+    if at_rest(database):
         try:
             rows = _query(at_rest_uri(database), database)
         except InputError:
             if stamp(database) == before:
                 raise  # the file did not change: a real problem, named
         else:
-            if stamp(database) == before and not any(
-                    present(side) for side in side_files(database)):
+            if stamp(database) == before and at_rest(database):
                 return rows
     with private_copy(database) as copy:
         return _query(str(copy), database)

@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from app.core.formats.labeling.data import LabelVersion, Request, RequestKind, Split
-from app.core.formats.nesting import within_bounds
 from app.core.formats.potato.engine.json_cells import json_column, stored_json
+from app.core.formats.reading.nesting import within_bounds
 
 
 @dataclass(frozen=True, slots=True)

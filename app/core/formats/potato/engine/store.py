@@ -39,7 +39,6 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import InputError
-from app.core.formats.boundary import checked_file, present
 from app.core.formats.labeling.data import LabelingData
 from app.core.formats.labeling.table import PredictionTable
 from app.core.formats.potato.engine.answers import PendingColumns, StoredAnswers
@@ -47,7 +46,6 @@ from app.core.formats.potato.engine.copies import DATABASE as DATABASE
 from app.core.formats.potato.engine.copies import MAX_DATABASE_BYTES as MAX_DATABASE_BYTES
 from app.core.formats.potato.engine.copies import at_rest_uri as _at_rest_uri
 from app.core.formats.potato.engine.copies import private_copy as _private_copy
-from app.core.formats.potato.engine.copies import side_files as _side_files
 from app.core.formats.potato.engine.copies import stamp as _stamp
 from app.core.formats.potato.engine.items import ItemMeta, read_items
 from app.core.formats.potato.engine.parallel import IntegrityCheck
@@ -66,6 +64,7 @@ from app.core.formats.potato.engine.records import (
     read_records,
     read_requests,
 )
+from app.core.formats.reading.database_file import at_rest, named_database_file
 
 COLUMNS: dict[str, tuple[str, ...]] = {
     "engine_item": ("item_id", "ingest_seq", "meta_json"),
@@ -121,11 +120,7 @@ class EngineStore:
 def engine_database(task_dir: Path) -> Path | None:
     """``<task_dir>/engine.sqlite`` if there is one; one that is a link out of the
     project, a FIFO, a device or too large is refused (never skipped as absent)."""
-    path = task_dir / DATABASE
-    if not present(path):
-        return None
-    checked_file(path, root=task_dir, limit=MAX_DATABASE_BYTES)
-    return path
+    return named_database_file(task_dir / DATABASE, root=task_dir, limit=MAX_DATABASE_BYTES)
 
 
 def read_engine_store(database: Path, tiers: tuple[str, ...], labels: Sequence[Any] = ()
@@ -149,7 +144,7 @@ class StartedRead:
         self._reading: _Reading | None = None
         self._error: InputError | None = None
         self._before = _stamp(database)
-        self._in_place = not any(present(side) for side in _side_files(database))
+        self._in_place = at_rest(database)
         if self._in_place:
             try:
                 self._reading = _Reading(_at_rest_uri(database), database, tiers, labels)
@@ -169,8 +164,7 @@ class StartedRead:
                 if _stamp(database) == self._before:
                     raise  # the file did not change: a real problem, named
             else:
-                if _stamp(database) == self._before and not any(
-                        present(side) for side in _side_files(database)):
+                if _stamp(database) == self._before and at_rest(database):
                     return store
         with _private_copy(database) as copy:
             return _Reading(str(copy), database, self.tiers, self.labels).finish()
