@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QWidget
 
-from app.ui.views.kinds import detail_views
+from app.ui.views.kinds import also_views, detail_views
 
 if TYPE_CHECKING:
     from app.core.project import ProjectData
@@ -110,11 +110,13 @@ class DockLayout:
         self.default_sizes(first)
 
     def present_details(self, project: ProjectData | None) -> set[str]:
-        """The detail views that draw a kind some scheme of ``project`` has."""
+        """The detail views that draw a kind some scheme of ``project`` has (and the
+        further ones its schemes call for: the tracks view where a scheme holds tracks)."""
         if project is None:
             return set()
-        return {DETAIL_FOR_KIND[r.kind] for r in project.report.schemes.values()
-                if r.kind in DETAIL_FOR_KIND}
+        schemes = project.report.schemes.values()
+        return ({DETAIL_FOR_KIND[r.kind] for r in schemes if r.kind in DETAIL_FOR_KIND}
+                | {v for r in schemes for v in also_views(r.kind, r.metrics)})
 
     def show_present_kinds(self, project: ProjectData | None) -> None:
         """Show the detail tabs of the project's kinds, hide the others."""

@@ -38,7 +38,7 @@ def test_every_view_is_docked(qtbot: QtBot, settings: Settings) -> None:
     window = real_window(qtbot, settings)
     assert set(window.views) == {"overview", "items", "cuboids", "tiers", "traces",
                                  "regions", "masks", "contracts", "answers", "spans",
-                                 "numbers", "rankings", "matrices"}
+                                 "numbers", "rankings", "matrices", "volumes", "tracks"}
 
 
 def test_support_triage_through_the_worker(qtbot: QtBot, settings: Settings) -> None:

@@ -13,7 +13,8 @@ everywhere at once, and machine raters are marked the same way everywhere
 ``ViewContext.font_scale`` is 1.0 normally and larger in presentation mode.
 
 ``View.name`` is the CLI's view name (``cli.md``: overview, items, cuboids, tiers,
-traces, regions, masks, contracts, answers, spans, numbers, rankings, matrices),
+traces, regions, masks, contracts, answers, spans, numbers, rankings, matrices,
+volumes, tracks),
 used by ``accord open --view``.
 """
 
@@ -39,7 +40,7 @@ NO_PROJECT = "No project is open: File › Open…, File › Open demo, or drop 
 
 VIEW_NAMES = ("overview", "items", "cuboids", "tiers", "traces", "regions", "masks",
               "contracts", "answers", "spans", "numbers", "rankings", "matrices",
-              "volumes")
+              "volumes", "tracks")
 
 
 @dataclass(frozen=True, slots=True)

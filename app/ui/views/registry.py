@@ -32,6 +32,7 @@ CLASSES: dict[str, str] = {
     "rankings": "RankingsView",
     "matrices": "MatricesView",
     "volumes": "VolumesView",
+    "tracks": "TracksView",
 }
 assert tuple(CLASSES) == VIEW_NAMES
 

@@ -6,6 +6,8 @@ boxes are grouped into clusters (connected components of the matches: the boxes 
 matching says are one object), and each cluster gets **one** label, anchored above its
 highest box: its class name on the first line, then one ``a–b IoU`` line per matched pair.
 A box nobody matched is a cluster of one: its class and ``unmatched: a only``, in red.
+A frame of a point-cloud sequence adds each box's track under the class: ``track A 1 ·
+B 4`` (who called the object which track), so an ID switch can be seen on the boxes.
 3D points (``point_3d``, drawn as small octahedra) are compared by distance, not overlap:
 their pair lines say ``a–b distance 0.4 m`` (the short form ``distance 0.4 m``), the
 distance between the two points; the similarity Potato scores them by is ``1 − d / 2 m``.
@@ -101,10 +103,11 @@ def class_line(classes: Sequence[str], owners: Sequence[str]) -> str:
 
 
 def cluster_labels(
-    scene: CuboidScene, pairs: Sequence[tuple[int, int]], label_of: Callable[[str], str]
+    scene: CuboidScene, pairs: Sequence[tuple[int, int]], label_of: Callable[[str], str],
+    tracks: Sequence[str] | None = None,
 ) -> list[ClusterLabel]:
     """One label per cluster, in priority order; ``label_of`` names annotators (A, B, C
-    in presentation mode)."""
+    in presentation mode); ``tracks``: each box's track id (a sequence's frame)."""
     n = len(scene.box_owner)
     if n == 0 or len(scene.edges) != 12 * n:
         return []
@@ -124,12 +127,14 @@ def cluster_labels(
         anchor = (float(xy[0]), float(xy[1]), float(tops[group].max()))
         classes = [scene.labels[i] if i < len(scene.labels) else "" for i in group]
         head = class_line(classes, [owner[i] for i in group])
+        track_line = (("track " + " · ".join(f"{owner[i]} {tracks[i]}" for i in group),)
+                      if tracks is not None and len(tracks) == n else ())
         links = sorted((owner[i], owner[j], iou) for (i, j), iou in iou_of.items() if i in group)
         if not links:
             out.append(
                 ClusterLabel(
                     anchor,
-                    (head, f"unmatched: {owner[group[0]]} only"),
+                    (head, *track_line, f"unmatched: {owner[group[0]]} only"),
                     f"{head} · unmatched",
                     True,
                     -1.0,
@@ -157,7 +162,7 @@ def cluster_labels(
         out.append(
             ClusterLabel(
                 anchor,
-                (head, *lines),
+                (head, *track_line, *lines),
                 short,
                 False,
                 low + (0.0 if disagree else 1.0),

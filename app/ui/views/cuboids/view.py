@@ -47,6 +47,7 @@ from app.ui.palette import annotator_color
 from app.ui.views.base import View, ViewContext
 from app.ui.views.cuboids.flat_canvas import FlatCanvas
 from app.ui.views.cuboids.labels import cluster_labels, link_boxes
+from app.ui.views.cuboids.track_ids import unit_track_ids
 from app.ui.views.set_pick import SetPick, annotator_index, pick_set_item, picked_media
 
 if TYPE_CHECKING:
@@ -175,8 +176,12 @@ class CuboidsView(View):
         self.fit_button.setEnabled(True)
         agreement, item = pick.agreement, pick.item
 
+        tracks = (unit_track_ids(context.project, pick.scheme, item, scene.annotators,
+                                 len(scene.box_owner)) if context.project is not None else None)
+
         def draw() -> None:
-            labels = cluster_labels(scene, link_boxes(agreement, item), context.annotator_label)
+            labels = cluster_labels(scene, link_boxes(agreement, item), context.annotator_label,
+                                    tracks)
             self.canvas.draw(scene, colors, cloud, labels, scale)
 
         return draw

@@ -1,0 +1,1 @@
+"""The tracks view: identity over tracks, a lane per track over the frames."""
