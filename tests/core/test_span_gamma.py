@@ -25,6 +25,7 @@ from pygamma_agreement.continuum import Unit
 from app.core.agreement.spans import gamma_alignment, gamma_search
 from app.core.agreement.spans.gamma import ItemGamma, item_gamma, mean_gamma
 from app.core.agreement.spans.gamma_alignment import (
+    AlignmentTooLargeError,
     Units,
     best_alignment,
     best_alignments,
@@ -317,6 +318,22 @@ def test_undefined_items_have_sentences() -> None:
         assert result.gamma is None and result.reason
     assert "nobody marked" in (nobody.reason or "")
     assert "two annotators" in (alone.reason or "")
+
+
+def test_alignment_out_of_reach_is_undefined_with_its_reason(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Too many candidate tuples, or HiGHS out of time: a sentence, never a hang or NaN."""
+    rng = np.random.default_rng(14)
+    studies, length = noisy_study(rng, 3, 8)
+    spans = {f"a{k}": s for k, s in enumerate(studies)}
+    monkeypatch.setattr(gamma_alignment, "MAX_CANDIDATES", 10)
+    result = item_gamma(spans, length, n_samples=4)
+    assert result.gamma is None and result.observed_disorder is None
+    assert "more than 10 candidate tuples" in (result.reason or "")
+    monkeypatch.setattr(gamma_alignment, "MAX_CANDIDATES", 2_000_000)
+    monkeypatch.setattr(gamma_search, "MAX_STATES", 0)
+    with pytest.raises(AlignmentTooLargeError, match="not proved optimal"):
+        best_alignments([units_of(studies)], time_budget=0.0)
 
 
 def test_same_spans_is_one_and_one_span_is_chance() -> None:

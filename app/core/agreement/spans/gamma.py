@@ -30,6 +30,10 @@ Choices where the spec is silent:
   disorder of 0. One span on the whole item is defined, as in pygamma (Potato says NaN):
   a lone unit against chance samples that may copy it to several annotators, so γ is
   about 0 (0.02 below it with two annotators and seed 1234).
+- Out of reach, also undefined with the reason: an item whose exact best alignment needs
+  more than ``MAX_CANDIDATES`` candidate tuples, or that HiGHS cannot prove optimal in
+  ``TIME_BUDGET`` seconds (many annotators on one item: eight annotators of ten spans
+  each take minutes; pygamma enumerates 11⁸ tuples there).
 - The default seed is Potato's (1234) and the default sample count pygamma's and
   Potato's (30).
 """
@@ -42,7 +46,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.core.agreement.spans.gamma_alignment import EMPTY, Units, best_alignments
+from app.core.agreement.spans.gamma_alignment import (
+    EMPTY,
+    AlignmentTooLargeError,
+    Units,
+    best_alignments,
+)
 from app.core.agreement.spans.gamma_chance import shuffle_sample
 
 Span = tuple[float, float, str | None]
@@ -146,7 +155,10 @@ def item_gamma(spans_by_annotator: Mapping[str, Sequence[Span]], length: float, 
                           *facts)
     rng = np.random.default_rng(seed)
     samples = [shuffle_sample(units, length, rng) for _ in range(n_samples)]
-    best, *chance_alignments = best_alignments([units, *samples])
+    try:
+        best, *chance_alignments = best_alignments([units, *samples])
+    except AlignmentTooLargeError as error:
+        return _undefined(f"γ was not computed: {error}.", *facts)
     alignment = tuple(
         tuple(None if unit == EMPTY else int(cleaned[a][1][unit]) for a, unit in enumerate(row))
         for row in best.tuples.tolist())

@@ -40,6 +40,7 @@ disorder of the alignment it chose, re-summed in float64, to 1e-9.
 from __future__ import annotations
 
 import math
+import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -56,6 +57,20 @@ EMPTY = -1
 BATCH_TUPLES = 3000
 """Candidate tuples per HiGHS call when several continua are aligned (measured on 3 × 20
 and 3 × 200 spans: 3,000 was the fastest of 1 continuum, 3,000, 10,000 and all)."""
+
+MAX_CANDIDATES = 2_000_000
+"""Partial tuples held while growing the candidates (8 bytes × annotators each)."""
+
+TIME_BUDGET = 60.0
+"""Seconds HiGHS may spend on one :func:`best_alignments` call (an item and its chance
+samples). Eight annotators of ten spans each already give HiGHS some 100,000 candidate
+tuples and two minutes of work; such an item is reported as not computed, with the
+reason, rather than freezing the report. The only outcome here that depends on the
+machine."""
+
+
+class AlignmentTooLargeError(ValueError):
+    """The exact best alignment is out of reach; the message says why, in words."""
 
 
 @dataclass(frozen=True)
@@ -178,6 +193,10 @@ def candidate_tuples(units: Sequence[Units]) -> tuple[np.ndarray, np.ndarray]:
                 keep[np.flatnonzero(present)[~ok]] = False
             grown.append(np.hstack([base[keep], column[keep][:, None]]))
         rows = np.vstack(grown)
+        if len(rows) > MAX_CANDIDATES:
+            raise AlignmentTooLargeError(
+                f"the exact best alignment of {n} annotators' {sum(len(u) for u in units)} "
+                f"spans needs more than {MAX_CANDIDATES:,} candidate tuples")
     rows = rows[(rows != EMPTY).any(axis=1)]
     return _prune(units, rows, pairs)
 
@@ -213,7 +232,8 @@ def best_alignment(units: Sequence[Units]) -> BestAlignment:
     return best_alignments([units])[0]
 
 
-def best_alignments(continua: Sequence[Sequence[Units]]) -> list[BestAlignment]:
+def best_alignments(continua: Sequence[Sequence[Units]],
+                    time_budget: float = TIME_BUDGET) -> list[BestAlignment]:
     """:func:`best_alignment` of several continua (an item and its chance samples).
 
     Three or more annotators: each continuum's program is first solved component by
@@ -227,6 +247,7 @@ def best_alignments(continua: Sequence[Sequence[Units]]) -> list[BestAlignment]:
     for units in continua:
         if len(units) < 2 or sum(len(u) for u in units) == 0:
             raise ValueError("the best alignment needs two annotators and at least one unit")
+    started = time.perf_counter()
     chosen: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     searched: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     programs: list[tuple[int, Sequence[Units], np.ndarray, np.ndarray]] = []
@@ -250,7 +271,9 @@ def best_alignments(continua: Sequence[Sequence[Units]]) -> list[BestAlignment]:
         batch.append(program)
         if (position == len(programs) - 1
                 or sum(len(p[2]) for p in batch) + len(programs[position + 1][2]) > BATCH_TUPLES):
-            answers = solve_partitions([(units, rows, costs) for _, units, rows, costs in batch])
+            remaining = time_budget - (time.perf_counter() - started)
+            answers = solve_partitions([(units, rows, costs) for _, units, rows, costs in batch],
+                                       time_limit=remaining)
             solved.update(zip((p[0] for p in batch), answers, strict=True))
             batch = []
     for index, (picked, rows, costs) in searched.items():
@@ -267,9 +290,12 @@ def solve_partition(units: Sequence[Units], rows: np.ndarray,
     return solve_partitions([(units, rows, costs)])[0]
 
 
-def solve_partitions(problems: Sequence[tuple[Sequence[Units], np.ndarray, np.ndarray]]
-                     ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Several set-partition programs as one block-diagonal program (one HiGHS call)."""
+def solve_partitions(problems: Sequence[tuple[Sequence[Units], np.ndarray, np.ndarray]],
+                     time_limit: float = TIME_BUDGET) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Several set-partition programs as one block-diagonal program (one HiGHS call);
+    :class:`AlignmentTooLargeError` when HiGHS cannot prove the optimum in ``time_limit``."""
+    if time_limit <= 0:
+        raise AlignmentTooLargeError(_too_slow(problems))
     unit_parts: list[np.ndarray] = []
     tuple_parts: list[np.ndarray] = []
     unit_base = 0
@@ -293,9 +319,10 @@ def solve_partitions(problems: Sequence[tuple[Sequence[Units], np.ndarray, np.nd
         warnings.simplefilter("ignore", RuntimeWarning)
         result = milp(costs, integrality=np.ones(tuple_base), bounds=Bounds(0, 1),
                       constraints=LinearConstraint(matrix, 1, 1),
-                      options={"mip_rel_gap": 0.0, "mip_abs_gap": 0.0})
-    if result.x is None:  # pragma: no cover - singletons always make it feasible
-        raise RuntimeError(f"HiGHS found no alignment: {result.message}")
+                      options={"mip_rel_gap": 0.0, "mip_abs_gap": 0.0,
+                               "time_limit": time_limit})
+    if result.status != 0 or result.x is None:  # singletons make it feasible: time is up
+        raise AlignmentTooLargeError(_too_slow(problems))
     picked = result.x > 0.5
     answers: list[tuple[np.ndarray, np.ndarray]] = []
     start = 0
@@ -304,6 +331,13 @@ def solve_partitions(problems: Sequence[tuple[Sequence[Units], np.ndarray, np.nd
         answers.append((rows[mine], block_costs[mine]))
         start += len(rows)
     return answers
+
+
+def _too_slow(problems: Sequence[tuple[Sequence[Units], np.ndarray, np.ndarray]]) -> str:
+    units = problems[0][0]
+    return (f"the exact best alignment of {len(units)} annotators' "
+            f"{sum(len(u) for u in units)} spans (and of its chance samples) was not proved "
+            f"optimal within {TIME_BUDGET:.0f} s")
 
 
 def _assignment(a: Units, b: Units) -> tuple[np.ndarray, np.ndarray]:

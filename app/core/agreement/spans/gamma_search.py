@@ -18,8 +18,9 @@ memo stays small: on 3 annotators × 20 spans the search is some 6× faster than
 on 3 × 200 some 10×.
 
 The search gives up on a component (which then goes to HiGHS with the others given up on)
-when it holds more than :data:`MAX_UNITS` units or its memo passes :data:`MAX_STATES`
-states: with five annotators windows get wide, and HiGHS's bound is the better tool.
+when it holds more than :data:`MAX_UNITS` units, its memo passes :data:`MAX_STATES`
+states or it has tried :data:`MAX_WORK` tuples: with five annotators and more, windows
+get wide, and HiGHS's bound is the better tool.
 Either way the answer is the exact optimum; ``tests/core/test_span_gamma.py`` checks
 the two against each other and against pygamma-agreement.
 """
@@ -40,6 +41,10 @@ threads, and the limit is the interpreter's)."""
 
 MAX_STATES = 4000
 """Memo states before a component is handed to HiGHS instead."""
+
+MAX_WORK = 100_000
+"""Tuples tried (over all states) before a component is handed to HiGHS instead: with
+many annotators a unit leads thousands of tuples and few states are already slow."""
 
 
 class _TooWideError(Exception):
@@ -98,14 +103,16 @@ def _search(tuples: list[int], members: list[list[int]], costs: list[float]) -> 
         led[min(bits)].append((costs[t], mask, t))
     full = (1 << len(units)) - 1
     memo: dict[int, tuple[float, int, int]] = {full: (0.0, -1, full)}
+    work = [0]
 
     def best(covered: int) -> float:
         known = memo.get(covered)
         if known is not None:
             return known[0]
-        if len(memo) > MAX_STATES:
-            raise _TooWideError
         first = (~covered & (covered + 1)).bit_length() - 1
+        work[0] += len(led[first])
+        if len(memo) > MAX_STATES or work[0] > MAX_WORK:
+            raise _TooWideError
         value, argument, after = float("inf"), -1, covered
         for cost, mask, t in led[first]:
             if not mask & covered:
