@@ -330,3 +330,55 @@ def test_spans_machine_raters_have_lanes_marked(qtbot: QtBot) -> None:
         drawn.setdefault(bar.annotator, set()).add((bar.start, bar.end, bar.label))
     assert drawn == {who: spans for who, spans in stored.items() if spans}
     assert "machine raters included" in view.numbers.text()
+
+
+def test_rankings_item_taus_equal_scipy_on_random_orders() -> None:
+    """The list's τ per item (numpy, all items at once) equals scipy's kendalltau on the
+    options each pair shares, averaged over the pairs, on partial rankings and repeats."""
+    import random
+
+    from app.ui.views.rankings.model import item_taus
+
+    rng = random.Random(37)
+    options = list("ABCDEFG")
+    rows: dict[str, dict[str, tuple[str, ...]]] = {}
+    for i in range(300):
+        rows[f"i{i:03d}"] = {a: tuple(rng.sample(options, rng.randint(1, 7)))
+                             for a in ("x", "y", "z") if rng.random() < 0.9}
+    rows["repeat"] = {"x": ("A", "B", "A", "C"), "y": ("C", "A", "B")}
+    got = item_taus(rows, ("x", "y", "z"))
+    for (item, by), tau in zip(rows.items(), got, strict=True):
+        taus = []
+        names = sorted(by)
+        for k, a in enumerate(names):
+            for b in names[k + 1:]:
+                first = list(dict.fromkeys(by[a]))  # the first place of a repeat
+                last = {o: p for p, o in enumerate(by[b])}  # the last place in b
+                shared = [o for o in first if o in last]
+                if len(shared) >= 2:
+                    taus.append(kendalltau([first.index(o) for o in shared],
+                                           [last[o] for o in shared])[0])
+        if taus:
+            assert tau == pytest.approx(float(np.mean(taus)), abs=1e-12), item
+        else:
+            assert tau is None, item
+
+
+@pytest.mark.parametrize(("cls", "path", "scheme"), [
+    (SpansView, SPANS, "entities"), (RankingsView, NUMBERS, "priorities")])
+def test_the_windows_steps_show_what_show_context_shows(
+        qtbot: QtBot, cls: Any, path: Path, scheme: str) -> None:
+    """The window runs context_steps one per event-loop turn: the list first, then the
+    rest; the result is the same as one show_context."""
+    stepped, whole = cls(), cls()
+    qtbot.addWidget(stepped)
+    qtbot.addWidget(whole)
+    context = _context(path, scheme=scheme)
+    steps = stepped.context_steps(context)
+    assert len(steps) == 2
+    steps[0]()
+    assert stepped.item_order()  # the list is there after the first step
+    steps[1]()
+    whole.show_context(context)
+    assert stepped.item_order() == whole.item_order()
+    assert stepped.heading.text() == whole.heading.text()
