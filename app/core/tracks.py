@@ -17,7 +17,7 @@ measure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 Box2D = tuple[float, float, float, float]
 """``(x, y, width, height)`` as fractions of the picture (Potato's ``bboxNorm``)."""
@@ -34,6 +34,10 @@ class VideoTrack:
     id: str
     label: str
     keyframes: tuple[tuple[int, Box2D | None], ...]
+    aspect: float | None = field(default=None, compare=False)
+    """The picture's width over its height as the annotator's canvas showed it (a
+    keyframe's pixel ``bbox`` over its ``bboxNorm``), ``None`` when no keyframe says;
+    only for drawing the boxes (the tracks view), never in a measure."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -183,6 +183,13 @@ def test_view_draws_the_lanes_and_a_frames_boxes(qtbot: QtBot, project: ProjectD
     assert len(boxes) == sum(len(h.tracks) for f in data.frames.values()
                              if (h := f.get(20)) is not None)
     assert view.open_button.isHidden()  # video: the frame's boxes, no 3D view
+    # the blank picture has the canvas's width / height: pixel bbox over bboxNorm as stored
+    stored = _stored("cars")["q00"]
+    ratios = {round((k["bbox"]["width"] / k["bboxNorm"]["width"])
+                    / (k["bbox"]["height"] / k["bboxNorm"]["height"]), 9)
+              for answer in stored.values() for t in answer["tracks"].values()
+              for k in t["keyframes"].values() if "bbox" in k and "bboxNorm" in k}
+    assert len(ratios) == 1 and round(view.panel.aspect, 9) == ratios.pop()
 
 
 def test_presentation_shows_no_names(qtbot: QtBot, project: ProjectData) -> None:

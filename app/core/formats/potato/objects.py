@@ -272,6 +272,7 @@ def _video_tracks(raw: Mapping[str, Any], place: Place) -> tuple[VideoTrack, ...
         keyframes = track.get("keyframes") or {}
         pairs = keyframes.items() if isinstance(keyframes, dict) else enumerate(keyframes)
         frames: dict[int, tuple[float, float, float, float] | None] = {}
+        aspect: float | None = None
         for key, kf in pairs:
             where = kf.get("frame", key) if isinstance(kf, dict) else key
             if isinstance(where, bool) or not isinstance(where, int | float | str):
@@ -285,12 +286,29 @@ def _video_tracks(raw: Mapping[str, Any], place: Place) -> tuple[VideoTrack, ...
             frames[frame] = None if not isinstance(box, dict) else tuple(  # type: ignore[assignment]
                 _number(box.get(k), place, i, f"track bboxNorm {k}")
                 for k in ("x", "y", "width", "height"))
+            if aspect is None and frames[frame] is not None:
+                aspect = _aspect(kf.get("bbox"), frames[frame])
         if frames:
             label = track.get("label")
             out.append(VideoTrack(str(track.get("id") or ""),
                                   sys_intern(str(label) if label is not None else ""),
-                                  tuple(sorted(frames.items()))))
+                                  tuple(sorted(frames.items())), aspect))
     return tuple(out)
+
+
+def _aspect(pixels: object, norm: tuple[float, float, float, float] | None) -> float | None:
+    """The picture's width / height from a keyframe's pixel ``bbox`` and its normalized
+    one (both the same box: pixels / fraction = the picture's size); ``None`` when the
+    keyframe cannot say (no ``bbox``, a zero or non-number size). Never an error: the
+    pixel box is only used to draw."""
+    if norm is None or not isinstance(pixels, dict) or norm[2] <= 0 or norm[3] <= 0:
+        return None
+    w, h = pixels.get("width"), pixels.get("height")
+    if isinstance(w, bool) or isinstance(h, bool) or not isinstance(w, int | float) \
+            or not isinstance(h, int | float) or w <= 0 or h <= 0:
+        return None
+    ratio = (w / norm[2]) / (h / norm[3])
+    return ratio if 0.05 < ratio < 20 else None
 
 
 def parse_tiered(raw: Any, scheme: Scheme, place: Place) -> ObjectSet:

@@ -174,8 +174,9 @@ class LaneCanvas(QWidget):
         metrics = QFontMetricsF(self.font())
         painter.setPen(QPen(QColor("#111111"), 1))
         switched = {frame for frame, _old, _new in lane.switches}
+        cell = self.frame_x(self.first + 1) - self.frame_x(self.first)
         for a, b, partner in lane.partners:
-            pad = 3 + (h / 2 if a in switched else 0)  # clear of the switch's diamond
+            pad = 3 + ((cell + h) / 2 if a in switched else 0)  # clear of the switch's diamond
             rect = QRectF(self.frame_x(a) + pad, top,
                           self.frame_x(b + 1) - self.frame_x(a) - pad - 3, height)
             label = metrics.elidedText(f"= {partner}", Qt.TextElideMode.ElideRight,

@@ -21,8 +21,9 @@ Choices where the spec is silent:
 - A lane is marked from its own annotator's side: a miss where the other annotator has
   nothing matched to it, a switch where it took a new partner (each direction of the
   pair is one of the two directions MOTA pools).
-- Video frames are drawn 16:9 unless the answers say otherwise: Accord keeps Potato's
-  normalized boxes (``bboxNorm``), not the picture's size, and decodes no video.
+- A video frame is a blank picture of the width / height the annotators' canvas had
+  (a keyframe's pixel ``bbox`` over its ``bboxNorm``: ``VideoTrack.aspect``), 16:9 when
+  no keyframe says; no video is decoded.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from itertools import combinations
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -51,14 +53,11 @@ from app.ui.palette import annotator_color
 from app.ui.views.base import NO_PROJECT, View, ViewContext
 from app.ui.views.tracks.canvas import FrameBox, FramePanel, LaneCanvas, LaneStyle
 from app.ui.views.tracks.model import frame_objects, lanes, pair_counts, split_unit
+from app.ui.views.tracks.text import KEY, frame_html, pair_line, scheme_text
 from app.ui.workers import WorkerPool
 
 VIDEO_ASPECT = 16 / 9
-KEY = ("<b>Key</b> · a row is one object (its tracks aligned) · bar: a track from its "
-       "first frame to its last · <i>= name</i>: its partner in the pair · "
-       "<span style='color:#C62828'><b>red hatching</b></span>: missed (the other "
-       "annotator has nothing matched to it) · <span style='color:#FF8F00'>◆</span>: ID "
-       "switch (a new partner) · faded: not in the pair · click: pick a frame")
+
 
 
 def track_schemes(project: ProjectData) -> list[str]:
@@ -127,6 +126,7 @@ class TracksView(View):
         left_layout.addWidget(self.message)
         left_layout.addWidget(self.lane_area, 1)
         left_layout.addWidget(self.key)
+        left_layout.addStretch(0)
         self.frame_title = QLabel()
         self.frame_title.setWordWrap(True)
         self.frame_title.setTextFormat(Qt.TextFormat.RichText)
@@ -145,11 +145,13 @@ class TracksView(View):
         right_layout.addWidget(self.open_button)
         right_layout.addWidget(self.frame_text)
         right_layout.addStretch(1)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter = self.splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(right)
         splitter.setStretchFactor(0, 5)
         splitter.setStretchFactor(1, 2)
+        self._split_by_user = False
+        splitter.splitterMoved.connect(lambda *_: setattr(self, "_split_by_user", True))
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.metrics)
@@ -202,6 +204,13 @@ class TracksView(View):
             self._compute(scheme, item, video, _threshold(result.extra))
             return
         self._draw(data, context)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
+        """The frame panel keeps a third of the width (its picture is what a room
+        looks at) until the user moves the divider."""
+        super().resizeEvent(event)
+        if not self._split_by_user:
+            self.splitter.setSizes([self.width() * 64 // 100, self.width() * 36 // 100])
 
     def complete(self) -> None:
         """Wait for the matching under way and show it (screenshots, tests)."""
@@ -262,12 +271,8 @@ class TracksView(View):
         self.canvas.setFont(self.font())
         self.canvas.show_lanes(lanes(data, self._pair), data.first, data.last,
                                LaneStyle(colors, names, context.font_scale), self._frame)
-        counts = pair_counts(data, self._pair) if self._pair else []
-        line = " · ".join(
-            f"{escape(names[c.reference])} as reference: {c.object_frames} object-frames, "
-            f"{c.misses} missed by {escape(names[c.other])}, "
-            f"{c.switches} ID switch{'' if c.switches == 1 else 'es'}"
-            for c in counts)
+        self.lane_area.setMaximumHeight(self.canvas.height() + 2 * self.lane_area.frameWidth())
+        line = pair_line(pair_counts(data, self._pair), names) if self._pair else ""
         n_tracks = sum(len(v) for v in data.tracks.values())
         self.metrics.setText(self._scheme_text + f"<br>This item: frames {data.first}–"
                              f"{data.last}, {n_tracks} tracks in {len(data.rows)} rows"
@@ -276,18 +281,7 @@ class TracksView(View):
 
     def _show_metrics(self, metrics: dict[str, float | int | None], undefined: dict[str, str],
                       context: ViewContext) -> None:
-        parts = []
-        for key, label in (("identity.mota", "MOTA"), ("identity.idf1", "IDF1"),
-                           ("identity.id_switches", "ID switches per direction")):
-            value = metrics.get(key)
-            if value is None:
-                why = escape(context.anonymize_text(undefined.get(key, "undefined")))
-                parts.append(f"{label} <span style='color:#8A4B00'>undefined: {why}</span>")
-            else:
-                parts.append(f"{label} <b>{float(value):.3f}</b>" if key != "identity.id_switches"
-                             else f"{label} <b>{float(value):g}</b>")
-        self._scheme_text = ("Scheme (pooled over pairs, items and both directions): "
-                             + " · ".join(parts))
+        self._scheme_text = scheme_text(metrics, undefined, context.anonymize_text)
         self.metrics.setText(self._scheme_text)
 
     def _draw_frame(self, colors: dict[str, Any], names: dict[str, str]) -> None:
@@ -297,24 +291,8 @@ class TracksView(View):
         self.canvas.set_frame(frame)
         objects = frame_objects(data, frame)
         self.frame_title.setText(f"<b>Frame {frame}</b> · {len(objects)} objects")
-        partner_of: dict[tuple[str, str], str] = {}
-        if self._pair is not None:
-            for ref, other in (self._pair, self._pair[::-1]):
-                matching = data.matchings.get((ref, other))
-                shown = {s.track: s.shown for s in data.tracks.get(other, [])}
-                mine = {s.track: s.shown for s in data.tracks.get(ref, [])}
-                for t, p in (matching.matches.get(frame, {}) if matching else {}).items():
-                    partner_of[(ref, mine.get(t, t))] = f"{names[other]} {shown.get(p, p)}"
-        rows = []
-        for annotator, track, label in objects:
-            partner = partner_of.get((annotator, track))
-            state = ("" if self._pair is None or annotator not in self._pair else
-                     f" = {escape(partner)}" if partner else
-                     " <span style='color:#C62828'>missed</span>")
-            rows.append(f"<span style='color:{colors[annotator].name()}'>■</span> "
-                        f"{escape(names[annotator])} · {escape(track)} ({escape(label)})"
-                        f"{state}")
-        self.frame_text.setText("<br>".join(rows) or "No object on this frame.")
+        hex_colors = {a: c.name() for a, c in colors.items()}
+        self.frame_text.setText(frame_html(data, frame, self._pair, names, hex_colors))
         if data.video:
             boxes = []
             for annotator in data.annotators:
@@ -325,13 +303,21 @@ class TracksView(View):
                 for track, row in zip(here.tracks, here.rows.tolist(), strict=True):
                     boxes.append(FrameBox((row[0], row[1], row[2], row[3]), colors[annotator],
                                           f"{names[annotator]} {shown.get(track, track)}"))
-            self.panel.show_boxes(boxes, VIDEO_ASPECT)
+            self.panel.show_boxes(boxes, self._aspect(data.item))
             self.panel.show()
             self.open_button.hide()
         else:
             self.panel.hide()
             self.open_button.setText(f"Show frame {frame} in the 3D view")
             self.open_button.show()
+
+    def _aspect(self, item: str) -> float:
+        """The video's width / height as the annotators' canvas showed it (a track's
+        pixel box over its normalized one), else 16:9."""
+        project, scheme = self._context.project, self.scheme_combo.currentText()
+        answers = project.study.answers_for(scheme).get(item, {}) if project else {}
+        return next((t.aspect for a in answers.values() if isinstance(a, ObjectSet)
+                     for t in a.tracks or () if t.aspect is not None), VIDEO_ASPECT)
 
     # -------------------------------------------------------------- user input
     def _on_frame(self, frame: int) -> None:
