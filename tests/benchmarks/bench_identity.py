@@ -16,8 +16,8 @@ Run on purpose, from the project root::
    Reading the JSON is left out on both sides. MOTA, IDF1 and ID switches must agree to
    1e-12 (exit 2 otherwise). Goal: ≥ 20× and under 10 s.
 2. **The kernel on near-upright boxes**: 20,000 overlapping pairs, each box turned by a
-   uniform yaw and a small pitch and roll (N(0, 0.05) and N(0, 0.01) rad, ``--tilt``),
-   as lidar boxes are; the
+   uniform yaw and a small pitch and roll (N(0, σ) for σ = 0.05, 0.01, 0.002 and 0 rad,
+   ``--tilt``; at 0 the boxes are yaw only), as lidar boxes are; the
    second box's centre moved by N(0, 0.25 × size) per axis and its sizes scaled by
    U(0.7, 1.3). Potato's ``iou_cuboid_3d`` one call per pair against one call of
    ``cuboid_iou_pairs`` (best of five). Goal: ≥ 100×.
@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--frames", type=int, default=2000)
     parser.add_argument("--skip-study", action="store_true")
-    parser.add_argument("--tilt", type=float, nargs="*", default=[0.05, 0.01],
+    parser.add_argument("--tilt", type=float, nargs="*", default=[0.05, 0.01, 0.002, 0.0],
                         help="the pitch and roll's standard deviation, radians")
     args = parser.parse_args(argv)
     if importlib.util.find_spec("potato") is None:

@@ -33,6 +33,8 @@ def test_an_ambiguous_pair_is_retried_with_a_larger_tolerance(
     # Every pair to clipping (random pairs would otherwise take the line sum).
     monkeypatch.setattr(cuboids, "summable",
                         lambda turn, *_: np.zeros(len(turn), dtype=bool))
+    monkeypatch.setattr(cuboids, "free_of_grazing",
+                        lambda turn, *_: np.zeros(len(turn), dtype=bool))
     a, b = random_pairs(np.random.default_rng(SEED), 40, spread=1.0)
     expected = cuboid_iou_pairs(a, b, aligned_fast_path=False)
     real = cuboid_clip._clip_box

@@ -30,19 +30,20 @@ contiguous axis: numpy's loops run over the pairs, never over 3 coordinates.
 
 When it is used, and why that bound
 -----------------------------------
-Each interval end is a division by ``n · d``, the cosine between a line and a slab's
-normal; all of them are entries ``M_ij`` of the relative rotation (or 1). Where an
-entry is near 0 (an edge nearly parallel to a face: touching edges, near-coplanar
-faces), an interval end is ill-conditioned and, unlike clipping, nothing forces the
-neighbouring edges to share its rounding. So the sum is only used when every
-``|M_ij| ≥`` :data:`MIN_COSINE` and its rounding bound is far inside the tests'
-``1e-9``: the error of each term is at most a few ulps of ``R³ / min |M_ij|``
-(``R``: the distance between the centres plus both half-diagonals), and a pair is only
-summed here when :data:`ERROR_FACTOR` ``× ε R³ / min |M_ij|`` is below
-:data:`MAX_RELATIVE_ERROR` of the larger box's volume (which bounds the union from
-below, so the IoU moves by less than that). Uniformly random rotations send well under
-1% of the pairs to clipping, lidar boxes with a few hundredths of a radian of tilt about
-3%; yaw-only and aligned pairs never come here (the closed forms of
+Each interval end is a division by ``n · d``, the cosine between a line and a slab's normal; all of
+them are entries ``M_ij`` of the relative rotation (or 1). Where an entry is near 0 (an
+edge nearly parallel to a face: touching edges, near-coplanar faces), an interval end is
+ill-conditioned and, unlike clipping, nothing forces the neighbouring edges to share its
+rounding. So the sum is only used when every ``|M_ij| ≥`` :data:`MIN_COSINE` and its
+rounding bound is far inside the tests' ``1e-9``: the error of each term is at most a
+few ulps of ``R³ / min |M_ij|`` (``R``: the distance between the centres plus both
+half-diagonals), and a pair is only summed here when :data:`ERROR_FACTOR` ``× ε R³ / min
+|M_ij|`` is below :data:`MAX_RELATIVE_ERROR` of the larger box's volume (which bounds
+the union from below, so the IoU moves by less than that). Uniformly random rotations
+send well under 1% of the pairs elsewhere, lidar boxes with a few hundredths of a radian
+of tilt about 3% (a third at 0.002 rad); of those, the pairs without a grazing crossing
+still come here (:mod:`app.core.geometry.cuboid_grazing`), the rest go to clipping;
+yaw-only and aligned pairs never come here (the closed forms of
 :mod:`app.core.geometry.cuboid_prism` take them); coplanar, touching-edge and grid
 configurations with the fast paths turned off all go to clipping.
 

@@ -29,8 +29,12 @@ module, whose docstring records its method and choices:
   rotated pairs), some 3 µs per overlapping pair: the divergence theorem as a sum over
   the 60 lines the intersection's edges can lie on, each cut to the part inside both
   boxes, in fixed-size arrays.
-- :mod:`~app.core.geometry.cuboid_clip`: the general path for the others (near-parallel
-  edges and faces, touching edges, coplanar faces with the fast paths off), some 20 µs
+- :mod:`~app.core.geometry.cuboid_grazing`: the line sum also takes the pairs with a
+  small cosine where no edge of one box crosses a nearly parallel face plane of the
+  other (no grazing vertex, so the ill-conditioned interval ends cannot win): most
+  lidar pairs (a yaw with a small pitch and roll), which the a-priori bound refuses.
+- :mod:`~app.core.geometry.cuboid_clip`: the general path for the others (grazing and
+  touching edges, coplanar faces with the fast paths off), some 20 µs
   per overlapping pair: ``b``'s closed surface clipped by ``a``'s six half-spaces, the
   volume by the divergence theorem, closed by construction whatever rounding does.
 - :mod:`~app.core.geometry.fixed_order`: sums and products added in a fixed order, so
@@ -38,8 +42,9 @@ module, whose docstring records its method and choices:
 
 :func:`_intersection_volumes` tries the paths from the cheapest: both boxes yaw only in
 the sensor frame (the prism path in the plane), all axes parallel, one shared axis, then
-the separating-axis filter, the line sum where it is well conditioned and clipping for
-the rest (every block's few such pairs at once, as clipping has a fixed cost per call).
+the separating-axis filter, the line sum where it is well conditioned or free of
+grazing crossings, and clipping for the rest (every block's few such pairs at once, as
+clipping has a fixed cost per call).
 ``cuboid_iou_pairs(..., aligned_fast_path=False)`` turns both closed forms off (only to
 check that they agree with the general path).
 
@@ -85,6 +90,7 @@ from app.core.geometry.cuboid_boxes import (
 )
 from app.core.geometry.cuboid_clip import PLANE_TOLERANCE, clipped_volumes
 from app.core.geometry.cuboid_filters import near_cross_pairs, separated, spheres_apart
+from app.core.geometry.cuboid_grazing import free_of_grazing
 from app.core.geometry.cuboid_lines import line_volumes, summable
 from app.core.geometry.cuboid_prism import (
     aligned,
@@ -292,6 +298,12 @@ def _intersection_volumes(a: np.ndarray, b: np.ndarray, fast: bool, level: bool 
             k = _all_or(sel, len(a))
             volume[sel] = line_volumes(turn[k], shift[k], half_a[k], half_b[k])
         rest = rest[~sums]
+    if rest.size:  # near-parallel pairs without a grazing crossing: the line sum is exact
+        free = free_of_grazing(turn[rest], shift[rest], half_a[rest], half_b[rest])
+        if free.any():
+            sel = rest[free]
+            volume[sel] = line_volumes(turn[sel], shift[sel], half_a[sel], half_b[sel])
+        rest = rest[~free]
     if rest.size:
         return volume, (rest, turn[rest], shift[rest], half_a[rest], half_b[rest])
     return volume, None
