@@ -87,9 +87,8 @@ def test_a_database_is_at_rest_only_without_any_side_file(tmp_path: Path,
 
 
 def test_no_reader_opens_a_file_but_through_the_room() -> None:
-    """Outside ``formats/reading/`` nothing imports the boundary's old home except the
-    re-export shims themselves and the modules a shim still serves (named in the report
-    of issue 35 part 10): a new reader goes to the room."""
+    """Outside ``formats/reading/`` nothing imports the helpers' old paths but the
+    re-export shims themselves: a new reader goes to the room."""
     old = {f"app.core.formats.{name}" for name in (
         "boundary", "files", "nesting", "digit_runs", "json_lines", "json_pieces",
         "yaml_lines")}
@@ -103,5 +102,4 @@ def test_no_reader_opens_a_file_but_through_the_room() -> None:
                 names = {node.module} | {f"{node.module}.{a.name}" for a in node.names}
                 if names & old:
                     users.append(str(path.relative_to(APP.parent)))
-    allowed = {"app/core/formats/potato/project.py", "app/core/formats/potato/answers.py"}
-    assert set(users) <= allowed, sorted(set(users) - allowed)
+    assert users == []

@@ -32,7 +32,6 @@ from app.core.agreement.rating_answers import reads as reads_rating
 from app.core.agreement.vlm.reading import PARSERS as VLM_PARSERS
 from app.core.agreement.volumes.reading import parse_volume
 from app.core.errors import InputError
-from app.core.formats.files import parse_json_text
 from app.core.formats.potato.config import number_label
 from app.core.formats.potato.objects import (
     parse_grounding,
@@ -48,6 +47,7 @@ from app.core.formats.potato.traces import (
     parse_trajectory_eval,
     parse_verdicts,
 )
+from app.core.formats.reading.json_file import parse_json_text
 from app.core.model import Answer, Kind, Scheme
 
 NOT_OPTIONS = frozenset({"free_response", "bad_text"})

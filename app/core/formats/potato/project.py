@@ -38,9 +38,6 @@ from typing import Any
 
 from app.core.agreement.spans.reading import store_span_answers
 from app.core.errors import InputError, RejectedAnswerError
-from app.core.formats.boundary import UNBOUNDED, checked_file, present
-from app.core.formats.files import inside
-from app.core.formats.json_pieces import read_json_in_pieces
 from app.core.formats.media.locate import URL_PREFIXES, media_values
 from app.core.formats.potato.answers import parse_answer
 from app.core.formats.potato.config import PotatoConfig, read_config
@@ -52,6 +49,10 @@ from app.core.formats.potato.datafiles import (
 )
 from app.core.formats.potato.engine.people import add_engine_people
 from app.core.formats.potato.place import Place, sys_intern
+from app.core.formats.reading.boundary import present
+from app.core.formats.reading.json_file import read_json_in_pieces
+from app.core.formats.reading.media_file import named_media_file
+from app.core.formats.reading.paths import inside
 from app.core.model import NO_ENTRIES, Item, Kind, Scheme, Study, TraceStep
 from app.core.objects import ObjectSet, SceneObject, Span
 from app.core.progress import Job, Progress, run
@@ -164,8 +165,8 @@ def _read_items(config: PotatoConfig, path: Path, items: Mapping[str, Item],
         media: dict[str, Path] = {}
         for key, value in media_values(record, config.media_keys, config.picture_key):
             found = _episode_manifest(_media_path(config, value, path, line, key))
-            if present(found):  # a regular file inside (it may be large: media)
-                media[key] = checked_file(found, root=config.root, limit=UNBOUNDED)
+            if (checked := named_media_file(found, root=config.root)) is not None:  # any size
+                media[key] = checked
             else:
                 missing_media[key] += 1
         steps = {steps_key: _trace_steps(config, scheme, raw, path, line)
@@ -193,7 +194,7 @@ EPISODE_MANIFEST = "episode.json"
 def _episode_manifest(path: Path) -> Path:
     """A media field naming a folder that holds ``episode.json`` names that manifest:
     Potato 2.12.1 reads an episode so (``episodes/simple.py``: a folder is read as its
-    ``episode.json``). Any other folder is still refused by ``checked_file``, and the
+    ``episode.json``). Any other folder is still refused by ``named_media_file``, and the
     manifest is checked like every media file (a link out of the project is refused)."""
     if path.is_dir():
         manifest = path / EPISODE_MANIFEST
