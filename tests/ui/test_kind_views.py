@@ -382,3 +382,28 @@ def test_the_windows_steps_show_what_show_context_shows(
     whole.show_context(context)
     assert stepped.item_order() == whole.item_order()
     assert stepped.heading.text() == whole.heading.text()
+
+
+def test_numbers_shows_a_slider_with_potatos_block(qtbot: QtBot) -> None:
+    """The machines project's slider (ordinal in Accord, a number to Potato): its answers
+    are plotted for every pair, machine raters included, and the line of Potato's block
+    carries /admin/iaa's own numbers (expected/iaa.json, written by Potato's server)."""
+    machines = DATA / "ratings" / "machines"
+    view = NumbersView()
+    qtbot.addWidget(view)
+    view.show_context(_context(machines, scheme="relevance"))
+    assert view.scheme_combo.currentText() == "relevance"
+    assert len(view.pairs) == 10  # 5 raters: 3 people, 2 machines
+    potato = json.loads((machines / "expected" / "iaa.json").read_text())
+    block = potato["schemas"]["relevance"]["metrics"]
+    text = view.metrics.text()
+    for key in ("pearson_r", "mae", "rmse", "alpha_interval", "icc_2_k"):
+        assert f"<b>{block[key]:.3f}</b>" in text, key
+    x, _y = view.plots.points.getData()
+    stored = _states(machines)
+    assert len(x) == sum(
+        len({i for i, v in stored[a]["instance_id_to_label_to_value"].items()
+             if any(k["schema"] == "relevance" for k, _ in v)}
+            & {i for i, v in stored[b]["instance_id_to_label_to_value"].items()
+               if any(k["schema"] == "relevance" for k, _ in v)})
+        for a, b in ((p.a, p.b) for p in view.pairs))

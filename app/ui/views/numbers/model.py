@@ -1,8 +1,9 @@
 """What the numbers view plots, from a number scheme's answers (no Qt).
 
 A ``continuous`` scheme's answers (item → annotator → number, as the study holds them and
-:mod:`app.core.agreement.kinds.continuous` scores them); this module
-arranges them: each annotator pair's shared items as (x, y), the Bland–Altman points and
+:mod:`app.core.agreement.kinds.continuous` scores them), or a ``slider``'s (ordinal in
+Accord, its stored positions numbers, scored by Potato as numbers); this module arranges
+them: each annotator pair's shared items as (x, y), the Bland–Altman points and
 lines of a pair, and each item's spread.
 
 Where the spec is silent:
@@ -65,11 +66,25 @@ def number_rows(details: Any) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for item, by in details.items():
         if isinstance(by, Mapping):
-            values = {str(a): float(v) for a, v in by.items()
-                      if isinstance(v, int | float) and not isinstance(v, bool)}
+            values = {str(a): n for a, v in by.items() if (n := _number(v)) is not None}
             if values:
                 out[str(item)] = values
     return out
+
+
+def _number(value: object) -> float | None:
+    """A number, or a slider's stored position ("7"); anything else is no number."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+    return None
 
 
 def pair_points(rows: Mapping[str, Mapping[str, float]], order: Sequence[str]

@@ -20,7 +20,9 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from app.ui.views.numbers.model import PairPoints, bland_altman
 
-PAIR_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000")
+PAIR_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000",
+               "#882255", "#999933", "#332288", "#44AA99", "#AA4499", "#661100", "#888888")
+"""Okabe–Ito, then Tol's muted: five annotators' ten pairs each get their own colour."""
 ITEM_COLOR = QColor("#C0392B")
 IDENTITY = QColor("#888888")
 

@@ -1,7 +1,8 @@
 """Numbers: a number scheme's answers pair by pair (scatter with the identity line and
 Bland–Altman), and each item's spread.
 
-For a ``continuous`` scheme (``number``, ``vas``, confidence slider, pairwise scale): the
+For a ``continuous`` scheme (``number``, ``vas``, confidence slider, pairwise scale) or a
+``slider`` (ordinal in Accord; its Potato number block shown beside its ordinal α): the
 scheme's metrics as the report has them (Potato's names; an undefined one as its
 sentence), the two plots of :mod:`.plot` for every annotator pair or one, and a table of
 the items, the widest spread first; picking an item there rings its points.
@@ -45,8 +46,30 @@ COLUMNS = ("Item", "Spread", "SD", "Answers", "Mean", "Lowest", "Highest")
 
 
 def number_schemes(project: ProjectData) -> list[str]:
+    """The number schemes, and the sliders: Accord scores a slider as ordinal, Potato as
+    a number (its block is the result's ``potato_iaa``), and its answers are numbers."""
     drawn = kinds_drawn_by("numbers")
-    return [name for name, r in project.report.schemes.items() if r.kind in drawn]
+    return [name for name, r in project.report.schemes.items()
+            if r.kind in drawn or r.annotation_type == "slider"]
+
+
+def potato_block_text(result: SchemeResult) -> str:
+    """A slider's Potato block (``potato_iaa``: Pearson r, MAE, RMSE, interval α, ICC),
+    an undefined one as its sentence; ``''`` for a scheme without one."""
+    block = result.extra.get("potato_iaa")
+    if result.annotation_type != "slider" or not isinstance(block, dict):
+        return ""
+    reasons = block.get("undefined") or {}
+    parts = []
+    for key in ("pearson_r", "mae", "rmse", "alpha_interval", "icc_2_k"):
+        if key not in block:
+            continue
+        label = escape(metric_label(key, "continuous"))
+        value = block[key]
+        parts.append(f"{label} <b>{float(value):.3f}</b>" if value is not None else
+                     f"{label} <b>undefined</b> ({escape(str(reasons.get(key, 'no value')))})")
+    return ("<br>Potato 2.12.1's numbers for this slider (its interval block): "
+            + " · ".join(parts)) if parts else ""
 
 
 def metrics_text(result: SchemeResult, context: ViewContext) -> str:
@@ -155,7 +178,7 @@ class NumbersView(View):
         item = context.item if context.item in rows else None
         self.heading.setText(f"<b>{escape(scheme)}</b> · {len(rows)} items with answers"
                              + (f" · item <b>{escape(item)}</b>" if item else ""))
-        self.metrics.setText(metrics_text(result, context))
+        self.metrics.setText(metrics_text(result, context) + potato_block_text(result))
         self.plots.show_pairs(self.pairs, names, item)
         self._fill_table(rows, item)
 
