@@ -30,6 +30,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QWidget
 from app.ui.views.kinds import also_views, detail_views
 
 if TYPE_CHECKING:
+    from app.core.agreement.result import SchemeResult
     from app.core.project import ProjectData
     from app.ui.views.base import View, ViewContext
 
@@ -114,9 +115,7 @@ class DockLayout:
         further ones its schemes call for: the tracks view where a scheme holds tracks)."""
         if project is None:
             return set()
-        schemes = project.report.schemes.values()
-        return ({DETAIL_FOR_KIND[r.kind] for r in schemes if r.kind in DETAIL_FOR_KIND}
-                | {v for r in schemes for v in also_views(r.kind, r.metrics)})
+        return {v for r in project.report.schemes.values() for v in views_of(r)}
 
     def show_present_kinds(self, project: ProjectData | None) -> None:
         """Show the detail tabs of the project's kinds, hide the others."""
@@ -147,7 +146,9 @@ class DockLayout:
     def detail_view(self, project: ProjectData | None, scheme: str | None) -> str | None:
         """The docked detail view that draws ``scheme``'s kind, if there is one."""
         result = project.report.schemes.get(scheme or "") if project is not None else None
-        view = DETAIL_FOR_KIND.get(result.kind or "") if result is not None else None
+        views = views_of(result) if result is not None else set()
+        main = DETAIL_FOR_KIND.get(result.kind or "") if result is not None else None
+        view = main if main in views else min(views, default=None)
         return view if view in self.docks else None
 
     def raise_detail(self, context: ViewContext, fallback: bool = False) -> None:
@@ -182,3 +183,14 @@ class DockLayout:
             self.raise_detail(context)
         else:
             self.raise_view("items")
+
+
+def views_of(result: SchemeResult) -> set[str]:
+    """The detail views that draw ``result``: its kind's, and those its metrics call
+    for (``KindLook.also``); a scheme that left its kind's view nothing to draw (no
+    ``details``: a video scheme of tracks only has no segments) only the latter."""
+    also = also_views(result.kind, result.metrics)
+    main = DETAIL_FOR_KIND.get(result.kind or "")
+    if main is None or (also and result.details is None):
+        return also
+    return {main} | also

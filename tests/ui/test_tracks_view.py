@@ -254,3 +254,23 @@ def test_tracks_only_pairs_panel_says_why(project: ProjectData) -> None:
     reason = no_pairs_reason(cars)
     assert "tracks only" in reason and str(cars.n_pairs) in reason
     assert "no two annotators" not in reason
+
+
+def test_the_window_docks_the_tracks_view_for_a_tracked_scheme(qtbot: QtBot,
+                                                               settings: Any) -> None:
+    from app.ui.main_window import MainWindow
+    from app.ui.views.registry import available_views
+    from tests.ui.shell_helpers import open_and_wait
+
+    window = MainWindow(settings, views=available_views(), watch=False, dialogs=False)
+    qtbot.addWidget(window)
+    window.resize(1280, 800)
+    window.show()
+    data = open_and_wait(qtbot, window, ROOT)
+    layout = window.dock_layout
+    # the video scheme holds tracks only (no segments: nothing for the tiers view)
+    assert layout.detail_view(data, "cars") == "tracks"
+    assert layout.detail_view(data, "lidar") == "cuboids"
+    assert layout.present_details(data) == {"tracks", "cuboids"}
+    qtbot.waitUntil(lambda: not window.docks["tracks"].isHidden(), timeout=5000)
+    assert window.docks["tiers"].isHidden()
