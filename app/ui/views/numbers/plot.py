@@ -123,9 +123,11 @@ class PairPlots(QWidget):
                 i = pair.items.index(item)
                 ring.append((pair.x[i], pair.y[i]))
                 ring_ba.append((ba.means[i], ba.diffs[i]))
-            legend.append(f"<span style='color:{color.name()}'>●</span>&nbsp;"
-                          f"{escape(names[pair.a])}&nbsp;–&nbsp;{escape(names[pair.b])}"
-                          f"&nbsp;({len(pair.items)}&nbsp;items)")
+            entry = f"{names[pair.a]} – {names[pair.b]} ({len(pair.items)} items)"
+            # one piece: no break at its spaces or after its dash (U+2060 word joiners;
+            # Qt's rich text broke after "–" even in a nowrap span)
+            whole = escape(entry).replace(" ", "&nbsp;").replace("–", "\u2060–\u2060")
+            legend.append(f"<span style='color:{color.name()}'>●</span>&nbsp;{whole}")
         self.points.setData(xs, ys, brush=brushes)
         self.ba_points.setData(means, diffs, brush=brushes)
         self.item_points.setData([p[0] for p in ring], [p[1] for p in ring])
