@@ -83,6 +83,7 @@ class LaneCanvas(QWidget):
         metrics = QFontMetricsF(self.font())
         widest = max((metrics.horizontalAdvance(self._lane_label(lane)) for lane in self.lanes),
                      default=60.0)
+        widest = max(widest, metrics.horizontalAdvance("frame"))
         return min(widest + 16.0, max(120.0, self.width() * 0.35))
 
     def total_height(self) -> int:

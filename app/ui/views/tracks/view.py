@@ -47,16 +47,19 @@ from PySide6.QtWidgets import (
 
 from app.core.agreement.identity.lanes import ItemLanes, item_lanes
 from app.core.agreement.identity.sequences import is_sequence
+from app.core.model import Answer
 from app.core.objects import ObjectSet
+from app.core.progress import Job
 from app.core.project import ProjectData
 from app.ui.palette import annotator_color
 from app.ui.views.base import NO_PROJECT, View, ViewContext
 from app.ui.views.tracks.canvas import FrameBox, FramePanel, LaneCanvas, LaneStyle
-from app.ui.views.tracks.model import frame_objects, lanes, pair_counts, split_unit
+from app.ui.views.tracks.model import Lane, frame_objects, lanes, pair_counts, split_unit
 from app.ui.views.tracks.text import KEY, frame_html, pair_line, scheme_text
 from app.ui.workers import WorkerPool
 
 VIDEO_ASPECT = 16 / 9
+Pair = tuple[str, str]
 
 
 
@@ -80,7 +83,7 @@ class TracksView(View):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._context = ViewContext()
-        self._cache: dict[tuple[str, str], ItemLanes] = {}
+        self._cache: dict[tuple[str, str], tuple[ItemLanes, dict[Pair, list[Lane]]]] = {}
         self._cache_owner: object = None
         self._pending: set[tuple[str, str]] = set()
         self._pair: tuple[str, str] | None = None
@@ -143,8 +146,11 @@ class TracksView(View):
         right_layout.addWidget(self.frame_title)
         right_layout.addWidget(self.panel)
         right_layout.addWidget(self.open_button)
-        right_layout.addWidget(self.frame_text)
-        right_layout.addStretch(1)
+        text_area = QScrollArea()  # a frame of 120 tracks lists 120 lines
+        text_area.setWidget(self.frame_text)
+        text_area.setWidgetResizable(True)
+        text_area.setFrameShape(QScrollArea.Shape.NoFrame)
+        right_layout.addWidget(text_area, 1)
         splitter = self.splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(right)
@@ -198,12 +204,12 @@ class TracksView(View):
         if not item:
             self._say(f"No item of '{scheme}' has tracks from two annotators.")
             return
-        data = self._cache.get((scheme, item))
-        if data is None:
+        held = self._cache.get((scheme, item))
+        if held is None:
             self._say(f"Matching the tracks of {item} frame by frame…")
             self._compute(scheme, item, video, _threshold(result.extra))
             return
-        self._draw(data, context)
+        self._draw(*held, context)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
         """The frame panel keeps a third of the width (its picture is what a room
@@ -228,7 +234,7 @@ class TracksView(View):
 
         def finished(data: object) -> None:
             self._pending.discard(key)
-            if owner is self._cache_owner and isinstance(data, ItemLanes):
+            if owner is self._cache_owner and isinstance(data, tuple):
                 self._cache[key] = data
                 self.show_context(self._context)
 
@@ -236,7 +242,7 @@ class TracksView(View):
             self._pending.discard(key)
             self._say(f"The tracks of {item} could not be matched: {message}")
 
-        self.pool.start(lambda: item_lanes(item, answers, video=video, threshold=threshold),
+        self.pool.start(lambda: _lanes_job(item, answers, video, threshold),
                         name=f"tracks of {item}", on_result=finished, on_error=failed)
 
     def _say(self, text: str) -> None:
@@ -252,7 +258,8 @@ class TracksView(View):
         self.open_button.hide()
 
     # ----------------------------------------------------------------- drawing
-    def _draw(self, data: ItemLanes, context: ViewContext) -> None:
+    def _draw(self, data: ItemLanes, drawn: dict[Pair, list[Lane]],
+              context: ViewContext) -> None:
         assert context.project is not None
         self.message.hide()
         self.lane_area.show()
@@ -269,7 +276,10 @@ class TracksView(View):
         if self._frame is None or not data.first <= self._frame <= data.last:
             self._frame = data.first
         self.canvas.setFont(self.font())
-        self.canvas.show_lanes(lanes(data, self._pair), data.first, data.last,
+        pair = self._pair
+        if pair is not None and pair not in drawn:  # 0.1 s for 120 tracks × 2,000 frames
+            drawn[pair] = lanes(data, pair)
+        self.canvas.show_lanes(drawn[pair] if pair else lanes(data, None), data.first, data.last,
                                LaneStyle(colors, names, context.font_scale), self._frame)
         self.lane_area.setMaximumHeight(self.canvas.height() + 2 * self.lane_area.frameWidth())
         line = pair_line(pair_counts(data, self._pair), names) if self._pair else ""
@@ -346,7 +356,7 @@ class TracksView(View):
             pairs = list(combinations(data.annotators, 2))
             if 0 <= index < len(pairs):
                 self._pair = pairs[index]
-                self._draw(data, self._context)
+                self.show_context(self._context)
 
     def _on_item_chosen(self, index: int) -> None:
         item = self.item_combo.itemText(index)
@@ -366,6 +376,16 @@ def _threshold(extra: dict[str, Any]) -> float:
     identity = extra.get("identity")
     value = identity.get("match_iou") if isinstance(identity, dict) else None
     return float(value) if isinstance(value, int | float) else 0.5
+
+
+def _lanes_job(item: str, answers: dict[str, Answer], video: bool, threshold: float
+               ) -> Job[tuple[ItemLanes, dict[Pair, list[Lane]]]]:
+    """The worker's job: the matching, then the lanes of the pair shown first (the GUI
+    thread then only paints)."""
+    data = yield from item_lanes(item, answers, video=video, threshold=threshold)
+    pairs = list(combinations(data.annotators, 2))
+    first = max(pairs, key=lambda p: _trouble(data, p)) if pairs else None
+    return data, ({first: lanes(data, first)} if first else {})
 
 
 def _trouble(data: ItemLanes, pair: tuple[str, str]) -> tuple[int, int]:
