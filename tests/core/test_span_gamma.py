@@ -162,12 +162,18 @@ def test_empty_annotator_takes_part_as_in_pygamma() -> None:
         resummed(theirs, 3, n_units), abs=1e-9)
 
 
-def test_two_annotators_assignment_is_the_program_and_potatos() -> None:
+def test_two_annotators_assignment_is_the_program_and_potatos(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dense assignment, the sparse route (search, as for big items), HiGHS on the
+    candidate pairs and Potato's own pairwise disorder: one number."""
     rng = np.random.default_rng(21)
     for _ in range(8):
         studies, _ = noisy_study(rng, 2, int(rng.integers(1, 30)))
         units = units_of(studies)
         assignment = best_alignment(units).disorder
+        monkeypatch.setattr(gamma_alignment, "MAX_DENSE_PAIRS", 0)
+        assert best_alignment(units).disorder == pytest.approx(assignment, abs=1e-12)
+        monkeypatch.setattr(gamma_alignment, "MAX_DENSE_PAIRS", 250_000)
         _, costs = solve_partition(units, *candidate_tuples(units))
         program = float(costs.sum()) / (sum(len(u) for u in units) / 2)
         potato = potato_span._pairwise_disorder(studies[0], studies[1], 1.0, 1.0, 1.0)

@@ -69,8 +69,22 @@ reason, rather than freezing the report. The only outcome here that depends on t
 machine."""
 
 
+MAX_DENSE_PAIRS = 250_000
+"""Two annotators: one assignment on the dense (n_a + n_b)² matrix up to n_a·n_b = this
+(500 × 500 spans, 8 MB); beyond, the sparse route (candidate pairs, search, HiGHS)."""
+
+
 class AlignmentTooLargeError(ValueError):
-    """The exact best alignment is out of reach; the message says why, in words."""
+    """The exact best alignment is out of reach; the message says why, in words, naming
+    the item's own continuum (the first one passed to :func:`best_alignments`)."""
+
+    def __init__(self, units: Sequence[Units], why: str) -> None:
+        self.why = why
+        super().__init__(f"the exact best alignment of {len(units)} annotators' "
+                         f"{sum(len(u) for u in units)} spans {why}")
+
+
+TOO_SLOW = f"(with its chance samples) was not proved optimal within {TIME_BUDGET:.0f} s"
 
 
 @dataclass(frozen=True)
@@ -195,8 +209,7 @@ def candidate_tuples(units: Sequence[Units]) -> tuple[np.ndarray, np.ndarray]:
         rows = np.vstack(grown)
         if len(rows) > MAX_CANDIDATES:
             raise AlignmentTooLargeError(
-                f"the exact best alignment of {n} annotators' {sum(len(u) for u in units)} "
-                f"spans needs more than {MAX_CANDIDATES:,} candidate tuples")
+                units, f"needs more than {MAX_CANDIDATES:,} candidate tuples")
     rows = rows[(rows != EMPTY).any(axis=1)]
     return _prune(units, rows, pairs)
 
@@ -247,12 +260,20 @@ def best_alignments(continua: Sequence[Sequence[Units]],
     for units in continua:
         if len(units) < 2 or sum(len(u) for u in units) == 0:
             raise ValueError("the best alignment needs two annotators and at least one unit")
+    try:
+        return _best_alignments(continua, time_budget)
+    except AlignmentTooLargeError as error:  # named after the item, not a chance sample
+        raise AlignmentTooLargeError(continua[0], error.why) from None
+
+
+def _best_alignments(continua: Sequence[Sequence[Units]],
+                     time_budget: float) -> list[BestAlignment]:
     started = time.perf_counter()
     chosen: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     searched: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     programs: list[tuple[int, Sequence[Units], np.ndarray, np.ndarray]] = []
     for index, units in enumerate(continua):
-        if len(units) == 2:
+        if len(units) == 2 and len(units[0]) * len(units[1]) <= MAX_DENSE_PAIRS:
             chosen[index] = _assignment(units[0], units[1])
             continue
         rows, costs = candidate_tuples(units)
@@ -262,6 +283,8 @@ def best_alignments(continua: Sequence[Sequence[Units]],
             len(starts))
         picked, left = search_partition([len(u) for u in units], order, rows, costs)
         searched[index] = (picked, rows, costs)
+        if time.perf_counter() - started > time_budget:
+            raise AlignmentTooLargeError(continua[0], TOO_SLOW)
         if left:
             rest = np.concatenate(left)
             programs.append((index, units, rows[rest], costs[rest]))
@@ -295,7 +318,7 @@ def solve_partitions(problems: Sequence[tuple[Sequence[Units], np.ndarray, np.nd
     """Several set-partition programs as one block-diagonal program (one HiGHS call);
     :class:`AlignmentTooLargeError` when HiGHS cannot prove the optimum in ``time_limit``."""
     if time_limit <= 0:
-        raise AlignmentTooLargeError(_too_slow(problems))
+        raise AlignmentTooLargeError(problems[0][0], TOO_SLOW)
     unit_parts: list[np.ndarray] = []
     tuple_parts: list[np.ndarray] = []
     unit_base = 0
@@ -322,7 +345,7 @@ def solve_partitions(problems: Sequence[tuple[Sequence[Units], np.ndarray, np.nd
                       options={"mip_rel_gap": 0.0, "mip_abs_gap": 0.0,
                                "time_limit": time_limit})
     if result.status != 0 or result.x is None:  # singletons make it feasible: time is up
-        raise AlignmentTooLargeError(_too_slow(problems))
+        raise AlignmentTooLargeError(problems[0][0], TOO_SLOW)
     picked = result.x > 0.5
     answers: list[tuple[np.ndarray, np.ndarray]] = []
     start = 0
@@ -331,13 +354,6 @@ def solve_partitions(problems: Sequence[tuple[Sequence[Units], np.ndarray, np.nd
         answers.append((rows[mine], block_costs[mine]))
         start += len(rows)
     return answers
-
-
-def _too_slow(problems: Sequence[tuple[Sequence[Units], np.ndarray, np.ndarray]]) -> str:
-    units = problems[0][0]
-    return (f"the exact best alignment of {len(units)} annotators' "
-            f"{sum(len(u) for u in units)} spans (and of its chance samples) was not proved "
-            f"optimal within {TIME_BUDGET:.0f} s")
 
 
 def _assignment(a: Units, b: Units) -> tuple[np.ndarray, np.ndarray]:
