@@ -45,7 +45,8 @@ def add_open_command(commands: Any) -> None:
                         help="render to a PNG and exit (no window shown)")
     parser.add_argument("--view", help="the view to render: overview, items, cuboids, tiers, "
                                        "traces, regions, masks, contracts, answers, spans, "
-                                       "numbers, rankings, matrices (default: the whole "
+                                       "numbers, rankings, matrices, volumes, tracks "
+                                       "(default: the whole "
                                        "window)")
     parser.add_argument("--item", metavar="ID", help="select this item first")
     parser.add_argument("--size", default="x".join(map(str, DEFAULT_SIZE)), metavar="WxH",
