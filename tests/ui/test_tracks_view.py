@@ -274,3 +274,15 @@ def test_the_window_docks_the_tracks_view_for_a_tracked_scheme(qtbot: QtBot,
     assert layout.present_details(data) == {"tracks", "cuboids"}
     qtbot.waitUntil(lambda: not window.docks["tracks"].isHidden(), timeout=5000)
     assert window.docks["tiers"].isHidden()
+    # picking a lidar frame in the tracks view: the window shows that unit in the 3D view
+    window.pick_scheme("lidar")
+    tracks = window.views["tracks"]
+    assert isinstance(tracks, TracksView)
+    tracks.show_context(window.context.with_(item="q00"))
+    tracks.complete()
+    tracks._open_frame(9)
+    assert window.context.item == "q00@9"
+    assert not window.docks["cuboids"].visibleRegion().isEmpty()  # raised
+    assert "item q00@9" in window.views["cuboids"].header.text()  # type: ignore[attr-defined]
+    tracks.complete()
+    assert tracks.item_combo.currentText() == "q00" and tracks.canvas.frame == 9
