@@ -40,6 +40,7 @@ from app.core.agreement.spans.reading import store_span_answers
 from app.core.errors import InputError, RejectedAnswerError
 from app.core.formats.media.locate import URL_PREFIXES, media_values
 from app.core.formats.potato.answers import parse_answer
+from app.core.formats.potato.bws import bws_tuples
 from app.core.formats.potato.config import PotatoConfig, read_config
 from app.core.formats.potato.datafiles import (
     common_items,
@@ -84,6 +85,7 @@ def read_potato(project: Path, *, whole_files: bool = False, people: bool = True
     if not items:
         raise InputError("the data files hold no items; expected at least one record",
                          file=config.data_files[0])
+    items = bws_tuples(config, items)  # Potato's generated best-worst tuples, if any
 
     folders = _annotator_folders(config)
     study = Study(root=config.root, items=items, schemes={s.name: s for s in config.schemes},
