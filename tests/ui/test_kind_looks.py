@@ -38,6 +38,8 @@ def test_a_kind_without_a_row_has_no_detail_tab_and_common_names() -> None:
 
 def test_masks_say_why_they_have_no_pair_matrix() -> None:
     assert "STAPLE" in look_of("masks").no_pairs
-    pooled = {"masks", "grounding", "captions", "episodes", "rollouts"}
+    pooled = {"masks", "grounding", "captions", "episodes", "rollouts", "matrix"}
     assert all(not look.no_pairs for kind, look in LOOKS.items() if kind not in pooled)
-    assert all("pooled over annotator pairs" in look_of(k).no_pairs for k in pooled - {"masks"})
+    assert all("pooled over annotator pairs" in look_of(k).no_pairs
+               for k in pooled - {"masks", "matrix"})
+    assert "per row and pooled over every item × row" in look_of("matrix").no_pairs

@@ -51,6 +51,10 @@ _TRACKS = {"tracks": "identity.mota"}
 POOLED = ("each metric group is pooled over annotator pairs and units, as Potato 2.12.1 "
           "reports it: a number per pair would be another metric")
 """Why grounding, caption, episode and rollout schemes have no pair matrix."""
+MATRIX_BLOCKS = ("Potato 2.12.1 scores a matrix scheme (bws, multirate, semantic "
+                 "differential…) per row and pooled over every item × row, not per annotator "
+                 "pair; the Matrices view shows each row")
+"""Why a matrix scheme has no pair matrix (the overview said nobody shared an item)."""
 
 LOOKS: dict[str, KindLook] = {
     "nominal": KindLook(detail="answers", confusion=True),
@@ -68,7 +72,7 @@ LOOKS: dict[str, KindLook] = {
     # the rating kinds and spans (issue 37): on the overview's cards and in their views
     "continuous": KindLook(detail="numbers"),
     "ranking": KindLook(detail="rankings"),
-    "matrix": KindLook(detail="matrices"),
+    "matrix": KindLook(detail="matrices", no_pairs=MATRIX_BLOCKS),
     "spans": KindLook(detail="spans",
                       labels={"token_level_kappa": "token κ", "span_f1_exact": "exact F1",
                               "span_f1_partial": "partial F1", "char_alpha": "char α",
