@@ -79,3 +79,16 @@ def row_answers(answers: Mapping[str, Mapping[str, Any]], row: str,
         if values:
             out.append((item, values))
     return out
+
+
+def member_text(record: Mapping[str, Any], value: str) -> str | None:
+    """What a best-worst answer (a position letter) chose: ``"D: <text>"`` from the
+    generated tuple's members (``_bws_items``, :mod:`app.core.formats.potato.bws`), so
+    the answers table can say which option "D" was; ``None`` for any other item."""
+    members = record.get("_bws_items")
+    if not isinstance(members, list):
+        return None
+    for member in members:
+        if isinstance(member, dict) and member.get("position") == value:
+            return f"{value}: {member.get('text', '')}"
+    return None

@@ -34,7 +34,13 @@ from app.core.project import ProjectData
 from app.ui.palette import UNDEFINED_COLOR, heat_fill
 from app.ui.views.base import NO_PROJECT, View, ViewContext
 from app.ui.views.kinds import kinds_drawn_by
-from app.ui.views.matrices.model import MatrixTable, matrix_table, row_answers, shade
+from app.ui.views.matrices.model import (
+    MatrixTable,
+    matrix_table,
+    member_text,
+    row_answers,
+    shade,
+)
 from app.ui.views.metric_text import metric_label
 
 
@@ -191,8 +197,14 @@ class MatricesView(View):
         table.setVerticalHeaderLabels([i for i, _ in answered])
         for r, (it, values) in enumerate(answered):
             distinct = len(set(values.values()))
+            found = study.items.get(it)
+            head = table.verticalHeaderItem(r)
+            if found is not None and found.text and head is not None:
+                head.setToolTip(found.text)  # a bws tuple's text: its lettered options
             for c, a in enumerate(names):
                 cell = QTableWidgetItem(values.get(a, "—"))
+                if found is not None and a in values:
+                    cell.setToolTip(member_text(found.record, values[a]) or "")
                 cell.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                 if distinct > 1 and a in values:
                     cell.setForeground(QBrush(QColor("#8A4B00")))
