@@ -24,6 +24,12 @@ Run on purpose, from the project root::
 
 Times are CPU seconds (:func:`time.process_time`), so other work on the machine favours
 neither side; the ratio is Potato's time over Accord's.
+
+The first kernel sets of a fresh process measure some 15 ms slower than the same set later
+on (best of five included): glibc hands the heap's top back to the system after each call
+and the next call's temporaries page-fault it in again, until the allocator's thresholds
+have grown. Run with ``MALLOC_TRIM_THRESHOLD_=134217728 MALLOC_MMAP_THRESHOLD_=67108864``
+to see the kernel without that (Potato's per-pair loop is not affected either way).
 """
 
 from __future__ import annotations
