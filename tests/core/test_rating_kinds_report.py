@@ -79,11 +79,11 @@ def test_the_rotating_panels_icc_is_null_with_its_sentence_in_json_and_text() ->
 
 def test_bws_from_potatos_own_tuples() -> None:
     """bws items are the tuples Potato generated (``bws_config``), not data/items.jsonl:
-    Accord's reader keeps only the project's items, so nothing is scored, and it says so."""
-    entry = _report("bws").to_json()["schemes"]["funniest"]
-    assert entry["kind"] == "matrix"
-    assert entry["metrics"]["alpha"] is None
-    assert entry["undefined"]["alpha"] == "nobody answered this scheme"
+    Accord draws them again (issue 37; it said "nobody answered" before), so the scheme
+    is scored as Potato scores it (tests/core/test_bws_tuples.py holds the tuples)."""
+    ours = _report("bws").to_json()["schemes"]
+    assert ours["funniest"]["kind"] == "matrix" and not ours["funniest"]["undefined"]
+    assert _compare(ours, rs.expected("bws")["schemas"]) == 1
 
 
 @pytest.mark.parametrize("partition", ["human_human", "machine_machine", "pooled"])
@@ -112,10 +112,12 @@ def test_a_number_that_is_not_a_number_names_its_place(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("annotation_type", "config", "kind"), [
     ("confidence", {"scale_type": "slider"}, "continuous"),
-    ("confidence", {}, None),  # likert mode: ordinal in Potato, no kind in Accord yet
+    ("confidence", {}, "ordinal"),  # likert mode: ordinal, as Potato
+    ("confidence", {"scale_type": "likert"}, "ordinal"),
     ("pairwise", {"mode": "scale"}, "continuous"),
-    ("pairwise", {"mode": "binary"}, None),
-    ("pairwise", {}, None),
+    ("pairwise", {"mode": "binary"}, "nominal"),  # one choice: A, B or tie
+    ("pairwise", {}, "nominal"),
+    ("pairwise", {"mode": " Multi_Dimension "}, "matrix"),  # Potato strips, lowers
     ("number", {}, "continuous"), ("vas", {}, "continuous"), ("ranking", {}, "ranking"),
     ("bws", {}, "matrix"), ("range_slider", {}, "matrix"),
     ("slider", {}, "ordinal"),  # the slider keeps its ordinal report

@@ -19,6 +19,9 @@ every answer posted through ``/updateinstance`` in the shape the widget's own HT
   the items from the pool).
 - ``machines``: slider, likert, ranking and multirate with three people and two declared
   ``machine_annotators`` (Potato stamps their ``origin``; the headline is human-only).
+- ``modes``: the widgets whose mode decides Potato's measure: ``confidence`` in likert
+  mode (ordinal), ``pairwise`` binary with a tie (nominal) and ``pairwise``
+  ``multi_dimension`` (a matrix, nominal rows); alice, bob, carol; 14 items.
 
 The normal test suite never starts a server; it reads the committed files.
 """
@@ -198,6 +201,36 @@ def answer_bws(user: str, iid: str) -> Payload:
     return {"funniest:::best": best, "funniest:::worst": worst}
 
 
+MODE_SCHEMES: list[dict[str, Any]] = [
+    {"annotation_type": "confidence", "name": "certainty", "description": "How sure?",
+     "scale_points": 5},  # scale_type likert (the default): radios "1".."5", as likert
+    {"annotation_type": "pairwise", "name": "better", "description": "Which is better?",
+     "allow_tie": True},  # mode binary (the default): one hidden input "selection"
+    {"annotation_type": "pairwise", "name": "aspects", "description": "Which is better at?",
+     "mode": "multi_dimension",
+     "dimensions": [{"name": "fluency"}, {"name": "accuracy", "allow_tie": True}]},
+]
+
+
+def answer_modes(user: str, iid: str) -> Payload:
+    """confidence (likert mode), pairwise binary and pairwise multi_dimension, each in
+    the shape its widget posts (``confidence.py``: the radio's label_name is the level;
+    ``pairwise.py``: ``selection`` holds A, B or tie; one input per dimension)."""
+    t = _truth(63, iid)
+    rng = _rng(63, user, iid)
+    skill = SKILL[user]
+    p: Payload = {}
+    level = _clip(t.randint(1, 5) + (rng.random() > skill) * rng.choice([-1, 1]), 1, 5)
+    p[f"certainty:::{level}"] = str(level)
+    picks = ["A", "B", "tie"]
+    p["better:::selection"] = t.choice(picks) if rng.random() < skill else rng.choice(picks)
+    p["aspects:::fluency"] = t.choice("AB") if rng.random() < skill else rng.choice("AB")
+    if not (user == "carol" and iid.endswith("3")):  # one dimension left unanswered
+        p["aspects:::accuracy"] = (t.choice(picks) if rng.random() < skill
+                                   else rng.choice(picks))
+    return p
+
+
 MACHINE_SCHEMES = [NUMBER_SCHEMES[0], NUMBER_SCHEMES[5], NUMBER_SCHEMES[6], NUMBER_SCHEMES[7]]
 
 
@@ -229,6 +262,9 @@ PROJECTS = {p.name: p for p in [
             config={"max_annotations_per_item": 5, "num_annotators_per_item": 5,
                     "machine_annotators": {"enabled": True,
                                            "annotators": [dict(m) for m in MACHINES]}}),
+    Project("modes", 8779, 63, MODE_SCHEMES,
+            [{"id": f"m{k:02d}", "text": f"Answer pair number {k}."} for k in range(14)],
+            answer_modes),
 ]}
 
 

@@ -1,4 +1,5 @@
-"""Potato's numbers for the schemes that stay ordinal in Accord: slider and likert.
+"""Potato's numbers for the schemes that stay ordinal in Accord: slider and likert (and
+``confidence`` in likert mode, which Potato scores as likert).
 
 Accord reports a ``slider`` and a ``likert`` as ordinal (ordinal α, quadratic κ over the
 declared full scale, percent agreement; agreement.md). Potato 2.12.1's ``/admin/iaa``
@@ -21,7 +22,7 @@ from app.core.agreement.continuous.block import Block
 from app.core.agreement.continuous.metrics import continuous_block
 from app.core.agreement.continuous.ordinal import ordinal_block, scale_order, to_number
 from app.core.agreement.result import SchemeResult
-from app.core.model import Study
+from app.core.model import Kind, Study
 
 SLIDER_NOTE = ("potato_iaa: Potato 2.12.1's numbers for this slider (its interval block: "
                "Pearson r, MAE, RMSE, interval α, ICC(2,k)), computed here the same way")
@@ -45,7 +46,8 @@ def potato_block(study: Study, name: str) -> Block | None:
     scheme = study.schemes[name]
     if scheme.annotation_type == "slider":
         return continuous_block(_numbers(study.answers_for(name), None))
-    if scheme.annotation_type == "likert":
+    if scheme.annotation_type == "likert" or (scheme.annotation_type == "confidence"
+                                              and scheme.kind is Kind.ORDINAL):
         return ordinal_block(_numbers(study.answers_for(name), scale_order(scheme.config)))
     return None
 

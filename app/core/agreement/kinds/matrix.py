@@ -1,5 +1,6 @@
 """Matrix: several sub-answers per item (``multirate``, ``constant_sum``, ``soft_label``,
-``semantic_differential``, ``range_slider``, ``bws``).
+``semantic_differential``, ``range_slider``, ``bws``, ``pairwise`` with
+``mode: multi_dimension``: one A / B / tie choice per dimension, nominal rows).
 
 Metrics as Potato 2.12.1 reports them (kinds.md B §2.4): each row and the pooled
 (item, row) units get the block of the scheme's scale, decided from the data (interval
@@ -12,7 +13,8 @@ the scale and ``n_units`` the pooled (item, row) units.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from app.core.agreement.kinds.common import NOBODY, ONE_ANNOTATOR
 from app.core.agreement.kinds.spec import KindSpec
@@ -33,7 +35,13 @@ NOMINAL = ("alpha_nominal", "fleiss_kappa", "percent_agreement", "cohen_kappa",
            "pairwise_cohen_kappa")
 METRICS = ("alpha", *INTERVAL, *ORDINAL, *NOMINAL)
 TYPES = frozenset({"multirate", "constant_sum", "soft_label", "semantic_differential",
-                   "range_slider", "bws", "best_worst_scaling"})
+                   "range_slider", "bws", "best_worst_scaling", "pairwise"})
+
+
+def claims(annotation_type: str, config: Mapping[str, Any]) -> bool:
+    """``pairwise`` only in its ``multi_dimension`` mode (Potato's ``classify_schema``)."""
+    return (annotation_type != "pairwise"
+            or str(config.get("mode") or "binary").strip().lower() == "multi_dimension")
 
 
 def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOptions
@@ -77,6 +85,6 @@ def rows_sentence(matrix: MatrixResult) -> str:
 
 
 SPEC = KindSpec(
-    kind=Kind.MATRIX, potato_types=TYPES, metrics=METRICS, score=score,
+    kind=Kind.MATRIX, potato_types=TYPES, claims=claims, metrics=METRICS, score=score,
     summary="rows of answers",
 )

@@ -1,6 +1,12 @@
-"""Nominal: one label per item (``radio``, ``select``, a single-choice ``multiselect``).
+"""Nominal: one label per item (``radio``, ``select``, a single-choice ``multiselect``,
+``pairwise`` in its binary mode).
 
 Metrics: α (nominal), Fleiss' κ, mean pairwise Cohen's κ, percent agreement.
+
+``pairwise`` is one type with three widgets, and Potato 2.12.1 (``classify_schema``)
+scores it by its ``mode``: ``scale`` is a number (the continuous kind),
+``multi_dimension`` a matrix (the matrix kind), any other mode (``binary``, the default)
+one nominal choice, A, B or ``tie``, stored under ``selection``.
 """
 
 from __future__ import annotations
@@ -30,6 +36,9 @@ def single_choice(config: Mapping[str, Any]) -> bool:
 
 
 def claims(annotation_type: str, config: Mapping[str, Any]) -> bool:
+    if annotation_type == "pairwise":
+        mode = str(config.get("mode") or "binary").strip().lower()
+        return mode not in ("scale", "multi_dimension")
     return annotation_type != "multiselect" or single_choice(config)
 
 
@@ -42,7 +51,7 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
 
 
 SPEC = KindSpec(
-    kind=Kind.NOMINAL, potato_types=frozenset({"radio", "select", "multiselect"}),
+    kind=Kind.NOMINAL, potato_types=frozenset({"radio", "select", "multiselect", "pairwise"}),
     claims=claims, metrics=METRICS, score=score, consensus=categorical_consensus,
     summary="label",
 )

@@ -82,6 +82,10 @@ def parse_answer(scheme: Scheme, entries: Entries, changes: Changes, place: Plac
         # the dropdown is stored as [{"schema", "name": "select-one"}, VALUE]: the
         # answer is the value, never the constant name
         entries = [(str(v), v) if n == "select-one" else (n, v) for n, v in entries]
+    elif scheme.annotation_type == "pairwise" and kind is Kind.NOMINAL:
+        # binary mode: [{..., "name": "selection"}, "A" | "B" | "tie"]; as Potato, only
+        # that entry is the choice (a justification beside it is not)
+        entries = [(str(v), v) for n, v in entries if n == "selection"]
     if reads_rating(scheme):  # numbers, rankings, matrices, packed label sets
         return Parsed(read_rating(scheme, list(entries), place.error))
     if scheme.annotation_type == "slider":

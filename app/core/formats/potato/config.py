@@ -18,6 +18,9 @@ Choices where Potato is silent or loose:
   Either has at most :data:`MAX_SCALE_POINTS` points: a scale is built as a tuple of
   labels and ordinal agreement weighs every pair of points, so ``size: 1000000000``
   would take minutes and gigabytes before any answer is read; it is refused at once.
+- A ``confidence`` scheme in likert mode (ordinal) has the scale ``"1".."N"``, the
+  values its radios store whatever their ``labels`` say: N is ``scale_points`` (default
+  5), or the number of ``labels`` where there are more (Potato shows every label).
 - Phase schemes are read from phases whose ``type`` is ``annotation`` (or absent):
   consent, prestudy, training and poststudy answers are not items.
 """
@@ -37,7 +40,7 @@ from app.core.formats.potato.annotation_types import ANNOTATION_TYPES, closest
 from app.core.formats.reading.boundary import present
 from app.core.formats.reading.paths import inside
 from app.core.formats.reading.yaml_file import read_yaml
-from app.core.model import Scheme
+from app.core.model import Kind, Scheme
 
 NON_ITEM_PHASES = frozenset({"consent", "prestudy", "instructions", "training", "poststudy",
                              "done", "login"})
@@ -208,6 +211,8 @@ def _scheme(d: dict[str, Any], path: Path, key: str) -> Scheme:
         scale = labels or _likert_scale(d, path, key)
     elif annotation_type == "slider":
         scale = _slider_scale(d, path, key)
+    elif annotation_type == "confidence" and kind is Kind.ORDINAL:
+        scale = _confidence_scale(d, labels, path, key)
     return Scheme(name=name, annotation_type=annotation_type, kind=kind, labels=labels,
                   scale=scale, config=dict(d))
 
@@ -236,6 +241,20 @@ def _likert_scale(d: Mapping[str, Any], path: Path, key: str) -> tuple[str, ...]
     if size > MAX_SCALE_POINTS:
         raise InputError(f"a likert scale of {size:,} points; at most {MAX_SCALE_POINTS:,} "
                          "are supported", file=path, key=f"{key}.size")
+    return tuple(str(i) for i in range(1, size + 1))
+
+
+def _confidence_scale(d: Mapping[str, Any], labels: tuple[str, ...], path: Path, key: str
+                      ) -> tuple[str, ...]:
+    points = d.get("scale_points", 5)
+    if not isinstance(points, int) or isinstance(points, bool) or points < 1:
+        raise InputError("expected the confidence scale's number of points (an integer of "
+                         "at least 1)", file=path, key=f"{key}.scale_points")
+    size = max(points, len(labels))
+    if size > MAX_SCALE_POINTS:
+        raise InputError(f"a confidence scale of {size:,} points; at most "
+                         f"{MAX_SCALE_POINTS:,} are supported", file=path,
+                         key=f"{key}.scale_points")
     return tuple(str(i) for i in range(1, size + 1))
 
 
