@@ -91,3 +91,13 @@ def test_the_overview_card_is_scored_and_says_why_there_is_no_pair_matrix(qtbot:
     view._select("funniest")
     assert view.heatmap._empty_text.startswith(
         "No annotator-pair matrix: Potato 2.12.1 scores a matrix scheme")
+
+
+def test_the_items_view_says_the_bws_scheme_is_scored_over_the_study() -> None:
+    """The bws study has no per-item scores (a matrix is scored per row, as Potato does):
+    the empty list says so and where its answers are, not that nobody answered twice."""
+    from app.ui.views.items.view import no_scores_sentence
+
+    sentence = no_scores_sentence(run(open_project(BWS)))
+    assert sentence.startswith("No scores item by item: funniest (matrix: the Matrices view)")
+    assert "answered by two" not in sentence

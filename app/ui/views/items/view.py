@@ -55,6 +55,7 @@ from app.core.project import ProjectData
 from app.ui.views.base import NO_PROJECT, View, ViewContext
 from app.ui.views.items.confusion import ConfusionPanel
 from app.ui.views.items.model import ANNOTATORS, COLUMNS, SCORE, ItemsModel
+from app.ui.views.kinds import look_of
 
 ALL = ""
 """The combo data of "All schemes" / "All annotators"."""
@@ -258,8 +259,7 @@ class ItemsView(View):
         if self._project is None:
             self.show_empty(NO_PROJECT)
         elif not self._scores_for(None):
-            self.show_empty("This project has no scored items: no item was answered by "
-                            "two annotators in a scheme Accord measures.")
+            self.show_empty(no_scores_sentence(self._project))
         else:
             self.hide_empty()
 
@@ -349,3 +349,18 @@ class ItemsView(View):
     @staticmethod
     def column_titles() -> tuple[str, ...]:
         return COLUMNS
+
+
+def no_scores_sentence(project: ProjectData) -> str:
+    """Why the list is empty. A study of rating schemes only (a bws study, numbers,
+    rankings, matrices) is scored over the whole study as Potato 2.12.1 scores it, with
+    no score per item: saying nobody answered an item twice was false there."""
+    scored = [r for r in project.report.schemes.values() if r.n_items and r.kind]
+    if not scored:
+        return ("This project has no scored items: no item was answered by two annotators "
+                "in a scheme Accord measures.")
+    views = [(look_of(r.kind).detail or "overview").capitalize() for r in scored]
+    where = ", ".join(f"{r.name} ({r.kind}: the {view} view)" for r, view in zip(scored, views,
+                                                                               strict=True))
+    return (f"No scores item by item: {where} — scored over the whole study, as Potato "
+            "2.12.1 scores them; their answers item by item are in those views.")
