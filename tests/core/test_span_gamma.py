@@ -31,7 +31,7 @@ from app.core.agreement.spans.gamma_alignment import (
     best_alignments,
     candidate_tuples,
     dissimilarity,
-    solve_partition,
+    solve_partitions,
 )
 from app.core.agreement.spans.gamma_chance import _subtract, shuffle_sample
 
@@ -174,7 +174,7 @@ def test_two_annotators_assignment_is_the_program_and_potatos(
         monkeypatch.setattr(gamma_alignment, "MAX_DENSE_PAIRS", 0)
         assert best_alignment(units).disorder == pytest.approx(assignment, abs=1e-12)
         monkeypatch.setattr(gamma_alignment, "MAX_DENSE_PAIRS", 250_000)
-        _, costs = solve_partition(units, *candidate_tuples(units))
+        _, costs = solve_partitions([(units, *candidate_tuples(units))])[0]
         program = float(costs.sum()) / (sum(len(u) for u in units) / 2)
         potato = potato_span._pairwise_disorder(studies[0], studies[1], 1.0, 1.0, 1.0)
         assert assignment == pytest.approx(program, abs=1e-9)

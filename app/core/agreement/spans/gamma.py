@@ -49,9 +49,11 @@ import numpy as np
 from app.core.agreement.spans.gamma_alignment import (
     EMPTY,
     AlignmentTooLargeError,
+    BestAlignment,
     Units,
     best_alignments,
 )
+from app.core.agreement.spans.gamma_batch import batch_alignments
 from app.core.agreement.spans.gamma_chance import shuffle_sample
 
 Span = tuple[float, float, str | None]
@@ -59,6 +61,9 @@ Span = tuple[float, float, str | None]
 
 DEFAULT_SEED = 1234
 DEFAULT_SAMPLES = 30
+BATCH_ITEMS = 100
+"""Items aligned together by :func:`items_gamma` (3,100 continua of 3 × 20 spans: some
+200,000 candidate tuples, a few tens of MB)."""
 Z95 = 1.959963984540054
 """The normal quantile of a two-sided 95 % interval (Mathet §5.3 uses 1.96)."""
 
@@ -129,10 +134,19 @@ def _undefined(reason: str, seed: int, n_samples: int, annotators: tuple[str, ..
                      n_units, empty, duplicates, ())
 
 
-def item_gamma(spans_by_annotator: Mapping[str, Sequence[Span]], length: float, *,
-               seed: int = DEFAULT_SEED, n_samples: int = DEFAULT_SAMPLES) -> ItemGamma:
-    """γ on one item from each annotator's spans (an annotator who saved the item but
-    marked nothing is given as ``[]`` and takes part) and the item's text length ``L``."""
+@dataclass(frozen=True)
+class _Prepared:
+    """An item ready to align: its cleaned units, chance samples and reported facts."""
+
+    units: list[Units]
+    samples: list[list[Units]]
+    cleaned: list[tuple[Units, np.ndarray, int, int]]
+    facts: tuple[int, int, tuple[str, ...], int, int, int]
+
+
+def _prepare(spans_by_annotator: Mapping[str, Sequence[Span]], length: float, seed: int,
+             n_samples: int) -> _Prepared | ItemGamma:
+    """Clean the spans and draw the chance samples, or the item's undefined answer."""
     if n_samples < 2:
         raise ValueError("γ's chance interval needs at least two chance samples")
     annotators = tuple(sorted(spans_by_annotator, key=str))
@@ -155,20 +169,31 @@ def item_gamma(spans_by_annotator: Mapping[str, Sequence[Span]], length: float, 
                           *facts)
     rng = np.random.default_rng(seed)
     samples = [shuffle_sample(units, length, rng) for _ in range(n_samples)]
+    return _Prepared(units, samples, cleaned, facts)
+
+
+def _aligned(item: _Prepared) -> ItemGamma:
+    """γ of a prepared item, continuum by continuum (HiGHS where the search gives up)."""
     try:
-        best, *chance_alignments = best_alignments([units, *samples])
+        best, *chance_alignments = best_alignments([item.units, *item.samples])
     except AlignmentTooLargeError as error:
-        return _undefined(f"γ was not computed: {error}.", *facts)
+        return _undefined(f"γ was not computed: {error}.", *item.facts)
+    return _conclude(item, best, np.array([c.disorder for c in chance_alignments]))
+
+
+def _conclude(item: _Prepared, best: BestAlignment, chance: np.ndarray) -> ItemGamma:
+    """γ, its interval and the alignment in the caller's span indices."""
+    seed, n_samples, annotators, n_units, empty, duplicates = item.facts
     alignment = tuple(
-        tuple(None if unit == EMPTY else int(cleaned[a][1][unit]) for a, unit in enumerate(row))
+        tuple(None if unit == EMPTY else int(item.cleaned[a][1][unit])
+              for a, unit in enumerate(row))
         for row in best.tuples.tolist())
-    chance = np.array([c.disorder for c in chance_alignments])
     mean = float(chance.mean())
     half = Z95 * float(chance.std(ddof=1)) / math.sqrt(n_samples)
     interval = (mean - half, mean + half)
     observed = best.disorder
     if observed == 0.0:
-        return ItemGamma(1.0, None, observed, mean, interval, (1.0, 1.0), *facts[:2],
+        return ItemGamma(1.0, None, observed, mean, interval, (1.0, 1.0), seed, n_samples,
                          annotators, n_units, empty, duplicates, alignment)
     if mean <= 0.0:
         return ItemGamma(None, "every chance sample aligned without disorder, so γ = 1 − "
@@ -178,6 +203,47 @@ def item_gamma(spans_by_annotator: Mapping[str, Sequence[Span]], length: float, 
                       if interval[0] > 0.0 else None)
     return ItemGamma(1.0 - observed / mean, None, observed, mean, interval, gamma_interval,
                      seed, n_samples, annotators, n_units, empty, duplicates, alignment)
+
+
+def item_gamma(spans_by_annotator: Mapping[str, Sequence[Span]], length: float, *,
+               seed: int = DEFAULT_SEED, n_samples: int = DEFAULT_SAMPLES) -> ItemGamma:
+    """γ on one item from each annotator's spans (an annotator who saved the item but
+    marked nothing is given as ``[]`` and takes part) and the item's text length ``L``."""
+    prepared = _prepare(spans_by_annotator, length, seed, n_samples)
+    return prepared if isinstance(prepared, ItemGamma) else _aligned(prepared)
+
+
+def items_gamma(items: Sequence[tuple[Mapping[str, Sequence[Span]], float]], *,
+                seed: int = DEFAULT_SEED, n_samples: int = DEFAULT_SAMPLES,
+                batch_items: int = BATCH_ITEMS) -> list[ItemGamma]:
+    """:func:`item_gamma` of every (spans by annotator, length) item, the same values, by
+    :mod:`.gamma_batch`: items with the same number of annotators are aligned
+    ``batch_items`` at a time with their chance samples; an item the batch cannot solve
+    (a component too wide for the search, a batch with too many candidates) is aligned
+    on its own as :func:`item_gamma` does, with the same samples."""
+    results: list[ItemGamma | None] = [None] * len(items)
+    groups: dict[int, list[tuple[int, _Prepared]]] = {}
+    for index, (spans, length) in enumerate(items):
+        prepared = _prepare(spans, length, seed, n_samples)
+        if isinstance(prepared, ItemGamma):
+            results[index] = prepared
+        else:
+            groups.setdefault(len(prepared.units), []).append((index, prepared))
+    for group in groups.values():
+        for at in range(0, len(group), batch_items):
+            chunk = group[at: at + batch_items]
+            continua = [c for _, p in chunk for c in (p.units, *p.samples)]
+            try:
+                disorders, best = batch_alignments(
+                    continua, [k % (n_samples + 1) == 0 for k in range(len(continua))])
+            except AlignmentTooLargeError:
+                disorders, best = np.full(len(continua), np.nan), [None] * len(continua)
+            for k, (index, prepared) in enumerate(chunk):
+                block = slice(k * (n_samples + 1), (k + 1) * (n_samples + 1))
+                own, chance = best[block.start], disorders[block][1:]
+                results[index] = (_aligned(prepared) if own is None or np.isnan(chance).any()
+                                  else _conclude(prepared, own, chance))
+    return [r for r in results if r is not None]
 
 
 def mean_gamma(items: Sequence[ItemGamma]) -> GammaSummary:

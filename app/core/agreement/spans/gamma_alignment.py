@@ -27,14 +27,12 @@ set-partition program "each unit in exactly one tuple" over the survivors has th
 optimum as over all tuples (pygamma keeps a looser superset: Σ ≤ C(n, 2)·n).
 
 The program falls apart into connected components, each solved exactly by a memoized
-search (:mod:`.gamma_search`, several times faster than a solver call); a component too
-wide for it goes to ``scipy.optimize.milp`` (HiGHS) with both optimality gaps at 0
-(HiGHS's default absolute gap, 1e-6, would otherwise let it stop early); the disorder is
-then re-summed in float64 from the chosen tuples. Two annotators are an assignment
-problem (every tuple is a pair or a singleton), solved by ``linear_sum_assignment`` on the
-(n_a + n_b)² matrix whose off-diagonal ∅ cells are forbidden; tests check it against the
-program. pygamma computes in float32, so its disorder matches this one to ~1e-7, and the
-disorder of the alignment it chose, re-summed in float64, to 1e-9.
+search (:mod:`.gamma_search`); one too wide for it goes to ``scipy.optimize.milp``
+(HiGHS) with both optimality gaps at 0 (its default absolute gap, 1e-6, lets it stop
+early); the disorder is re-summed in float64 from the chosen tuples. Two annotators are
+an assignment (``linear_sum_assignment`` on the (n_a + n_b)² matrix, off-diagonal ∅
+cells forbidden). pygamma's float32 disorder matches to ~1e-7, the float64 re-sum of the
+alignment it chose to 1e-9.
 """
 
 from __future__ import annotations
@@ -63,11 +61,9 @@ MAX_CANDIDATES = 2_000_000
 
 TIME_BUDGET = 60.0
 """Seconds HiGHS may spend on one :func:`best_alignments` call (an item and its chance
-samples). Eight annotators of ten spans each already give HiGHS some 100,000 candidate
-tuples and two minutes of work; such an item is reported as not computed, with the
-reason, rather than freezing the report. The only outcome here that depends on the
-machine."""
-
+samples); beyond, the item is reported as not computed, with the reason, rather than
+freezing the report (8 annotators × 10 spans: some 100,000 candidate tuples, two
+minutes). The only outcome here that depends on the machine."""
 
 MAX_DENSE_PAIRS = 250_000
 """Two annotators: one assignment on the dense (n_a + n_b)² matrix up to n_a·n_b = this
@@ -132,20 +128,33 @@ class _Pairs:
     width: int
 
 
-def _allowed_pairs(a: Units, b: Units, bound: float) -> _Pairs:
-    """Every pair (i of a, j of b) with d ≤ bound, by a sweep over b's sorted starts."""
-    order = np.argsort(b.starts, kind="stable")
-    sorted_starts = b.starts[order]
+def _allowed_pairs(a: Units, b: Units, bound: float,
+                   cids: tuple[np.ndarray, np.ndarray] | None = None) -> _Pairs:
+    """Every pair (i of a, j of b) with d ≤ bound, by a sweep over b's sorted starts.
+    ``cids``: each unit's continuum (:mod:`.gamma_batch`); the sweep key is then
+    continuum · width + start, its window widened far past the key's rounding, and the
+    exact same-continuum and d ≤ bound tests decide."""
     max_len = float((b.ends - b.starts).max()) if len(b) else 0.0
     reach = math.sqrt(bound) * ((a.ends - a.starts) + max_len)
-    lo = np.searchsorted(sorted_starts, a.starts - reach, side="left")
-    hi = np.searchsorted(sorted_starts, a.starts + reach, side="right")
+    a_key, b_key = a.starts, b.starts
+    if cids is not None and len(a) and len(b):
+        low = min(float(a.starts.min()), float(b.starts.min()))
+        width = max(float(a.starts.max()), float(b.starts.max())) - low + 2 * float(
+            reach.max()) + 1.0
+        a_key, b_key = cids[0] * width + (a.starts - low), cids[1] * width + (b.starts - low)
+        reach = reach + 1e-9 * (float(max(cids[0].max(), cids[1].max())) + 1.0) * width
+    order = np.argsort(b_key, kind="stable")
+    sorted_starts = b_key[order]
+    lo = np.searchsorted(sorted_starts, a_key - reach, side="left")
+    hi = np.searchsorted(sorted_starts, a_key + reach, side="right")
     counts = hi - lo
     i = np.repeat(np.arange(len(a)), counts)
     offsets = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
     j = order[np.repeat(lo, counts) + offsets]
     d = dissimilarity(a, i, b, j)
     keep = d <= bound
+    if cids is not None:
+        keep &= cids[0][i] == cids[1][j]
     i, j, d = i[keep], j[keep], d[keep]
     keys = i.astype(np.int64) * max(len(b), 1) + j
     by_key = np.argsort(keys, kind="stable")
@@ -166,16 +175,19 @@ def _lookup(pairs: _Pairs, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np
     return found, pairs.values[at_clipped]
 
 
-def candidate_tuples(units: Sequence[Units]) -> tuple[np.ndarray, np.ndarray]:
+def candidate_tuples(units: Sequence[Units], cids: Sequence[np.ndarray] | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
     """The surviving candidate tuples ``(m, n)`` and their disorders (mean over pairs).
 
     Grown annotator by annotator: a partial tuple takes ∅, or a unit allowed with every
     real member it already holds (its partners through the first real member, then
     checked against the others). The all-∅ tuple is dropped; singletons always survive.
+    ``cids``: each annotator's units' continua, when several are laid side by side.
     """
     n = len(units)
     bound = pair_bound(n)
-    pairs = {(a, b): _allowed_pairs(units[a], units[b], bound)
+    pairs = {(a, b): _allowed_pairs(units[a], units[b], bound,
+                                    None if cids is None else (cids[a], cids[b]))
              for b in range(n) for a in range(b)}
     rows = np.full((len(units[0]) + 1, 1), EMPTY, dtype=np.int64)
     rows[: len(units[0]), 0] = np.arange(len(units[0]))
@@ -238,10 +250,8 @@ def _prune(units: Sequence[Units], rows: np.ndarray,
 
 def best_alignment(units: Sequence[Units]) -> BestAlignment:
     """The exact best alignment of ``units`` (one :class:`Units` per annotator, n ≥ 2).
-
     Annotators with no unit take part (they hold ∅ in every tuple), as in pygamma, where
-    they count in the mean number of units per annotator.
-    """
+    they count in the mean number of units per annotator."""
     return best_alignments([units])[0]
 
 
@@ -252,11 +262,10 @@ def best_alignments(continua: Sequence[Sequence[Units]],
     Three or more annotators: each continuum's program is first solved component by
     component by :func:`.gamma_search.search_partition`; the components it gives up on go
     to HiGHS in batches of about :data:`BATCH_TUPLES` candidate tuples, each batch one
-    program: they share no unit, so the program is block-diagonal and its optimum (gap 0)
-    is every block's optimum. A call costs milliseconds of set-up, more than solving a
-    60-unit item, so batching small continua saves most of it; large ones go one by one,
-    where batching them only slowed HiGHS down.
-    """
+    program: they share no unit, so it is block-diagonal and its optimum (gap 0) is every
+    block's. A call's milliseconds of set-up, more than solving a 60-unit item, are thus
+    shared; large ones go one by one, where batching only slowed HiGHS down. Many items
+    at once: :mod:`.gamma_batch`."""
     for units in continua:
         if len(units) < 2 or sum(len(u) for u in units) == 0:
             raise ValueError("the best alignment needs two annotators and at least one unit")
@@ -305,12 +314,6 @@ def _best_alignments(continua: Sequence[Sequence[Units]],
                          np.concatenate([costs[picked], more_costs]))
     return [_finish(*chosen[i], units, sum(len(u) for u in units) / len(units))
             for i, units in enumerate(continua)]
-
-
-def solve_partition(units: Sequence[Units], rows: np.ndarray,
-                    costs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The set-partition program over candidate tuples, by HiGHS; the chosen tuples."""
-    return solve_partitions([(units, rows, costs)])[0]
 
 
 def solve_partitions(problems: Sequence[tuple[Sequence[Units], np.ndarray, np.ndarray]],
