@@ -57,6 +57,10 @@ def spans_of(study: Study, scheme: Scheme) -> tuple[dict[str, dict[str, list[Raw
     return answers, lengths
 
 
+GAMMA_STEP = 500
+"""Items γ is computed on between two progress reports (about a second)."""
+
+
 def _length(item: Item) -> int:
     text = item.text if isinstance(item.text, str) else potato_text(item.record, None)
     return len(text) if isinstance(text, str) else 0
@@ -64,7 +68,7 @@ def _length(item: Item) -> int:
 
 def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOptions
           ) -> Job[list[SchemeResult]]:
-    from app.core.agreement.spans.gamma import item_gamma, mean_gamma
+    from app.core.agreement.spans.gamma import items_gamma, mean_gamma
     from app.core.agreement.spans.metrics import POTATO_IAA_NOTE, SpanDetails, span_metrics
     from app.core.agreement.spans.table import build_table
     from app.core.progress import Progress
@@ -85,10 +89,10 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
     spans = span_metrics(table)
     n = max(1, table.n_items)
     gammas = []
-    for i in range(table.n_items):
-        if i % 50 == 0:
-            yield Progress(i, n, f"{scheme.name}: γ on item {i + 1} of {table.n_items}")
-        gammas.append(item_gamma(table.spans_of(i), int(table.lengths[i])))
+    for i in range(0, table.n_items, GAMMA_STEP):  # γ by batches of items (gamma_batch.py)
+        yield Progress(i, n, f"{scheme.name}: γ on item {i + 1} of {table.n_items}")
+        gammas.extend(items_gamma([(table.spans_of(k), int(table.lengths[k]))
+                                   for k in range(i, min(i + GAMMA_STEP, table.n_items))]))
     gamma = mean_gamma(gammas)
     for name in METRICS[:-1]:
         result.metrics[name] = spans.values[name]
