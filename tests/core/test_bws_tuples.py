@@ -147,3 +147,27 @@ def test_accord_agreement_json_equals_potatos_admin_iaa(capsys: pytest.CaptureFi
     assert worst <= 1e-9
     assert scheme["metrics"]["alpha"] == pytest.approx(potato["pooled"]["alpha_nominal"],
                                                        abs=1e-9)
+
+
+def test_a_csv_pool_gives_potatos_tuples(tmp_path: Path) -> None:
+    """A CSV data file (a quoted comma, spaces kept, an empty text): the pool's records
+    as Potato parses them (its own ``parse_delimited``), the same tuples."""
+    from potato.bws_tuple_generator import BwsTupleGenerator
+    from potato.data_sources.parsing import parse_delimited, read_text
+
+    project = _copy(tmp_path, {"tuple_size": 4, "num_tuples": 10, "seed": 62})
+    data = project / "data" / "items.csv"
+    data.write_text('id,text\nj00,"Joke, number 0."\nj01,Joke number 1.\nj02, spaced \n'
+                    "j03,4\nj04,\nj05,x\nj06,y\nj07,z\n")
+    config = project / "config.yaml"
+    config.write_text(config.read_text().replace("data/items.jsonl", "data/items.csv"))
+    (project / "data" / "items.jsonl").unlink()
+    records = parse_delimited(read_text(str(data), "utf-8"), ",", str(data))
+    theirs = BwsTupleGenerator(records, "id", "text", tuple_size=4, num_tuples=10,
+                               seed=62).generate()
+    study = load_study(project)
+    assert list(study.items) == [t["id"] for t in theirs]
+    for tup in theirs:
+        assert study.items[tup["id"]].record["_bws_items"] == tup["_bws_items"]
+    texts = {m["text"] for t in theirs for m in t["_bws_items"]}
+    assert {"Joke, number 0.", " spaced ", ""} <= texts
