@@ -139,7 +139,8 @@ def test_the_smoke_imports_every_format_with_a_third_party_parser() -> None:
     importers = ROOT / "app" / "core" / "formats" / "importers"
     leaning = set()
     for name, module in FORMATS.items():
-        tree = ast.parse((importers / f"{module}.py").read_text(encoding="utf-8"))
+        source = importers / (module.replace(".", "/") + ".py")
+        tree = ast.parse(source.read_text(encoding="utf-8"))
         imported = {
             alias.name.split(".")[0]
             for node in ast.walk(tree)
