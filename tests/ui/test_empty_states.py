@@ -86,6 +86,8 @@ def test_a_project_with_the_kind_lifts_the_cover(qtbot: QtBot, name: str) -> Non
         "rankings": SERVER / "ratings" / "numbers", "matrices": SERVER / "ratings" / "numbers",
         # issue 38: tracks (video and point-cloud sequences) as Potato's server wrote them
         "tracks": SERVER / "tracks",
+        # issue 38: volumes (label maps per axial slice) as Potato's server wrote them
+        "volumes": SERVER / "volumes",
     }[name]
     project = run(open_project(DEMOS / demo, preview=True))
     view = make(qtbot, name)
