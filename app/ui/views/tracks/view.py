@@ -10,9 +10,8 @@ video tracks a small panel draws that frame's boxes on a blank picture, for 3D t
 *Show in the 3D view* (or a double click) selects the frame's unit ``item@frame`` so the
 3D view draws it, each box labelled with its track id.
 
-The matching is computed on a worker thread (:class:`~app.ui.workers.WorkerPool`), one
-item at a time, and kept for the project: a 3D sequence of 2,000 frames × 40 tracks
-needs a few hundred thousand exact 3D IoUs, too slow for the GUI thread.
+The matching runs on a worker thread, one item at a time, kept for the project: a 3D
+sequence of 2,000 frames × 40 tracks needs a few hundred thousand exact 3D IoUs.
 
 Choices where the spec is silent:
 
@@ -21,9 +20,8 @@ Choices where the spec is silent:
 - A lane is marked from its own annotator's side: a miss where the other annotator has
   nothing matched to it, a switch where it took a new partner (each direction of the
   pair is one of the two directions MOTA pools).
-- A video frame is a blank picture of the width / height the annotators' canvas had
-  (a keyframe's pixel ``bbox`` over its ``bboxNorm``: ``VideoTrack.aspect``), 16:9 when
-  no keyframe says; no video is decoded.
+- A video frame is a blank picture of the annotators' canvas shape (a keyframe's pixel
+  ``bbox`` over its ``bboxNorm``), 16:9 when no keyframe says; no video is decoded.
 """
 
 from __future__ import annotations
