@@ -127,3 +127,29 @@ def test_a_batch_too_large_falls_back_item_by_item(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(gamma_module, "batch_alignments", too_large)
     assert_same(items_gamma(items), alone)
+
+
+def test_pivot_draws_as_numpys_choice_and_uniform() -> None:
+    """The sampler's pivot (pure Python arithmetic) takes the same draws as the numpy
+    calls it replaces: ``choice(k, p=widths / sum)`` then ``uniform(start, end)``."""
+    from app.core.agreement.spans.gamma_chance import _pivot
+
+    def reference(stretches: list[tuple[float, float]], length: float,
+                  rng: np.random.Generator) -> float:
+        if not stretches:
+            return float(rng.uniform(0.0, length))
+        widths = np.array([e - s for s, e in stretches])
+        chosen = int(rng.choice(len(stretches), p=widths / widths.sum()))
+        return float(int(rng.uniform(*stretches[chosen])))
+
+    rng = np.random.default_rng(12)
+    for _ in range(20_000):
+        k = int(rng.integers(0, 10))
+        cuts = np.sort(rng.uniform(0, 900, 2 * k) if rng.random() < 0.5
+                       else rng.integers(0, 900, 2 * k).astype(float))
+        stretches = [(float(cuts[2 * i]), float(cuts[2 * i + 1])) for i in range(k)
+                     if cuts[2 * i + 1] > cuts[2 * i]]
+        seed = int(rng.integers(1 << 31))
+        ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+        assert _pivot(stretches, 950.0, ours) == reference(stretches, 950.0, theirs)
+        assert ours.random() == theirs.random()  # as many draws taken

@@ -44,8 +44,9 @@ from app.core.agreement.spans.gamma_alignment import (
 from app.core.agreement.spans.gamma_search import _search
 
 MAX_DP_UNITS = 8
-"""Widest component solved bottom-up: its tables hold 2^u entries per component (2 KB at
-8 units); wider ones (rare on texts with gaps between spans) go to the search."""
+"""Widest component solved bottom-up: its tables hold 2^u entries per component (32 KB
+each at 12 units) and 3^u / 2 tuple tries; wider ones (rare on texts with gaps between
+spans) go to the search."""
 
 
 @cache
@@ -138,7 +139,8 @@ def batch_alignments(continua: Sequence[Sequence[Units]], want: Sequence[bool]
     tuple_of_comp_order = np.argsort(tuple_comp, kind="stable")
     tuples_per_comp = np.bincount(tuple_comp, minlength=n_comp)
     tuple_start = np.concatenate([[0], np.cumsum(tuples_per_comp)[:-1]])
-    member_lists: list[list[int]] | None = None
+    member_lists: dict[int, list[int]] | None = None
+    cost_list: list[float] = []
     for u in np.unique(comp_units).tolist():
         comps = np.flatnonzero(comp_units == u)
         if u == 1:
@@ -164,11 +166,12 @@ def batch_alignments(continua: Sequence[Sequence[Units]], want: Sequence[bool]
                 chosen[tuple_table[everyone[open_], step]] = True
                 covered[open_] |= step
             continue
-        if member_lists is None:
-            member_lists = [[] for _ in range(m)]
-            for t, unit in zip(tuple_index.tolist(), member.tolist(), strict=True):
-                member_lists[t].append(unit)
-        cost_list = costs.tolist()
+        if member_lists is None:  # only the tuples of wide components
+            member_lists = {}
+            wide = comp_units[tuple_comp[tuple_index]] > MAX_DP_UNITS
+            for t, unit in zip(tuple_index[wide].tolist(), member[wide].tolist(), strict=True):
+                member_lists.setdefault(t, []).append(unit)
+            cost_list = costs.tolist()
         for comp in comps.tolist():
             tuples = tuple_of_comp_order[tuple_start[comp]:
                                          tuple_start[comp] + tuples_per_comp[comp]]
@@ -182,8 +185,12 @@ def batch_alignments(continua: Sequence[Sequence[Units]], want: Sequence[bool]
     disorders = np.bincount(tuple_cid[chosen], weights=costs[chosen], minlength=count)
     disorders = np.where(solved, disorders / mean_units, np.nan)
     alignments: list[BestAlignment | None] = [None] * count
-    for c in np.flatnonzero(np.asarray(want, dtype=bool) & solved).tolist():
-        picked_rows = np.flatnonzero(chosen & (tuple_cid == c))
+    wanted = np.asarray(want, dtype=bool) & solved
+    picked_all = np.flatnonzero(chosen & wanted[tuple_cid])
+    picked_all = picked_all[np.argsort(tuple_cid[picked_all], kind="stable")]
+    bounds = np.searchsorted(tuple_cid[picked_all], np.arange(count + 1))
+    for c in np.flatnonzero(wanted).tolist():
+        picked_rows = picked_all[bounds[c]: bounds[c + 1]]
         local_rows = rows[picked_rows].copy()
         for a in range(n):
             present = local_rows[:, a] != EMPTY

@@ -73,10 +73,29 @@ def _pivot(stretches: list[tuple[float, float]], length: float,
     """A pivot from the available stretches (integer), or uniform on [0, length]."""
     if not stretches:
         return float(rng.uniform(0.0, length))
-    widths = np.array([e - s for s, e in stretches])
-    chosen = int(rng.choice(len(stretches), p=widths / widths.sum()))
+    if len(stretches) >= 8:  # numpy sums 8 or more widths pairwise: its own calls
+        widths = np.array([e - s for s, e in stretches])
+        chosen = int(rng.choice(len(stretches), p=widths / widths.sum()))
+        start, end = stretches[chosen]
+        return float(int(rng.uniform(start, end)))
+    # The same draws as the calls above (Generator.choice with p: cdf = cumsum(p) / its
+    # last entry, one random() searched from the right; uniform(a, b) = a + (b − a) ·
+    # random()), the same float operations in the same order, without numpy's per-call
+    # cost (tested equal on 200,000 random stretch lists).
+    total = 0.0
+    for start, end in stretches:
+        total += end - start
+    cdf: list[float] = []
+    running = 0.0
+    for start, end in stretches:
+        running += (end - start) / total
+        cdf.append(running)
+    draw = rng.random()
+    chosen = 0
+    while chosen < len(cdf) and cdf[chosen] / running <= draw:
+        chosen += 1
     start, end = stretches[chosen]
-    return float(int(rng.uniform(start, end)))
+    return float(int(start + (end - start) * rng.random()))
 
 
 def shuffle_sample(units: Sequence[Units], length: float,

@@ -27,6 +27,8 @@ the two against each other and against pygamma-agreement.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import numpy as np
 from scipy.sparse import coo_array
 from scipy.sparse.csgraph import connected_components
@@ -88,7 +90,8 @@ def search_partition(sizes: list[int], order: np.ndarray, rows: np.ndarray,
     return chosen, left
 
 
-def _search(tuples: list[int], members: list[list[int]], costs: list[float]) -> list[int] | None:
+def _search(tuples: list[int], members: Sequence[list[int]] | Mapping[int, list[int]],
+            costs: list[float]) -> list[int] | None:
     """The optimal tuples of one component, or ``None`` when it is too wide."""
     units = sorted({u for t in tuples for u in members[t]})
     if len(units) > MAX_UNITS:
