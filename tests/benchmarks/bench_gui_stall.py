@@ -3,7 +3,7 @@
 Run on purpose::
 
     .venv/bin/python tests/benchmarks/bench_gui_stall.py [--sweeps N] [--default-budget]
-        [--labeling ITEMS] [--project FOLDER] [--where] [--no-reference]
+        [--labeling ITEMS] [--spans DOCS] [--project FOLDER] [--where] [--no-reference]
 
 (``--where``: after each of the longest stalls, the innermost lines of Accord's code the
 other threads were at when the GUI thread got the lock back, i.e. at or just past the C
@@ -375,9 +375,12 @@ def main() -> int:
     parser.add_argument("--labeling", type=int, metavar="ITEMS", default=0,
                         help="open a labelling study of ITEMS items (bench_label_status's "
                         "generator: 3 cascade tiers, all six contract kinds) instead")
+    parser.add_argument("--spans", type=int, metavar="DOCS", default=0,
+                        help="open the span study of bench_span_metrics (DOCS documents x 3 "
+                        "annotators x 20 spans, a Potato project: span_study.py) instead")
     parser.add_argument("--project", type=Path, metavar="FOLDER",
-                        help="open this already generated study (with --labeling: the "
-                        "labelling one) instead of generating it again")
+                        help="open this already generated study (with --labeling or --spans: "
+                        "that one) instead of generating it again")
     parser.add_argument("--where", action="store_true",
                         help="print where the worker was after each of the longest stalls")
     parser.add_argument("--no-reference", action="store_true",
@@ -393,15 +396,20 @@ def main() -> int:
     from app.core.agreement.sets.structured import SetOptions
     from app.core.project import open_project
 
-    labeling = args.labeling > 0
-    options = None if args.default_budget or labeling else SetOptions(
+    labeling, spans = args.labeling > 0, args.spans > 0
+    options = None if args.default_budget or labeling or spans else SetOptions(
         thresholds={}, budget=BUDGET)
     if options is not None:  # what the window opens: the same job with the full budget
         main_window.open_project = functools.partial(open_project, options=options)
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
-        project = args.project or tmp / ("labeling" if labeling else "lidar")
-        if args.project is None and labeling:
+        project = args.project or tmp / ("labeling" if labeling else
+                                         "spans" if spans else "lidar")
+        if args.project is None and spans:
+            from span_study import generate as generate_spans
+
+            generate_spans(project, args.spans)
+        elif args.project is None and labeling:
             from bench_label_status import generate as generate_labeling
 
             generate_labeling(project, args.labeling)
@@ -427,6 +435,8 @@ def main() -> int:
     budget = "default" if options is None else f"{BUDGET:,}"
     study = (f"the labelling study ({args.labeling:,} items x 3 cascade tiers, six contract "
              "kinds)" if labeling else
+             f"the span study ({args.spans:,} documents x 3 annotators x 20 spans)" if spans
+             else
              f"the lidar study ({args.sweeps} sweeps x 3 annotators x 40 cuboids, budget "
              f"{budget})")
     print(f"GUI on {study}, views: {', '.join(window.views) or 'none'}, platform "
