@@ -153,3 +153,51 @@ def test_pivot_draws_as_numpys_choice_and_uniform() -> None:
         ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
         assert _pivot(stretches, 950.0, ours) == reference(stretches, 950.0, theirs)
         assert ours.random() == theirs.random()  # as many draws taken
+
+
+def test_shuffle_samples_are_the_one_by_one_samples() -> None:
+    """All samples drawn first then shifted in one pass: the same continua as the
+    one-sample-at-a-time loop (written out here with numpy's own calls) on random units."""
+    from app.core.agreement.spans.gamma_alignment import Units
+    from app.core.agreement.spans.gamma_chance import _subtract, shuffle_samples
+
+    def one_by_one(units: list[Units], length: float, rng: np.random.Generator
+                   ) -> list[Units]:
+        ends = np.concatenate([u.ends for u in units])
+        spacing = float(np.mean(ends - np.concatenate([u.starts for u in units]))) / 2.0
+        length = max(length, float(ends.max()))
+        while True:
+            stretches, sample = [(0.0, length)], []
+            for _ in units:
+                if stretches:
+                    widths = np.array([e - s for s, e in stretches])
+                    start, end = stretches[int(rng.choice(len(stretches),
+                                                          p=widths / widths.sum()))]
+                    pivot = float(int(rng.uniform(start, end)))
+                    stretches = _subtract(stretches, pivot - spacing, pivot + spacing)
+                else:
+                    pivot = float(rng.uniform(0.0, length))
+                source = units[int(rng.integers(len(units)))]
+                shift = np.where(source.starts + pivot > length, pivot - length, pivot)
+                sample.append(Units(source.starts + shift, source.ends + shift, source.labels))
+            if any(len(u) for u in sample):
+                return sample
+
+    rng = np.random.default_rng(21)
+    for _ in range(300):
+        n = int(rng.integers(2, 6))
+        units = []
+        for _a in range(n):
+            k = int(rng.integers(0, 6)) if rng.random() < 0.7 else 0
+            starts = np.sort(rng.integers(0, 200, k)).astype(float)
+            units.append(Units(starts, starts + rng.integers(1, 20, k), rng.integers(0, 3, k)))
+        if not any(len(u) for u in units):
+            continue
+        length, seed, count = float(rng.integers(1, 250)), int(rng.integers(1 << 31)), 6
+        ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+        expected = [one_by_one(units, length, theirs) for _ in range(count)]
+        for got, want in zip(shuffle_samples(units, length, ours, count), expected, strict=True):
+            for a, b in zip(got, want, strict=True):
+                assert np.array_equal(a.starts, b.starts) and np.array_equal(a.ends, b.ends)
+                assert np.array_equal(a.labels, b.labels)
+        assert ours.random() == theirs.random()

@@ -54,7 +54,7 @@ from app.core.agreement.spans.gamma_alignment import (
     best_alignments,
 )
 from app.core.agreement.spans.gamma_batch import batch_alignments
-from app.core.agreement.spans.gamma_chance import shuffle_sample
+from app.core.agreement.spans.gamma_chance import shuffle_samples
 
 Span = tuple[float, float, str | None]
 """(start, end, label): end-exclusive character offsets, as Potato stores them."""
@@ -168,7 +168,7 @@ def _prepare(spans_by_annotator: Mapping[str, Sequence[Span]], length: float, se
         return _undefined("nobody marked a span on this item: there is nothing to align.",
                           *facts)
     rng = np.random.default_rng(seed)
-    samples = [shuffle_sample(units, length, rng) for _ in range(n_samples)]
+    samples = shuffle_samples(units, length, rng, n_samples)
     return _Prepared(units, samples, cleaned, facts)
 
 

@@ -42,6 +42,7 @@ Choices where the spec is silent or pygamma is peculiar:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 import numpy as np
 
@@ -101,22 +102,45 @@ def _pivot(stretches: list[tuple[float, float]], length: float,
 def shuffle_sample(units: Sequence[Units], length: float,
                    rng: np.random.Generator) -> list[Units]:
     """One chance continuum with as many annotators as ``units`` (see the module text)."""
+    return shuffle_samples(units, length, rng, 1)[0]
+
+
+def shuffle_samples(units: Sequence[Units], length: float, rng: np.random.Generator,
+                    count: int) -> list[list[Units]]:
+    """``count`` chance continua, the same draws as ``count`` calls of
+    :func:`shuffle_sample`: the draws first (pivot and source of each annotator of each
+    sample), then every shifted copy in one numpy pass (same float operations)."""
     all_starts = np.concatenate([u.starts for u in units])
     all_ends = np.concatenate([u.ends for u in units])
     if not len(all_starts):
         raise ValueError("a chance continuum needs at least one unit")
     spacing = float(np.mean(all_ends - all_starts)) / 2.0
     length = max(float(length), float(all_ends.max()))
-    for _ in range(MAX_DRAWS):
-        stretches = [(0.0, length)]
-        sample: list[Units] = []
-        for _annotator in units:
-            pivot = _pivot(stretches, length, rng)
-            if stretches:
-                stretches = _subtract(stretches, pivot - spacing, pivot + spacing)
-            source = units[int(rng.integers(len(units)))]
-            shift = np.where(source.starts + pivot > length, pivot - length, pivot)
-            sample.append(Units(source.starts + shift, source.ends + shift, source.labels))
-        if any(len(u) for u in sample):
-            return sample
-    raise RuntimeError("no chance sample held a unit")  # pragma: no cover
+    sizes = [len(u) for u in units]
+    draws: list[tuple[int, float]] = []
+    for _sample in range(count):
+        for _ in range(MAX_DRAWS):
+            stretches = [(0.0, length)]
+            drawn: list[tuple[int, float]] = []
+            for _annotator in units:
+                pivot = _pivot(stretches, length, rng)
+                if stretches:
+                    stretches = _subtract(stretches, pivot - spacing, pivot + spacing)
+                drawn.append((int(rng.integers(len(units))), pivot))
+            if any(sizes[source] for source, _ in drawn):
+                break
+        else:  # pragma: no cover
+            raise RuntimeError("no chance sample held a unit")
+        draws.extend(drawn)
+    counts = np.array([sizes[source] for source, _ in draws], dtype=np.int64)
+    pivots = np.repeat(np.array([pivot for _, pivot in draws]), counts)
+    starts = np.concatenate([units[source].starts for source, _ in draws])
+    shift = np.where(starts + pivots > length, pivots - length, pivots)
+    starts = starts + shift
+    ends = np.concatenate([units[source].ends for source, _ in draws]) + shift
+    labels = np.concatenate([units[source].labels for source, _ in draws])
+    bounds = np.concatenate([[0], np.cumsum(counts)]).tolist()
+    copies = [Units(starts[a:b], ends[a:b], labels[a:b])
+              for a, b in pairwise(bounds)]
+    n = len(units)
+    return [copies[k * n: (k + 1) * n] for k in range(count)]
