@@ -14,7 +14,8 @@ numba compilation is done beforehand on a small continuum and not timed).
 Prints both times, the ratio, both observed disorders and both γ with accord's stated
 interval. A second line times γ over a corpus: the first ``--docs`` documents (default
 200) of ``bench_span_metrics.py``'s 10,000 × 3 annotators × 20 spans, accord's
-``item_gamma`` per document and ``mean_gamma``, against Potato 2.12.1's own
+``items_gamma`` (batched) and ``mean_gamma`` (and ``item_gamma`` document by document
+on the first 200, the values compared), against Potato 2.12.1's own
 ``iaa/span.py`` ``gamma`` on the same documents (a different γ: pairwise alignments and
 uniform chance, kinds.md B §2.6; timed as the tool a Potato user has), both scaled to
 10,000 documents. That line is information, not a goal: the issue's 10 s for every span
@@ -116,20 +117,30 @@ def corpus_line(n_docs: int) -> str:
     from bench_span_metrics import make_study  # type: ignore[import-not-found]
     from potato.server_utils.iaa import span as potato_span
 
-    from app.core.agreement.spans.gamma import item_gamma, mean_gamma
+    from app.core.agreement.spans.gamma import item_gamma, items_gamma, mean_gamma
 
     answers, lengths = make_study(n_docs)
     start = time.perf_counter()
-    summary = mean_gamma([item_gamma(answers[d], lengths[d]) for d in answers])
+    batched = items_gamma([(answers[d], lengths[d]) for d in answers])
     accord_time = time.perf_counter() - start
+    summary = mean_gamma(batched)
+    alone_docs = min(n_docs, 200)
+    start = time.perf_counter()
+    alone = [item_gamma(answers[d], lengths[d]) for d in list(answers)[:alone_docs]]
+    alone_time = (time.perf_counter() - start) * n_docs / alone_docs
+    worst = max(abs(a.gamma - b.gamma) for a, b in zip(alone, batched, strict=False)
+                if a.gamma is not None and b.gamma is not None)
+    assert worst <= 1e-12, f"batched gamma differs from item by item by {worst:.1e}"
     start = time.perf_counter()
     potato = [potato_span.gamma(answers[d], lengths[d]) for d in answers]
     potato_time = time.perf_counter() - start
     potato_mean = float(np.nanmean(potato))
     scale = 10_000 / n_docs
-    return (f"gamma over {n_docs} documents x 3 x 20 spans: accord {accord_time:.2f}s "
-            f"({1000 * accord_time / n_docs:.0f} ms a document, {accord_time * scale:.0f}s "
-            f"for 10,000; mean gamma {summary.gamma:.4f}), Potato's own gamma "
+    return (f"gamma over {n_docs} documents x 3 x 20 spans: accord batched "
+            f"{accord_time:.2f}s ({1000 * accord_time / n_docs:.1f} ms a document, "
+            f"{accord_time * scale:.0f}s for 10,000; mean gamma {summary.gamma:.4f}; item by "
+            f"item {alone_time * scale:.0f}s for 10,000, {alone_time / accord_time:.1f}x "
+            f"slower, gamma equal to {worst:.1e}), Potato's own gamma "
             f"{potato_time:.2f}s ({potato_time * scale:.0f}s for 10,000; mean {potato_mean:.4f}"
             f", its pairwise definition), ratio {potato_time / accord_time:.1f}x")
 
