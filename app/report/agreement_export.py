@@ -191,10 +191,11 @@ def _scheme_rows(result: SchemeResult) -> Iterator[list[str]]:
     for carrier in result.extra.get("disagreement_items", []):
         yield _row(name, kind, "item", str(carrier["item"]), "share_of_within_distance",
                    carrier["share"])
+    why = result.extra.get("pair_undefined") or {}  # numbers, rankings: the pair's own
     for key, pair in result.pairs.items():
         for metric, value in pair.items():
-            reason = result.undefined.get(metric) or PAIR_UNDEFINED.get(
-                metric, PAIR_UNDEFINED_OTHER)
+            reason = why.get(key, {}).get(metric) or result.undefined.get(
+                metric) or PAIR_UNDEFINED.get(metric, PAIR_UNDEFINED_OTHER)
             yield _row(name, kind, "pair", key, metric, value, reason=reason,
                        corrected=_corrected(metric))
 

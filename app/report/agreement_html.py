@@ -191,9 +191,9 @@ def _pairs(result: SchemeResult) -> list[str]:
         cells = []
         for m in columns:
             cells.append(_value_cell(pair.get(m)))
-            if pair.get(m) is None:
-                undefined[m] = result.undefined.get(m) or PAIR_UNDEFINED.get(
-                    m, PAIR_UNDEFINED_OTHER)
+            if pair.get(m) is None:  # numbers, rankings: the pair's own sentence first
+                undefined[m] = (result.extra.get("pair_undefined") or {}).get(key, {}).get(
+                    m) or result.undefined.get(m) or PAIR_UNDEFINED.get(m, PAIR_UNDEFINED_OTHER)
         shown = " – ".join(text(n) for n in key.split("|")) if names else text(key)
         rows = f'<td class="num">{int(pair[size] or 0)}</td>' if size else ""
         out.append(f"<tr><td>{shown}</td>{''.join(cells)}{rows}</tr>")

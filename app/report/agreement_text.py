@@ -75,6 +75,12 @@ def _pair(pair: dict[str, float | int | None]) -> str:
     if "span_f1_partial" in pair:
         return (f"span F1 partial {_number(pair['span_f1_partial']):>6}   "
                 f"exact {_number(pair.get('span_f1_exact')):>6}   n {size}")
+    if "pearson_r" in pair:  # numbers: r, then the two distances (scale units)
+        return (f"r {_number(pair['pearson_r']):>6}   MAE {_number(pair.get('mae')):>6}   "
+                f"RMSE {_number(pair.get('rmse')):>6}   n {size}")
+    if "kendall_tau" in pair:  # rankings: means over the pair's shared items
+        return (f"τ {_number(pair['kendall_tau']):>6}   footrule "
+                f"{_number(pair.get('spearman_footrule')):>6}   n {size}")
     return (f"κ {_number(pair.get('kappa')):>6}   α {_number(pair.get('alpha')):>6}   "
             f"agree {_number(pair.get('percent_agreement')):>6}   n {size}")
 
@@ -159,8 +165,11 @@ def _scheme(result: SchemeResult) -> list[str]:
                          f"specificity {_number(values['specificity']):>6}")
     if result.pairs:
         lines.append("  pairs:")
+        why = result.extra.get("pair_undefined") or {}  # numbers, rankings: per pair
         for key, pair in result.pairs.items():
             lines.append(f"    {key:<24} " + _pair(pair))
+            for metric, reason in why.get(key, {}).items():
+                lines.append(f"      {LABELS.get(metric, metric)} undefined: {reason}")
     for note in result.notes:
         lines.append(f"  note: {note}")
     return lines

@@ -74,7 +74,8 @@ WORDS: dict[str, KindWords] = {
     "regions": _SETS,
     "masks": KindWords(headline="mean_sensitivity"),
     "continuous": KindWords(
-        headline="alpha_interval",
+        headline="alpha_interval", matrix="pearson_r",
+        pair_labels={"pearson_r": "Pearson r", "mae": "MAE", "rmse": "RMSE"},
         labels={"alpha_interval": "Krippendorff α (interval)",
                 "icc_2_k": "ICC(2,k)", "pearson_r": "Pearson r (mean over pairs)",
                 "mae": "MAE (mean over pairs)", "rmse": "RMSE (mean over pairs)"},
@@ -83,7 +84,9 @@ WORDS: dict[str, KindWords] = {
                   "mae": "mean absolute difference between two annotators' numbers, mean "
                          "over pairs (0 is identical; in the scale's units)"}),
     "ranking": KindWords(
-        headline="kendall_tau",
+        headline="kendall_tau", matrix="kendall_tau",
+        pair_labels={"kendall_tau": "Kendall τ (mean over shared items)",
+                     "spearman_footrule": "Spearman footrule (distance)"},
         labels={"kendall_tau": "Kendall τ (mean over pairs and items)",
                 "spearman_footrule": "Spearman footrule (distance)"},
         meanings={"spearman_footrule": "Σ|position difference| / ⌊n²/2⌋ on the shared "

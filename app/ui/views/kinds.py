@@ -10,6 +10,8 @@ how the window shows it is the window's, so it lives here, one row per kind:
   quadratic-weighted; a trace α is over steps), on the cards and in the pair matrix;
 - ``unit``: what one unit is, in words (a trace's units are its steps);
 - ``confusion``: whether the items view shows its label-by-label confusion matrix;
+- ``pair_labels``: names for one pair's number in the pair matrix (a pair's Pearson r
+  is no mean over pairs);
 - ``no_pairs``: why the overview shows no annotator-pair matrix for it, where that is the
   kind's nature (STAPLE rates annotators against the consensus);
 - ``also``: further detail views that draw its schemes when the report carries a metric
@@ -40,6 +42,8 @@ class KindLook:
     """Why the kind has no annotator-pair matrix, where that is its nature."""
     also: Mapping[str, str] = field(default_factory=dict)
     """Further detail views → the metric whose presence says a scheme is theirs to draw."""
+    pair_labels: Mapping[str, str] = field(default_factory=dict)
+    """Metric names for one annotator pair's number, where they differ from the card's."""
 
 
 _IDENTITY = {"identity.mota": "MOTA (tracks, pooled)", "identity.idf1": "IDF1 (tracks, pooled)",
@@ -70,8 +74,9 @@ LOOKS: dict[str, KindLook] = {
     "masks": KindLook(detail="masks", no_pairs="STAPLE rates each annotator against the "
                       "consensus, not pairs against each other"),
     # the rating kinds and spans (issue 37): on the overview's cards and in their views
-    "continuous": KindLook(detail="numbers"),
-    "ranking": KindLook(detail="rankings"),
+    "continuous": KindLook(detail="numbers", pair_labels={"pearson_r": "Pearson r"}),
+    "ranking": KindLook(detail="rankings", pair_labels={
+        "kendall_tau": "Kendall τ (mean over the pair's shared items)"}),
     "matrix": KindLook(detail="matrices", no_pairs=MATRIX_BLOCKS),
     "spans": KindLook(detail="spans",
                       labels={"token_level_kappa": "token κ", "span_f1_exact": "exact F1",
@@ -139,6 +144,18 @@ def no_pairs_reason(result: SchemeResult) -> str:
                 f"its {result.n_pairs} annotator pairs (both directions), not kept per pair. "
                 "The Tracks view compares each pair's tracks frame by frame")
     return ""
+
+
+UNDEFINED_PAIR = "no variation to correct against"
+"""A pair's undefined value without a stored sentence (α and κ: one label throughout)."""
+
+
+def pair_reason(result: SchemeResult, key: str, metric: str) -> str:
+    """Why pair ``key``'s ``metric`` is undefined: the sentence the kind stored
+    (``extra["pair_undefined"]``: numbers, rankings), else α's and κ's reason."""
+    stored = result.extra.get("pair_undefined")
+    reason = stored.get(key, {}).get(metric) if isinstance(stored, dict) else None
+    return str(reason) if reason else UNDEFINED_PAIR
 
 
 def kinds_drawn_by(view: str) -> frozenset[str]:

@@ -54,7 +54,7 @@ UNCORRECTED = ("percent_agreement", "mean_agreement", "mean_object_count_diff",
 
 PAIR_ORDER = ("alpha", "kappa", "percent_agreement", "mean_agreement", "detection_f1",
               "mean_matched_iou", "mean_object_count_diff", "span_f1_partial",
-              "span_f1_exact", "mean_dice")
+              "span_f1_exact", "mean_dice", "pearson_r", "kendall_tau")
 """Pair-matrix metrics in the order offered (the first present is the default)."""
 
 LABELS = {
@@ -144,9 +144,11 @@ def short_headline(result: SchemeResult) -> str:
     return f"{SHORT[key]} {shown}{warn}"
 
 
-def metric_label(key: str, kind: str | None = None) -> str:
-    """A reader's name for a metric key."""
-    special = look_of(kind).labels.get(key)
+def metric_label(key: str, kind: str | None = None, *, pair: bool = False) -> str:
+    """A reader's name for a metric key; ``pair``: for one annotator pair's number, where
+    the kind names it otherwise (a pair's Pearson r is no mean over pairs)."""
+    special = (look_of(kind).pair_labels.get(key) if pair else None) or look_of(
+        kind).labels.get(key)
     if special:
         return special
     if key.startswith("dice_by_label."):  # a volume scheme's labels (Potato's names)

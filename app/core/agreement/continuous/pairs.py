@@ -7,6 +7,12 @@
   mean over pairs (``_pairwise_mean``). Pearson r, MAE, RMSE, weighted κ and ρ use it.
 - ``pair_item_mean``: the mean over every (pair, shared item) (``_pairwise_rank_mean``),
   for rankings and per-item set similarities.
+- ``pair_entries``: the per-pair numbers behind those means, for the report's ``pairs``
+  (the overview's pair matrix). Where the spec is silent: a pair sharing one item is
+  listed with every value ``null`` (Potato skips it; its reason says why), a pair
+  sharing none is not listed; a ranking pair's value is the mean over its shared items
+  with a defined value, so the scheme's number (over every (pair, item)) is not the mean
+  of the pairs' numbers.
 
 Annotators and shared items are visited in sorted order, as Potato does, so sums are
 accumulated in the same order.
@@ -94,6 +100,52 @@ def pair_item_mean(rows: Rows[T], metric: Callable[[T, T], Coefficient]) -> Coef
         return Coefficient.undefined(
             f"no (pair, item) has a defined value ({first_reason})")
     return Coefficient.undefined(NO_SHARED)
+
+
+PairMetric = Callable[[Any, Any], Coefficient]
+PairEntries = dict[str, dict[str, float | int | None]]
+PairReasons = dict[str, dict[str, str]]
+
+
+def pair_entries(rows: Rows[Any], metrics: Mapping[str, PairMetric], *, per_item: bool
+                 ) -> tuple[PairEntries, PairReasons]:
+    """Each annotator pair's value of each metric and its shared ``n_items``, keyed
+    ``"a|b"``; the reasons of the ``None`` values, by pair then metric.
+
+    ``per_item=False``: the metric on the pair's shared items' sequences (≥ 2 shared, as
+    :func:`pair_mean`); ``True``: the mean of the metric over the shared items (as
+    :func:`pair_item_mean`)."""
+    seqs = by_annotator(rows)
+    entries: PairEntries = {}
+    reasons: PairReasons = {}
+    for a, b in combinations(sorted(seqs, key=str), 2):
+        shared = _shared(seqs, a, b)
+        if not shared:
+            continue
+        key = "|".join(sorted((a, b)))
+        entry: dict[str, float | int | None] = {}
+        for name, metric in metrics.items():
+            if per_item:
+                value = _item_mean([metric(seqs[a][i], seqs[b][i]) for i in shared])
+            elif len(shared) < 2:
+                value = Coefficient.undefined(
+                    "the pair shares one item; Potato compares a pair on two or more")
+            else:
+                value = metric([seqs[a][i] for i in shared], [seqs[b][i] for i in shared])
+            entry[name] = value.value
+            if value.value is None:
+                reasons.setdefault(key, {})[name] = value.reason or "undefined"
+        entry["n_items"] = len(shared)
+        entries[key] = entry
+    return entries, reasons
+
+
+def _item_mean(values: list[Coefficient]) -> Coefficient:
+    defined = [v.value for v in values if v.value is not None]
+    if defined:
+        return Coefficient.of(sum(defined) / len(defined))
+    first = next((v.reason for v in values if v.reason), "undefined")
+    return Coefficient.undefined(f"undefined on every item the pair shares ({first})")
 
 
 def annotator_count(rows: Rows[Any]) -> int:

@@ -2,8 +2,10 @@
 
 The block's coefficients go to ``metrics`` under Potato's names (an undefined one as
 ``null`` with its sentence under ``undefined``), its counts (``n_aligned_items``,
-``n_annotators``) to the entry's extra keys. No per-pair entries: the report's pair
-lines print κ, α and agreement, which these kinds do not have.
+``n_annotators``) to the entry's extra keys. ``put_pairs`` writes the per-pair numbers
+(numbers and rankings: Pearson r, MAE, RMSE; τ, footrule) to ``pairs`` and the reasons
+of a pair's undefined values to ``extra["pair_undefined"]`` (pair → metric → sentence),
+since a pair entry holds numbers only.
 """
 
 from __future__ import annotations
@@ -24,6 +26,13 @@ def put_block(result: SchemeResult, block: Block, prefix: str = "") -> None:
     for name, count in block.counts.items():
         if name != "n_items":
             result.extra[prefix + name] = count
+
+
+def put_pairs(result: SchemeResult, entries: dict[str, dict[str, float | int | None]],
+              reasons: dict[str, dict[str, str]]) -> None:
+    result.pairs = entries
+    if reasons:
+        result.extra["pair_undefined"] = reasons
 
 
 def undefined_all(result: SchemeResult, metrics: Sequence[str], reason: str) -> None:

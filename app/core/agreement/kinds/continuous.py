@@ -4,7 +4,9 @@
 Metrics, Potato 2.12.1's CONTINUOUS block under its names (kinds.md A.3): Pearson r,
 MAE, RMSE (per annotator pair on ≥ 2 shared items, mean over pairs), interval α, and
 ICC(2,k) on the items every annotator rated (undefined for a rotating panel, with the
-sentence). ``slider`` stays ordinal (its ordinal report is unchanged); this kind's
+sentence). ``pairs`` holds each pair's r, MAE and RMSE and its shared ``n_items`` (a
+pair sharing one item: ``null`` with the reason under ``extra["pair_undefined"]``).
+``slider`` stays ordinal (its ordinal report is unchanged); this kind's
 pass over the finished report adds Potato's block to every slider and likert scheme as
 ``potato_iaa`` (``app/core/agreement/continuous/potato_blocks.py``).
 """
@@ -35,11 +37,13 @@ def claims(annotation_type: str, config: Mapping[str, Any]) -> bool:
 
 def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOptions
           ) -> Job[list[SchemeResult]]:
-    from app.core.agreement.continuous.metrics import continuous_block
+    from app.core.agreement.continuous.metrics import continuous_block, mae, pearson_r, rmse
+    from app.core.agreement.continuous.pairs import pair_entries
     from app.core.agreement.continuous.results import (
         answered_rows,
         pair_count,
         put_block,
+        put_pairs,
         undefined_all,
     )
 
@@ -50,6 +54,8 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
         undefined_all(result, METRICS, reason)
         return [result]
     put_block(result, continuous_block(rows))
+    put_pairs(result, *pair_entries(
+        rows, {"pearson_r": pearson_r, "mae": mae, "rmse": rmse}, per_item=False))
     result.n_pairs = pair_count(rows)
     result.details = rows
     return [result]

@@ -2,7 +2,10 @@
 
 Metrics, Potato 2.12.1's names: Kendall's τ and Spearman's footrule (a distance) per
 (annotator pair, shared item) on the options both ranked, the mean over every such
-(pair, item). τ on one shared option is undefined with a sentence.
+(pair, item). τ on one shared option is undefined with a sentence. ``pairs`` holds each
+pair's mean over its shared items (those with a defined value) and its shared
+``n_items``; a pair undefined on every item is ``null`` with the reason under
+``extra["pair_undefined"]``.
 """
 
 from __future__ import annotations
@@ -24,13 +27,20 @@ METRICS = ("kendall_tau", "spearman_footrule")
 
 def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOptions
           ) -> Job[list[SchemeResult]]:
+    from app.core.agreement.continuous.pairs import pair_entries
     from app.core.agreement.continuous.results import (
         answered_rows,
         pair_count,
         put_block,
+        put_pairs,
         undefined_all,
     )
-    from app.core.agreement.ranking.metrics import Ranking, ranking_block
+    from app.core.agreement.ranking.metrics import (
+        Ranking,
+        kendall_tau,
+        ranking_block,
+        spearman_footrule,
+    )
 
     yield from ()
     rows: dict[str, dict[str, Ranking]] = answered_rows(study.answers_for(scheme.name), tuple)
@@ -39,6 +49,9 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
         undefined_all(result, METRICS, reason)
         return [result]
     put_block(result, ranking_block(rows))
+    put_pairs(result, *pair_entries(
+        rows, {"kendall_tau": kendall_tau, "spearman_footrule": spearman_footrule},
+        per_item=True))
     result.n_pairs = pair_count(rows)
     result.details = rows
     return [result]

@@ -25,6 +25,7 @@ Choices (the spec is silent):
   else mean agreement. Blue is always more agreement and red less (palette.py); for the
   object-count difference (lower is better) the ramp is reversed and scaled to the largest
   difference. Negative coefficients sit at the red end and keep their sign in the cell text.
+- Numbers and rankings offer r and τ only: MAE, RMSE and footrule are distances (in reports).
 - Clicking a card selects its scheme: ``scheme_picked`` is emitted and the heatmap
   follows at once (the main window will send the same scheme back in the context).
 """
@@ -52,7 +53,7 @@ from app.core.agreement.result import SchemeResult
 from app.report.agreement_vocabulary import card_line, raters_note
 from app.ui.palette import annotator_color
 from app.ui.views.base import NO_PROJECT, View, ViewContext
-from app.ui.views.kinds import no_pairs_reason
+from app.ui.views.kinds import no_pairs_reason, pair_reason
 from app.ui.views.metric_text import (
     CORRECTED,
     PAIR_ORDER,
@@ -114,9 +115,7 @@ class OverviewView(View):
         self._cards: dict[str, _Card] = {}
         self._selected: str | None = None
 
-        self._header = QLabel()
-        self._header.setTextFormat(Qt.TextFormat.RichText)
-        self._header.setWordWrap(True)
+        self._header = QLabel(textFormat=Qt.TextFormat.RichText, wordWrap=True)
 
         self._cards_box = QWidget()
         self._cards_layout = QVBoxLayout(self._cards_box)
@@ -310,8 +309,9 @@ class OverviewView(View):
         previous = self.metric_combo.currentData()
         self.metric_combo.blockSignals(True)
         self.metric_combo.clear()
-        for key in keys:
-            self.metric_combo.addItem(metric_label(key, result.kind if result else None), key)
+        kind = result.kind if result else None
+        for key in keys:  # a pair's own name where the kind has one (r, not a mean of r)
+            self.metric_combo.addItem(metric_label(key, kind, pair=True), key)
         if previous in keys:
             self.metric_combo.setCurrentIndex(keys.index(previous))
         self.metric_combo.setVisible(bool(keys))
@@ -358,7 +358,7 @@ class OverviewView(View):
         values = [p.get(metric) for p in result.pairs.values()]
         reverse = metric == "mean_object_count_diff"
         top = max((float(v) for v in values if v is not None), default=0.0)
-        label = metric_label(metric, result.kind)
+        label = metric_label(metric, result.kind, pair=True)
         cells: dict[tuple[int, int], HeatCell] = {}
         for key, entry in result.pairs.items():
             a, b = key.split("|")
@@ -369,7 +369,7 @@ class OverviewView(View):
             if value is None:
                 cell = HeatCell(CellState.UNDEFINED, f"undefined\nn={size}", 0.0,
                                 f"{who}: {label} is undefined on the {size} {unit} they "
-                                "share (no variation to correct against)")
+                                f"share ({ctx.anonymize_text(pair_reason(result, key, metric))})")
             else:
                 v = float(value)
                 shade = (1.0 - v / top if top > 0 else 1.0) if reverse else v
