@@ -162,7 +162,7 @@ study 17-18 ms offscreen and 33-49 ms under Xvfb (six runs, five under 40); laun
 
 Then (issue 37, 2026-12-05): ``--spans 10000`` opens the span benchmark's study
 (``bench_span_metrics.make_study``: 10,000 documents × 3 annotators × 20 spans), written
-by ``span_study.py`` as a Potato project in Potato's stored shape (the span importers'
+by ``span_project.py`` as a Potato project in Potato's stored shape (the span importers'
 writer); ``--project`` reuses a folder it wrote. Four runs (offscreen, load 0.5-4.8, γ
 being sped up at the same time): open 61-119 s, longest stall 198-338 ms, 122-161 gaps
 over 40 ms, all on the worker; after the result 32-102 ms (the project tree's 10,000
@@ -393,7 +393,7 @@ def main() -> int:
                         "generator: 3 cascade tiers, all six contract kinds) instead")
     parser.add_argument("--spans", type=int, metavar="DOCS", default=0,
                         help="open the span study of bench_span_metrics (DOCS documents x 3 "
-                        "annotators x 20 spans, a Potato project: span_study.py) instead")
+                        "annotators x 20 spans, a Potato project: span_project.py) instead")
     parser.add_argument("--project", type=Path, metavar="FOLDER",
                         help="open this already generated study (with --labeling or --spans: "
                         "that one) instead of generating it again")
@@ -422,7 +422,7 @@ def main() -> int:
         project = args.project or tmp / ("labeling" if labeling else
                                          "spans" if spans else "lidar")
         if args.project is None and spans:
-            from span_study import generate as generate_spans
+            from span_project import generate as generate_spans
 
             generate_spans(project, args.spans)
         elif args.project is None and labeling:
