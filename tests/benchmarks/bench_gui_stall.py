@@ -163,9 +163,9 @@ study 17-18 ms offscreen and 33-49 ms under Xvfb (six runs, five under 40); laun
 Then (issue 37, 2026-12-05): ``--spans 10000`` opens the span benchmark's study
 (``bench_span_metrics.make_study``: 10,000 documents × 3 annotators × 20 spans), written
 by ``span_project.py`` as a Potato project in Potato's stored shape (the span importers'
-writer); ``--project`` reuses a folder it wrote. Four runs (offscreen, load 0.5-4.8, γ
-being sped up at the same time): open 61-119 s, longest stall 198-338 ms, 122-161 gaps
-over 40 ms, all on the worker; after the result 32-102 ms (the project tree's 10,000
+writer); ``--project`` reuses a folder it wrote. Five runs (offscreen, load 0.5-4.8, γ
+being sped up at the same time): open 61-119 s, longest stall 198-338 ms, 121-161 gaps
+over 40 ms, all on the worker; after the result 35-102 ms (the project tree's 10,000
 items 31 ms in a quiet minute, the items view 13-36, the spans list 17-35). Causes, by
 ``--where`` and a ``gc.callbacks`` log of the same run: (1) about 130 full collections
 of the cyclic collector on the worker during γ, 40-280 ms each, walking what was
@@ -173,8 +173,8 @@ allocated since the reader's ``gc.freeze`` (the span table, γ's items and their
 samples); with the collector off the open took 49-52 s and 2-6 gaps were over 40 ms.
 (2) ``spans/f1.py`` ``exact_f1``: ``np.unique(keys, axis=0)`` over 600,000 spans sorts a
 structured view holding the lock (196-338 ms); a ``lexsort`` of the columns and a diff
-gives the same rows and lets go (a 1 ms gap beside it). (3) Once, 76 ms: token κ's
-``np.repeat`` over a 4,000,000-character chunk (``spans/kappa.py``, fresh pages).
+gives the same rows and lets go (a 1 ms gap beside it). (3) In two runs, 76-87 ms: token
+κ's ``np.repeat`` over a 4,000,000-character chunk (``spans/kappa.py``, fresh pages).
 """
 
 from __future__ import annotations
