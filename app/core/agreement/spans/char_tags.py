@@ -24,9 +24,11 @@ import numpy as np
 
 from app.core.agreement.spans.table import SpanTable, ranges, segment_ids
 
-CHUNK_CHARS = 4_000_000
+CHUNK_CHARS = 500_000
 """Characters counted at once: the indices of a 10,000-document study's 17 million
-characters would be another 270 MB."""
+characters would be another 270 MB. Half a million, not more: numpy's ``repeat`` and
+fancy indexing hold the interpreter lock for a whole chunk, and 4 million characters
+held it 76-87 ms, stalling the GUI (bench_gui_stall.py); the metrics take as long."""
 
 
 @dataclass(frozen=True)
