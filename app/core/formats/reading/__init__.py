@@ -31,8 +31,4 @@ unless the entry says otherwise), :mod:`.nesting` what a parse may hold (100 lev
 scans it uses. A reader that streams a file its own way (a CSV, an XML export) opens it
 with :func:`.boundary.open_checked`. Every failure is one
 :class:`~app.core.errors.InputError` naming the file, the line or the key.
-
-The old paths (``app.core.formats.boundary``, ``files``, ``nesting``, ``digit_runs``,
-``json_lines``, ``json_pieces``, ``yaml_lines``) are re-export shims while work in
-progress still imports them.
 """
