@@ -29,7 +29,8 @@ from app.core.contracts.config.engine_config import load_engine_config
 from app.core.contracts.kinds.coverage_curve import TierCurve, error_coverage_curves
 from app.core.contracts.label_report import LabelReport, label_report
 from app.core.formats.potato.engine.copies import SharedCopies
-from app.core.formats.potato.project import gc_paused, read_potato
+from app.core.formats.potato.project import read_potato
+from app.core.gc_pause import gc_paused
 from app.core.model import Study
 from app.core.progress import Job, Progress, scaled
 

@@ -213,10 +213,10 @@ def core_ratios(project: Path) -> dict[str, tuple[float, float]]:
     import gc
     import time
 
+    from app.core import gc_pause
     from app.core.contracts.label_report import label_report
     from app.core.contracts.labels.delivery import delivered, human_items
     from app.core.contracts.labels.schema_data import schema_data
-    from app.core.formats.potato import project as potato
 
     out: dict[str, tuple[float, float]] = {}
     start = time.process_time()
@@ -225,7 +225,7 @@ def core_ratios(project: Path) -> dict[str, tuple[float, float]]:
     middle = time.process_time()
     import app.core.contracts.label_report as lr
 
-    paused = potato.gc_paused
+    paused = gc_pause.gc_paused
     setattr(lr, "gc_paused", _gc_running)  # noqa: B010 (the reference: collector running)
     try:
         gc.collect()

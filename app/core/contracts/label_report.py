@@ -5,7 +5,7 @@ contracts (testing with ``certify``), and returns a :class:`LabelReport` whose
 :meth:`~LabelReport.to_json` is the JSON of ``cli.md``.
 
 The report is built with the cyclic garbage collector paused
-(:func:`~app.core.formats.potato.project.gc_paused`): 300,000 predictions and their machine
+(:func:`~app.core.gc_pause.gc_paused`): 300,000 predictions and their machine
 labels are acyclic, and the full collections their allocation triggers found nothing
 while costing about a fifth of ``label status`` on a 100,000-item study.
 """
@@ -63,7 +63,8 @@ from app.core.formats.potato.engine.store import (
     read_engine_store,
 )
 from app.core.formats.potato.prestudy import prestudy_answers
-from app.core.formats.potato.project import gc_paused, read_potato
+from app.core.formats.potato.project import read_potato
+from app.core.gc_pause import gc_paused
 from app.core.model import Study
 from app.core.progress import run
 

@@ -71,7 +71,7 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
     from app.core.agreement.spans.gamma import items_gamma, mean_gamma
     from app.core.agreement.spans.metrics import POTATO_IAA_NOTE, SpanDetails, span_metrics
     from app.core.agreement.spans.table import build_table
-    from app.core.formats.potato.project import gc_paused
+    from app.core.gc_pause import gc_paused
     from app.core.progress import Progress
 
     result.extra["potato_iaa"] = {**dict.fromkeys(POTATO_METRICS), "n_items": 0,

@@ -27,11 +27,9 @@ Choices where Potato is silent:
 
 from __future__ import annotations
 
-import gc
 import json
 from collections import Counter
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -54,6 +52,7 @@ from app.core.formats.reading.boundary import present
 from app.core.formats.reading.json_file import read_json_in_pieces
 from app.core.formats.reading.media_file import named_media_file
 from app.core.formats.reading.paths import inside
+from app.core.gc_pause import gc_paused
 from app.core.model import NO_ENTRIES, Item, Kind, Scheme, Study, TraceStep
 from app.core.objects import ObjectSet, SceneObject, Span
 from app.core.progress import Job, Progress, run
@@ -106,34 +105,6 @@ def read_potato(project: Path, *, whole_files: bool = False, people: bool = True
     study.annotators = tuple(sorted({*names, *engine}))
     study.notes.extend(_notes(ignored, missing_media))
     return study
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while millions of acyclic answers are built.
-
-    Parsing and converting a 100,000-item study allocates millions of small dicts and
-    tuples; each allocation burst triggers a full collection that finds nothing (the
-    data hold no cycles), which made loading 2–4× slower. Reference counting still frees
-    every dropped file at once; the collector is back on when reading ends or fails.
-
-    Before it is back on, every object alive is moved to the collector's permanent
-    generation (``gc.freeze``). Otherwise the millions of objects allocated while it was
-    paused all sit in the youngest generation, and the first collections after reading
-    walk all of them in single calls of 60–130 ms that hold the interpreter lock: the
-    GUI, opening a project on a worker thread, froze for that long
-    (``tests/benchmarks/bench_gui_stall.py``). Frozen objects are still freed by
-    reference counting as soon as they are dropped; only a reference cycle among them
-    would outlive its last use, and the study's data holds none.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if was_enabled:
-            gc.enable()
 
 
 # ----------------------------------------------------------------------------- items
