@@ -154,7 +154,8 @@ def _not_assured(contracts: Mapping[str, Any]) -> str:
         f"{'class' if len(named) == 1 else 'classes'}</b> ({'; '.join(named)}): "
         f"{'its interval rests' if len(named) == 1 else 'their intervals rest'} on fewer "
         "than 3 labels of the class. The numbers are Potato's, as computed, but such an "
-        "interval covers the truth far less often than its stated level.</p>"
+        "interval covers the truth less often than its stated level (in simulations "
+        "stating 94%: 75% with no label of the class, 89-92% with one or two).</p>"
     )
 
 
