@@ -21,31 +21,18 @@ seeded: the same run writes the same answers (the server adds its own timestamps
 from __future__ import annotations
 
 import json
-import os
 import random
-import shutil
-import signal
 import struct
-import subprocess
 import sys
-import tempfile
-import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
+from tests.potato_real.server import ADMIN_KEY, OUT, prepare, save, serve, shown, split_out
 
-ROOT = Path(__file__).resolve().parents[2]
-OUT = ROOT / "tests" / "data" / "potato_server"
-POTATO = Path(sys.executable).with_name("potato")
-HOST = "127.0.0.1"
-ADMIN_KEY = "accord-fixture-admin-key"
 ANNOTATORS = ("alice", "bob", "carol")
-START_TIMEOUT = 90.0
-STOP_TIMEOUT = 15.0
 
 Payload = dict[str, str]
 Answerer = Callable[[str, int, random.Random], Payload]
@@ -809,100 +796,24 @@ PROJECTS = {p.name: p for p in [
 # --------------------------------------------------------------------------- running
 
 
-def _wait_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    import requests
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"potato exited ({proc.returncode}); see {log}:\n"
-                               + log.read_text()[-3000:])
-        try:
-            requests.get(url + "/", timeout=2)
-            return
-        except requests.RequestException:
-            time.sleep(0.5)
-    raise RuntimeError(f"potato did not answer on {url} within {START_TIMEOUT}s")
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is not None:
-        return
-    os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(STOP_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(STOP_TIMEOUT)
-
-
-def build(project: Project) -> Path:
-    import requests
-    from potato.simulator import SimulatedUser, UserConfig
-
+def build(project: Project, out: Path = OUT) -> Path:
     assert 8771 <= project.port <= 8779
-    work = Path(tempfile.mkdtemp(prefix=f"accord-potato-{project.name}-"))
-    (work / "data").mkdir()
     config = base_config(project.schemes) | (project.config or {})
-    (work / "config.yaml").write_text(
-        f"# Written by tests/potato_real/annotation_projects.py for the real Potato 2.12.1 "
-        f"server (seed {project.seed}).\n" + yaml.safe_dump(config, sort_keys=False))
-    (work / "data" / "items.jsonl").write_text(
-        "".join(json.dumps(item) + "\n" for item in project.items))
+    work = prepare(project.name, "annotation_projects.py", project.seed, config,
+                   project.items)
     if project.media:
         project.media(work)
-    url = f"http://{HOST}:{project.port}"
-    log = work / "server.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen([str(POTATO), "start", "config.yaml", "-p", str(project.port)],
-                                cwd=work, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-    try:
-        _wait_up(url, proc, log)
-        for user in ANNOTATORS:
-            sim = SimulatedUser(UserConfig(user_id=user), url)
-            if not sim.login():
-                raise RuntimeError(f"{user} could not log in: {sim.result.errors}")
-            for _ in project.items:
-                instance = sim.get_current_instance()
-                if not instance or not instance.get("instance_id"):
-                    raise RuntimeError(f"{user}: no instance ({sim.result.errors})")
-                iid = str(instance["instance_id"])
-                k = int(iid[1:])
-                payload = project.answer(user, k, _rng(project.seed, user, iid))
-                if not sim.submit_annotation(iid, payload, 1.0):
-                    raise RuntimeError(f"{user} {iid}: {sim.result.errors}")
-                sim.navigate_next()
-        response = requests.get(url + "/admin/iaa", headers={"X-API-Key": ADMIN_KEY},
-                                timeout=120)
-        response.raise_for_status()
-        report = response.json()
-    finally:
-        _stop(proc)
-    target = OUT / project.name
-    if target.exists():
-        shutil.rmtree(target)
-    target.mkdir(parents=True)
-    shutil.copy2(work / "config.yaml", target / "config.yaml")
-    shutil.copytree(work / "data", target / "data")
-    for media in ("images",):
-        if (work / media).exists():
-            shutil.copytree(work / media, target / media)
-    for user in ANNOTATORS:
-        source = work / "annotation_output" / user / "user_state.json"
-        (target / "annotation_output" / user).mkdir(parents=True)
-        shutil.copy2(source, target / "annotation_output" / user / "user_state.json")
-    (target / "expected").mkdir()
-    (target / "expected" / "iaa.json").write_text(
-        json.dumps(report, indent=1, sort_keys=True) + "\n")
-    shutil.rmtree(work, ignore_errors=True)
-    return target
+    report = serve(work, project.port, ANNOTATORS, len(project.items),
+                   lambda sim, url, user, iid: project.answer(
+                       user, int(iid[1:]), _rng(project.seed, user, iid)))
+    return save(work, out / project.name, ANNOTATORS, report, folders=("images",))
 
 
 def main(argv: list[str]) -> int:
-    names = argv or list(PROJECTS)
-    for name in names:
-        path = build(PROJECTS[name])
-        print(f"{name}: {path.relative_to(ROOT)}")
+    out, argv = split_out(argv, OUT)
+    for name in argv or list(PROJECTS):
+        path = build(PROJECTS[name], out)
+        print(f"{name}: {shown(path)}")
     return 0
 
 

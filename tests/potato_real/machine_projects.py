@@ -23,27 +23,13 @@ visibly from the people's; the run is seeded.
 
 from __future__ import annotations
 
-import json
 import random
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from tests.potato_real.annotation_projects import (
-    ADMIN_KEY,
-    HOST,
-    OUT,
-    POTATO,
-    ROOT,
-    _stop,
-    _wait_up,
-    base_config,
-)
+from tests.potato_real.annotation_projects import base_config
+from tests.potato_real.server import OUT, prepare, save, serve, shown, split_out
 
 NAME = "machines"
 PORT = 8785
@@ -115,61 +101,19 @@ def config() -> dict[str, Any]:
     return out
 
 
-def build() -> Path:
-    import requests
-    from potato.simulator import SimulatedUser, UserConfig
-
-    work = Path(tempfile.mkdtemp(prefix="accord-potato-machines-"))
-    (work / "data").mkdir()
-    (work / "config.yaml").write_text(
-        "# Written by tests/potato_real/machine_projects.py for the real Potato 2.12.1 "
-        f"server (seed {SEED}).\n" + yaml.safe_dump(config(), sort_keys=False))
+def build(out: Path = OUT) -> Path:
     items = [{"id": f"q{k:02d}", "text": f"Review number {k}."} for k in range(N_ITEMS)]
-    (work / "data" / "items.jsonl").write_text(
-        "".join(json.dumps(item) + "\n" for item in items))
-    url = f"http://{HOST}:{PORT}"
-    log = work / "server.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen([str(POTATO), "start", "config.yaml", "-p", str(PORT)],
-                                cwd=work, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-    try:
-        _wait_up(url, proc, log)
-        for user in USERS:
-            sim = SimulatedUser(UserConfig(user_id=user), url)
-            if not sim.login():
-                raise RuntimeError(f"{user} could not log in: {sim.result.errors}")
-            for _ in items:
-                instance = sim.get_current_instance()
-                if not instance or not instance.get("instance_id"):
-                    raise RuntimeError(f"{user}: no instance ({sim.result.errors})")
-                iid = str(instance["instance_id"])
-                if not sim.submit_annotation(iid, answer(user, iid), 1.0):
-                    raise RuntimeError(f"{user} {iid}: {sim.result.errors}")
-                sim.navigate_next()
-        response = requests.get(url + "/admin/iaa", headers={"X-API-Key": ADMIN_KEY},
-                                timeout=120)
-        response.raise_for_status()
-        report = response.json()
-    finally:
-        _stop(proc)
-    target = OUT / NAME
-    if target.exists():
-        shutil.rmtree(target)
-    target.mkdir(parents=True)
-    shutil.copy2(work / "config.yaml", target / "config.yaml")
-    shutil.copytree(work / "data", target / "data")
-    for user in USERS:
-        source = work / "annotation_output" / user / "user_state.json"
-        (target / "annotation_output" / user).mkdir(parents=True)
-        shutil.copy2(source, target / "annotation_output" / user / "user_state.json")
-    (target / "expected").mkdir()
-    (target / "expected" / "iaa.json").write_text(
-        json.dumps(report, indent=1, sort_keys=True) + "\n")
-    shutil.rmtree(work, ignore_errors=True)
-    return target
+    work = prepare("machines", "machine_projects.py", SEED, config(), items)
+    report = serve(work, PORT, USERS, len(items),
+                   lambda sim, url, user, iid: answer(user, iid))
+    return save(work, out / NAME, USERS, report)
+
+
+def main(argv: list[str]) -> int:
+    out, _ = split_out(argv, OUT)
+    print(f"{NAME}: {shown(build(out))}")
+    return 0
 
 
 if __name__ == "__main__":
-    print(f"{NAME}: {build().relative_to(ROOT)}")
-    sys.exit(0)
+    raise SystemExit(main(sys.argv[1:]))

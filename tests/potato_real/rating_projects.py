@@ -30,27 +30,14 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
-import subprocess
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from tests.potato_real.annotation_projects import (
-    ADMIN_KEY,
-    HOST,
-    OUT,
-    POTATO,
-    ROOT,
-    _stop,
-    _wait_up,
-    base_config,
-)
+from tests.potato_real.annotation_projects import base_config
+from tests.potato_real.server import OUT, prepare, save, serve, shown, split_out
 
 TARGET = OUT / "ratings"
 PEOPLE = ("alice", "bob", "carol")
@@ -172,7 +159,7 @@ def answer_numbers(user: str, iid: str) -> Payload:
     chosen = [x for x in TAX_LEAVES if (x in chosen) != (rng.random() > skill + 0.1)]
     if chosen:  # an empty selection posts nothing
         p["taxon:::selected_labels"] = ",".join(chosen)  # selected.join(',')
-    sort = {g: [] for g in GROUPS}
+    sort: dict[str, list[str]] = {g: [] for g in GROUPS}
     for card in CARDS:
         group = GROUPS[t.randrange(3)] if rng.random() < skill + 0.1 else rng.choice(GROUPS)
         sort[group].append(card)
@@ -268,70 +255,19 @@ PROJECTS = {p.name: p for p in [
 ]}
 
 
-def build(project: Project) -> Path:
-    import requests
-    from potato.simulator import SimulatedUser, UserConfig
-
-    work = Path(tempfile.mkdtemp(prefix=f"accord-potato-{project.name}-"))
-    (work / "data").mkdir()
-    config = base_config(project.schemes) | project.config
-    (work / "config.yaml").write_text(
-        f"# Written by tests/potato_real/rating_projects.py for the real Potato 2.12.1 "
-        f"server (seed {project.seed}).\n" + yaml.safe_dump(config, sort_keys=False))
-    (work / "data" / "items.jsonl").write_text(
-        "".join(json.dumps(item) + "\n" for item in project.items))
-    url = f"http://{HOST}:{project.port}"
-    log = work / "server.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen([str(POTATO), "start", "config.yaml", "-p", str(project.port)],
-                                cwd=work, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-    try:
-        _wait_up(url, proc, log)
-        for user in project.users:
-            sim = SimulatedUser(UserConfig(user_id=user), url)
-            if not sim.login():
-                raise RuntimeError(f"{user} could not log in: {sim.result.errors}")
-            seen: set[str] = set()
-            while True:
-                instance = sim.get_current_instance()
-                if not instance or not instance.get("instance_id"):
-                    if seen:  # past the last item: the user is done
-                        break
-                    raise RuntimeError(f"{user}: no instance ({sim.result.errors})")
-                iid = str(instance["instance_id"])
-                if iid in seen:
-                    break
-                seen.add(iid)
-                if not sim.submit_annotation(iid, project.answer(user, iid), 1.0):
-                    raise RuntimeError(f"{user} {iid}: {sim.result.errors}")
-                sim.navigate_next()
-        response = requests.get(url + "/admin/iaa", headers={"X-API-Key": ADMIN_KEY},
-                                timeout=120)
-        response.raise_for_status()
-        report = response.json()
-    finally:
-        _stop(proc)
-    target = TARGET / project.name
-    if target.exists():
-        shutil.rmtree(target)
-    target.mkdir(parents=True)
-    shutil.copy2(work / "config.yaml", target / "config.yaml")
-    shutil.copytree(work / "data", target / "data")
-    for user in project.users:
-        source = work / "annotation_output" / user / "user_state.json"
-        (target / "annotation_output" / user).mkdir(parents=True)
-        shutil.copy2(source, target / "annotation_output" / user / "user_state.json")
-    (target / "expected").mkdir()
-    (target / "expected" / "iaa.json").write_text(
-        json.dumps(report, indent=1, sort_keys=True) + "\n")
-    shutil.rmtree(work, ignore_errors=True)
-    return target
+def build(project: Project, out: Path = OUT / "ratings") -> Path:
+    work = prepare(project.name, "rating_projects.py", project.seed,
+                   base_config(project.schemes) | project.config, project.items)
+    report = serve(work, project.port, project.users, None,
+                   lambda sim, url, user, iid: project.answer(user, iid))
+    return save(work, out / project.name, project.users, report)
 
 
 def main(argv: list[str]) -> int:
+    out, argv = split_out(argv, TARGET)
     for name in argv or list(PROJECTS):
-        print(f"{name}: {build(PROJECTS[name]).relative_to(ROOT)}")
+        target = build(PROJECTS[name], out)
+        print(f"{name}: {shown(target)}")
     return 0
 
 

@@ -31,26 +31,13 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 import socket
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from tests.potato_real.annotation_projects import (
-    ADMIN_KEY,
-    HOST,
-    OUT,
-    POTATO,
-    ROOT,
-    _stop,
-    _wait_up,
-    base_config,
-)
+from tests.potato_real.annotation_projects import base_config
+from tests.potato_real.server import HOST, OUT, prepare, save, serve, shown, split_out
 
 SEED = 37
 LABELS = ["PER", "ORG", "LOC"]
@@ -190,10 +177,7 @@ def _post_span(sim: Any, url: str, iid: str, span: Span, value: int | None) -> N
     response.raise_for_status()
 
 
-def build(name: str) -> Path:
-    import requests
-    from potato.simulator import SimulatedUser, UserConfig
-
+def build(name: str, out: Path = OUT) -> Path:
     machines = name == "machines"
     port = 8792 if machines else 8791
     with socket.socket() as probe:
@@ -205,67 +189,28 @@ def build(name: str) -> Path:
     if machines:
         config["machine_annotators"] = {"enabled": True,
                                         "annotators": [dict(m) for m in MACHINES]}
-    work = Path(tempfile.mkdtemp(prefix=f"accord-potato-spans-{name}-"))
-    (work / "data").mkdir()
-    (work / "config.yaml").write_text(
-        "# Written by tests/potato_real/span_projects.py for the real Potato 2.12.1 "
-        f"server (seed {SEED}).\n" + yaml.safe_dump(config, sort_keys=False))
-    (work / "data" / "items.jsonl").write_text(
-        "".join(json.dumps(item) + "\n" for item in items()))
-    url = f"http://{HOST}:{port}"
-    log = work / "server.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen([str(POTATO), "start", "config.yaml", "-p", str(port)],
-                                cwd=work, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-    try:
-        _wait_up(url, proc, log)
-        for user in users:
-            sim = SimulatedUser(UserConfig(user_id=user), url)
-            if not sim.login():
-                raise RuntimeError(f"{user} could not log in: {sim.result.errors}")
-            for _ in SENTENCES:
-                instance = sim.get_current_instance()
-                if not instance or not instance.get("instance_id"):
-                    raise RuntimeError(f"{user}: no instance ({sim.result.errors})")
-                iid = str(instance["instance_id"])
-                k = int(iid[1:])
-                final, removed = spans_for(user, k)
-                for span in removed:  # marked, then deleted again
-                    _post_span(sim, url, iid, span, 1)
-                for span in final:
-                    _post_span(sim, url, iid, span, 1)
-                for span in removed:
-                    _post_span(sim, url, iid, span, None)
-                if not sim.submit_annotation(iid, page_answers(user, k, final), 1.0):
-                    raise RuntimeError(f"{user} {iid}: {sim.result.errors}")
-                sim.navigate_next()
-        response = requests.get(url + "/admin/iaa", headers={"X-API-Key": ADMIN_KEY},
-                                timeout=120)
-        response.raise_for_status()
-        report = response.json()
-    finally:
-        _stop(proc)
-    target = OUT / ("span_machines" if machines else "spans")
-    if target.exists():
-        shutil.rmtree(target)
-    target.mkdir(parents=True)
-    shutil.copy2(work / "config.yaml", target / "config.yaml")
-    shutil.copytree(work / "data", target / "data")
-    for user in users:
-        (target / "annotation_output" / user).mkdir(parents=True)
-        shutil.copy2(work / "annotation_output" / user / "user_state.json",
-                     target / "annotation_output" / user / "user_state.json")
-    (target / "expected").mkdir()
-    (target / "expected" / "iaa.json").write_text(
-        json.dumps(report, indent=1, sort_keys=True) + "\n")
-    shutil.rmtree(work, ignore_errors=True)
-    return target
+    work = prepare(f"spans-{name}", "span_projects.py", SEED, config, items())
+
+    def post(sim: Any, url: str, user: str, iid: str) -> dict[str, str]:
+        k = int(iid[1:])
+        final, removed = spans_for(user, k)
+        for span in removed:  # marked, then deleted again
+            _post_span(sim, url, iid, span, 1)
+        for span in final:
+            _post_span(sim, url, iid, span, 1)
+        for span in removed:
+            _post_span(sim, url, iid, span, None)
+        return page_answers(user, k, final)
+
+    report = serve(work, port, users, len(SENTENCES), post)
+    return save(work, out / ("span_machines" if machines else "spans"), users, report)
 
 
 def main(argv: list[str]) -> int:
+    out, argv = split_out(argv, OUT)
     for name in argv or ["spans", "machines"]:
-        print(f"{name}: {build(name).relative_to(ROOT)}")
+        target = build(name, out)
+        print(f"{name}: {shown(target)}")
     return 0
 
 

@@ -27,28 +27,14 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from tests.core.identity_data import spatial_truth, spatial_value, video_truth, video_value
-from tests.potato_real.annotation_projects import (
-    ADMIN_KEY,
-    HOST,
-    OUT,
-    POTATO,
-    ROOT,
-    _stop,
-    _wait_up,
-    base_config,
-)
+from tests.potato_real.annotation_projects import base_config
+from tests.potato_real.server import OUT, prepare, save, serve, shown, split_out
 
-TARGET = OUT / "tracks"
 PEOPLE = ("alice", "bob", "carol")
 PORT = 8795
 SEED = 38
@@ -91,64 +77,19 @@ def answer(user: str, item: str) -> dict[str, str]:
             "lidar:::_data": json.dumps(_lidar(user, item))}
 
 
-def build() -> Path:
-    import requests
-    from potato.simulator import SimulatedUser, UserConfig
-
-    work = Path(tempfile.mkdtemp(prefix="accord-potato-tracks-"))
-    (work / "data").mkdir()
-    config = base_config(SCHEMES)
-    (work / "config.yaml").write_text(
-        f"# Written by tests/potato_real/track_projects.py for the real Potato 2.12.1 "
-        f"server (seed {SEED}).\n" + yaml.safe_dump(config, sort_keys=False))
+def build(out: Path = OUT) -> Path:
     items = [{"id": item, "text": f"drive {item}", "video": f"video/{item}.mp4",
               "point_cloud": {"frames": [f"clouds/{item}/{f:03d}.pcd" for f in range(20)]}}
              for item in ITEMS]
-    (work / "data" / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
-    url = f"http://{HOST}:{PORT}"
-    log = work / "server.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen([str(POTATO), "start", "config.yaml", "-p", str(PORT)],
-                                cwd=work, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-    try:
-        _wait_up(url, proc, log)
-        for user in PEOPLE:
-            sim = SimulatedUser(UserConfig(user_id=user), url)
-            if not sim.login():
-                raise RuntimeError(f"{user} could not log in: {sim.result.errors}")
-            for _ in ITEMS:
-                instance = sim.get_current_instance()
-                if not instance or not instance.get("instance_id"):
-                    raise RuntimeError(f"{user}: no instance ({sim.result.errors})")
-                iid = str(instance["instance_id"])
-                if not sim.submit_annotation(iid, answer(user, iid), 1.0):
-                    raise RuntimeError(f"{user} {iid}: {sim.result.errors}")
-                sim.navigate_next()
-        response = requests.get(url + "/admin/iaa", headers={"X-API-Key": ADMIN_KEY},
-                                timeout=300)
-        response.raise_for_status()
-        report = response.json()
-    finally:
-        _stop(proc)
-    if TARGET.exists():
-        shutil.rmtree(TARGET)
-    TARGET.mkdir(parents=True)
-    shutil.copy2(work / "config.yaml", TARGET / "config.yaml")
-    shutil.copytree(work / "data", TARGET / "data")
-    for user in PEOPLE:
-        (TARGET / "annotation_output" / user).mkdir(parents=True)
-        shutil.copy2(work / "annotation_output" / user / "user_state.json",
-                     TARGET / "annotation_output" / user / "user_state.json")
-    (TARGET / "expected").mkdir()
-    (TARGET / "expected" / "iaa.json").write_text(
-        json.dumps(report, indent=1, sort_keys=True) + "\n")
-    shutil.rmtree(work, ignore_errors=True)
-    return TARGET
+    work = prepare("tracks", "track_projects.py", SEED, base_config(SCHEMES), items)
+    report = serve(work, PORT, PEOPLE, len(ITEMS),
+                   lambda sim, url, user, iid: answer(user, iid), iaa_timeout=300)
+    return save(work, out / "tracks", PEOPLE, report)
 
 
 def main(argv: list[str]) -> int:
-    print(f"tracks: {build().relative_to(ROOT)}")
+    out, _ = split_out(argv, OUT)
+    print(f"tracks: {shown(build(out))}")
     return 0
 
 

@@ -29,28 +29,15 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from tests.core.vlm_data import caption_rows, episode_blob, grounding_rows, rollout_rows
-from tests.potato_real.annotation_projects import (
-    ADMIN_KEY,
-    HOST,
-    OUT,
-    POTATO,
-    ROOT,
-    _stop,
-    _wait_up,
-    base_config,
-)
+from tests.potato_real.annotation_projects import base_config
+from tests.potato_real.server import OUT, prepare, save, serve, shown, split_out
 
-TARGET = OUT / "vlm"
+NAME = "vlm"
 PEOPLE = ("alice", "bob", "carol")
 ALIAS = {"ann1": "alice", "ann2": "bob", "ann3": "carol"}
 PORT = 8797
@@ -98,75 +85,26 @@ def answers() -> dict[str, dict[str, dict[str, str]]]:
     return out
 
 
-def build() -> Path:
-    import requests
-    from potato.simulator import SimulatedUser, UserConfig
-
-    work = Path(tempfile.mkdtemp(prefix="accord-potato-vlm-"))
-    (work / "data").mkdir()
-    config = base_config(SCHEMES)
-    (work / "config.yaml").write_text(
-        f"# Written by tests/potato_real/vlm_projects.py for the real Potato 2.12.1 "
-        f"server (seed {SEED}).\n" + yaml.safe_dump(config, sort_keys=False))
-    items = []
+def build(out: Path = OUT) -> Path:
+    items = [{"id": item, "text": f"scene {item}", "image": f"images/{item}.png",
+              "expressions": [{"id": f"e{k}", "text": f"object {k}"} for k in range(3)],
+              "episode": f"episodes/{item}"} for item in ITEMS]
+    work = prepare("vlm", "vlm_projects.py", SEED, base_config(SCHEMES), items)
     for item in ITEMS:
         folder = work / "episodes" / item
         folder.mkdir(parents=True)
         (folder / "episode.json").write_text(json.dumps(
             {"episode_id": item, "fps": 10, "instruction": "put the block in the bowl",
              "series": [{"name": "gripper", "values": [0.0, 0.5, 1.0, 0.5, 0.0]}]}) + "\n")
-        items.append({"id": item, "text": f"scene {item}", "image": f"images/{item}.png",
-                      "expressions": [{"id": f"e{k}", "text": f"object {k}"}
-                                      for k in range(3)],
-                      "episode": f"episodes/{item}"})
-    (work / "data" / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
     posted = answers()
-    url = f"http://{HOST}:{PORT}"
-    log = work / "server.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen([str(POTATO), "start", "config.yaml", "-p", str(PORT)],
-                                cwd=work, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-    try:
-        _wait_up(url, proc, log)
-        for user in PEOPLE:
-            sim = SimulatedUser(UserConfig(user_id=user), url)
-            if not sim.login():
-                raise RuntimeError(f"{user} could not log in: {sim.result.errors}")
-            for _ in ITEMS:
-                instance = sim.get_current_instance()
-                if not instance or not instance.get("instance_id"):
-                    raise RuntimeError(f"{user}: no instance ({sim.result.errors})")
-                iid = str(instance["instance_id"])
-                if posted[user][iid] and not sim.submit_annotation(
-                        iid, posted[user][iid], 1.0):
-                    raise RuntimeError(f"{user} {iid}: {sim.result.errors}")
-                sim.navigate_next()
-        response = requests.get(url + "/admin/iaa", headers={"X-API-Key": ADMIN_KEY},
-                                timeout=300)
-        response.raise_for_status()
-        report = response.json()
-    finally:
-        _stop(proc)
-    if TARGET.exists():
-        shutil.rmtree(TARGET)
-    TARGET.mkdir(parents=True)
-    shutil.copy2(work / "config.yaml", TARGET / "config.yaml")
-    shutil.copytree(work / "data", TARGET / "data")
-    shutil.copytree(work / "episodes", TARGET / "episodes")
-    for user in PEOPLE:
-        (TARGET / "annotation_output" / user).mkdir(parents=True)
-        shutil.copy2(work / "annotation_output" / user / "user_state.json",
-                     TARGET / "annotation_output" / user / "user_state.json")
-    (TARGET / "expected").mkdir()
-    (TARGET / "expected" / "iaa.json").write_text(
-        json.dumps(report, indent=1, sort_keys=True) + "\n")
-    shutil.rmtree(work, ignore_errors=True)
-    return TARGET
+    report = serve(work, PORT, PEOPLE, len(ITEMS),
+                   lambda sim, url, user, iid: posted[user][iid] or None, iaa_timeout=300)
+    return save(work, out / NAME, PEOPLE, report, folders=("episodes",))
 
 
 def main(argv: list[str]) -> int:
-    print(f"vlm: {build().relative_to(ROOT)}")
+    out, _ = split_out(argv, OUT)
+    print(f"{NAME}: {shown(build(out))}")
     return 0
 
 

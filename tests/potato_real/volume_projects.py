@@ -22,29 +22,17 @@ The normal test suite never starts a server; it reads the committed files.
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from tests.core.volume_data import draw, stored, truth
-from tests.potato_real.annotation_projects import (
-    ADMIN_KEY,
-    HOST,
-    OUT,
-    POTATO,
-    ROOT,
-    _stop,
-    _wait_up,
-    base_config,
-)
+from tests.potato_real.annotation_projects import base_config
+from tests.potato_real.server import OUT, prepare, save, serve, shown, split_out
 
-TARGET = OUT / "volumes"
+NAME = "volumes"
 PEOPLE = ("alice", "bob", "carol")
 PORT = 8797
 SEED = 382
@@ -83,64 +71,20 @@ def answer(user: str, item: str) -> dict[str, str]:
     return {"organs:::_data": json.dumps(volume_answer(user, item))}
 
 
-def build() -> Path:
-    import requests
-    from potato.simulator import SimulatedUser, UserConfig
-
-    work = Path(tempfile.mkdtemp(prefix="accord-potato-volumes-"))
-    (work / "data").mkdir()
+def build(out: Path = OUT) -> Path:
     config = base_config(SCHEMES)
     config["max_annotations_per_item"] = config["num_annotators_per_item"] = len(PEOPLE)
-    (work / "config.yaml").write_text(
-        f"# Written by tests/potato_real/volume_projects.py for the real Potato 2.12.1 "
-        f"server (seed {SEED}).\n" + yaml.safe_dump(config, sort_keys=False))
     items = [{"id": item, "text": f"scan {item}", "volume": f"volumes/{item}.nii.gz"}
              for item in ITEMS]
-    (work / "data" / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
-    url = f"http://{HOST}:{PORT}"
-    log = work / "server.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen([str(POTATO), "start", "config.yaml", "-p", str(PORT)],
-                                cwd=work, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-    try:
-        _wait_up(url, proc, log)
-        for user in PEOPLE:
-            sim = SimulatedUser(UserConfig(user_id=user), url)
-            if not sim.login():
-                raise RuntimeError(f"{user} could not log in: {sim.result.errors}")
-            for _ in ITEMS:
-                instance = sim.get_current_instance()
-                if not instance or not instance.get("instance_id"):
-                    raise RuntimeError(f"{user}: no instance ({sim.result.errors})")
-                iid = str(instance["instance_id"])
-                if not sim.submit_annotation(iid, answer(user, iid), 1.0):
-                    raise RuntimeError(f"{user} {iid}: {sim.result.errors}")
-                sim.navigate_next()
-        response = requests.get(url + "/admin/iaa", headers={"X-API-Key": ADMIN_KEY},
-                                timeout=300)
-        response.raise_for_status()
-        report = response.json()
-    finally:
-        _stop(proc)
-    if TARGET.exists():
-        shutil.rmtree(TARGET)
-    TARGET.mkdir(parents=True)
-    shutil.copy2(work / "config.yaml", TARGET / "config.yaml")
-    shutil.copytree(work / "data", TARGET / "data")
-    for user in PEOPLE:
-        (TARGET / "annotation_output" / user).mkdir(parents=True)
-        shutil.copy2(work / "annotation_output" / user / "user_state.json",
-                     TARGET / "annotation_output" / user / "user_state.json")
-    (TARGET / "expected").mkdir()
-    (TARGET / "expected" / "iaa.json").write_text(
-        json.dumps(report, indent=1, sort_keys=True) + "\n")
-    shutil.rmtree(work, ignore_errors=True)
-    return TARGET
+    work = prepare("volumes", "volume_projects.py", SEED, config, items)
+    report = serve(work, PORT, PEOPLE, len(ITEMS),
+                   lambda sim, url, user, iid: answer(user, iid), iaa_timeout=300)
+    return save(work, out / NAME, PEOPLE, report)
 
 
 def main(argv: list[str]) -> int:
-    print(f"volumes: {build().relative_to(ROOT)}")
+    out, _ = split_out(argv, OUT)
+    print(f"{NAME}: {shown(build(out))}")
     return 0
 
 
