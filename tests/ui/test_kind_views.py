@@ -407,3 +407,28 @@ def test_numbers_shows_a_slider_with_potatos_block(qtbot: QtBot) -> None:
             & {i for i, v in stored[b]["instance_id_to_label_to_value"].items()
                if any(k["schema"] == "relevance" for k, _ in v)})
         for a, b in ((p.a, p.b) for p in view.pairs))
+
+
+# ------------------------------------------------------------------ picks in the views
+def test_a_scheme_chosen_in_a_view_is_told_to_the_window_and_forgets_the_item(
+        qtbot: QtBot) -> None:
+    """The views' own selectors go through View.user_chose_scheme / user_chose_item: the
+    window hears the pick, and the view redraws on the new scheme (spans: without the
+    item, which belongs to the old scheme's list)."""
+    view = SpansView()
+    qtbot.addWidget(view)
+    view.show_context(_context(SPANS, scheme="entities", item="n08"))
+    schemes = [view.scheme_combo.itemText(i) for i in range(view.scheme_combo.count())]
+    other = next(s for s in schemes if s != "entities")
+    heard: list[str] = []
+    view.scheme_picked.connect(heard.append)
+    view.scheme_combo.activated.emit(schemes.index(other))  # as a user's choice
+    assert heard == [other]
+    assert view._context.scheme == other
+    assert view._context.item is None
+    items: list[str] = []
+    view.item_picked.connect(items.append)
+    view._on_item_clicked("n03")
+    view._on_item_clicked("")
+    assert items == ["n03"]
+    assert view._context.item == "n03"

@@ -108,9 +108,28 @@ class View(QWidget):
     scheme_picked = Signal(str)
     """The user picked a scheme."""
 
+    _context: ViewContext
+    """What the view shows now (kept by views that redraw themselves on a pick)."""
+
     def show_context(self, context: ViewContext) -> None:
         """Show ``context``; called on the GUI thread, must be quick (no computation)."""
         raise NotImplementedError
+
+    def user_chose_scheme(self, scheme: str, *, keep_item: bool = True) -> None:
+        """The user chose ``scheme`` in the view's own selector: tell the window and
+        redraw here at once (the item too is forgotten unless ``keep_item``)."""
+        if scheme:
+            self.scheme_picked.emit(scheme)
+            changes: dict[str, object] = {"scheme": scheme}
+            if not keep_item:
+                changes["item"] = None
+            self.show_context(self._context.with_(**changes))
+
+    def user_chose_item(self, item: str) -> None:
+        """The user picked ``item`` in the view's own list: tell the window, redraw here."""
+        if item:
+            self.item_picked.emit(item)
+            self.show_context(self._context.with_(item=item))
 
     def context_steps(self, context: ViewContext) -> list[Callable[[], object]]:
         """:meth:`show_context` as steps that the window runs one per event-loop turn

@@ -224,7 +224,4 @@ class MatricesView(View):
             self.show_context(self._context.with_(item=head.text()))
 
     def _on_scheme_chosen(self, index: int) -> None:
-        scheme = self.scheme_combo.itemText(index)
-        if scheme:
-            self.scheme_picked.emit(scheme)
-            self.show_context(self._context.with_(scheme=scheme))
+        self.user_chose_scheme(self.scheme_combo.itemText(index))

@@ -211,11 +211,9 @@ class NumbersView(View):
             self.show_context(self._context.with_(item=cell.text()))
 
     def _on_scheme_chosen(self, index: int) -> None:
-        scheme = self.scheme_combo.itemText(index)
-        if scheme:
-            self.scheme_picked.emit(scheme)
-            self.pair_combo.clear()
-            self.show_context(self._context.with_(scheme=scheme))
+        if self.scheme_combo.itemText(index):
+            self.pair_combo.clear()  # the new scheme's pairs are listed afresh
+        self.user_chose_scheme(self.scheme_combo.itemText(index))
 
 
 def _fill(combo: QComboBox, entries: list[str], current: str | None) -> None:

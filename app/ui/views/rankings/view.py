@@ -184,12 +184,7 @@ class RankingsView(View):
         return self.items.ids()
 
     def _on_item_clicked(self, item: str) -> None:
-        if item:
-            self.item_picked.emit(item)
-            self.show_context(self._context.with_(item=item))
+        self.user_chose_item(item)
 
     def _on_scheme_chosen(self, index: int) -> None:
-        scheme = self.scheme_combo.itemText(index)
-        if scheme:
-            self.scheme_picked.emit(scheme)
-            self.show_context(self._context.with_(scheme=scheme, item=None))
+        self.user_chose_scheme(self.scheme_combo.itemText(index), keep_item=False)

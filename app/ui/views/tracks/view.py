@@ -364,10 +364,7 @@ class TracksView(View):
             self.show_context(self._context.with_(item=item))
 
     def _on_scheme_chosen(self, index: int) -> None:
-        scheme = self.scheme_combo.itemText(index)
-        if scheme:
-            self.scheme_picked.emit(scheme)
-            self.show_context(self._context.with_(scheme=scheme))
+        self.user_chose_scheme(self.scheme_combo.itemText(index))
 
 
 def _threshold(extra: dict[str, Any]) -> float:

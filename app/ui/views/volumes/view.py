@@ -272,10 +272,7 @@ class VolumesView(View):
             self.show_context(self._context.with_(item=item))
 
     def _on_scheme_chosen(self, index: int) -> None:
-        scheme = self.scheme_combo.itemText(index)
-        if scheme:
-            self.scheme_picked.emit(scheme)
-            self.show_context(self._context.with_(scheme=scheme))
+        self.user_chose_scheme(self.scheme_combo.itemText(index))
 
 
 def _fill(combo: QComboBox, entries: list[str], current: str | None) -> None:
