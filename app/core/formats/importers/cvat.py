@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,20 @@ SKIPPED_TAGS = frozenset({"cuboid", "skeleton", "tag"})
 LABEL_PARENTS = frozenset({"task", "job", "project"})
 
 
+def walk_xml(path: Path, walk: Callable[[Any], None], expected: str) -> None:
+    """Open ``path`` through the reader boundary and hand it to ``walk`` (an lxml
+    iterparse loop); broken XML or a failed read is one error naming the file (and the
+    line), with the ``expected`` format. Shared by the CVAT image and video importers."""
+    try:
+        with open_checked(path, root=ANYWHERE) as handle:
+            walk(handle)
+    except etree.XMLSyntaxError as exc:
+        raise InputError(f"malformed or truncated XML ({exc.msg}); expected {expected}",
+                         file=path, line=exc.lineno) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the file ({exc})", file=path) from None
+
+
 class _File:
     """One annotator's CVAT file, read element by element."""
 
@@ -69,14 +84,7 @@ class _File:
         return InputError(message, file=self.path, line=elem.sourceline)
 
     def read(self) -> None:
-        try:
-            with open_checked(self.path, root=ANYWHERE) as handle:
-                self.walk(handle)
-        except etree.XMLSyntaxError as exc:
-            raise InputError(f"malformed or truncated XML ({exc.msg}); expected CVAT for "
-                             "images 1.1", file=self.path, line=exc.lineno) from None
-        except OSError as exc:
-            raise InputError(f"cannot read the file ({exc})", file=self.path) from None
+        walk_xml(self.path, self.walk, "CVAT for images 1.1")
 
     def walk(self, handle: Any) -> None:
         events = etree.iterparse(handle, events=("start", "end"), resolve_entities=False,

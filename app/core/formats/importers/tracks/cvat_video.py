@@ -38,10 +38,10 @@ from lxml import etree
 
 from app.core.errors import InputError
 from app.core.formats.importers import image_media as im
+from app.core.formats.importers.cvat import walk_xml
 from app.core.formats.importers.model import ImportedStudy
 from app.core.formats.importers.registry import annotator_names
 from app.core.formats.importers.tracks.study import Box, Piece, TrackStudy, check_box
-from app.core.formats.reading.boundary import ANYWHERE, open_checked
 
 LABEL_PARENTS = frozenset({"task", "job", "project"})
 META_PARENTS = frozenset({"task", "job"})
@@ -65,14 +65,7 @@ class _File:
         return InputError(message, file=self.path, line=elem.sourceline)
 
     def read(self) -> None:
-        try:
-            with open_checked(self.path, root=ANYWHERE) as handle:
-                self.walk(handle)
-        except etree.XMLSyntaxError as exc:
-            raise InputError(f"malformed or truncated XML ({exc.msg}); expected CVAT for "
-                             "video 1.1", file=self.path, line=exc.lineno) from None
-        except OSError as exc:
-            raise InputError(f"cannot read the file ({exc})", file=self.path) from None
+        walk_xml(self.path, self.walk, "CVAT for video 1.1")
         size = self.need_size(None)
         item = self.names.get("source") or self.names.get("name") or FALLBACK_ITEM
         self.study.add_item(item, size, None, self.path, [self.names.get("source", "")])
