@@ -176,7 +176,7 @@ class WorkerPool(QObject):
             signals.progress.connect(lambda step: self._live() and on_progress(step))
         signals.done.connect(lambda: self._forget(worker))
         if on_done is not None:
-            signals.done.connect(on_done)
+            signals.done.connect(lambda: shiboken6.isValid(self) and on_done())
         self._workers.append(worker)
         self.active_changed.emit(len(self._workers))
         self.pool.start(worker)
@@ -204,9 +204,15 @@ class WorkerPool(QObject):
         self._closed = False
 
     def _live(self) -> bool:
-        return not self._closed
+        """Results are wanted: the pool is open and still exists on the C++ side.
+
+        A pool owned by a widget dies with it; a job already running then reports to a
+        Python wrapper whose widget is gone, and must not call into it.
+        """
+        return not self._closed and shiboken6.isValid(self)
 
     def _forget(self, worker: JobWorker) -> None:
         if worker in self._workers:
             self._workers.remove(worker)
-            self.active_changed.emit(len(self._workers))
+            if shiboken6.isValid(self):
+                self.active_changed.emit(len(self._workers))

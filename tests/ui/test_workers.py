@@ -7,6 +7,8 @@ import threading
 from collections.abc import Iterator
 
 import pytest
+import shiboken6
+from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from app.core.errors import InputError
@@ -139,3 +141,26 @@ def test_await_workers_cancels_and_waits(qtbot: QtBot) -> None:
     assert pool.pool.activeThreadCount() == 0
     qtbot.wait(20)
     assert late == []  # nothing is delivered after the pool was closed
+
+
+def test_a_result_for_a_deleted_owner_is_dropped(qtbot: QtBot) -> None:
+    """A view owning its pool can be deleted while a finished job's signals are queued:
+    the result must not reach the dead view (CI once saw 'TracksView already deleted')."""
+    owner = QWidget()
+    pool = WorkerPool(owner)
+    calls: list[str] = []
+
+    def touch_owner(kind: str) -> None:
+        owner.font()  # raises RuntimeError on a deleted widget
+        calls.append(kind)
+
+    def quick() -> Job[int]:
+        return 7
+        yield Progress(0, 1)  # pragma: no cover - makes this a generator
+
+    pool.start(quick, on_result=lambda _: touch_owner("result"),
+               on_done=lambda: touch_owner("done"))
+    assert pool.pool.waitForDone(5000)  # finished and done are queued, not yet delivered
+    shiboken6.delete(owner)
+    qtbot.wait(50)  # deliver them: the pool is gone with its owner
+    assert calls == []
