@@ -111,3 +111,46 @@ def test_the_json_min_export_gives_the_same_spans(tmp_path: Path,
     for name in MARKS:
         assert potato_spans(tmp_path / "from_min", name) == potato_spans(
             tmp_path / "from_json", name)
+
+
+def _emoji_export(offsets: list[tuple[int, int, str]]) -> list[dict[str, Any]]:
+    """One task whose text has two characters outside the BMP before its spans."""
+    text = "😀 EU rejects 👨 German lamb."
+    task: dict[str, Any] = copy.deepcopy(label_studio_export(["alice"])[0])
+    task["data"]["text"] = text
+    task["annotations"][0]["result"] = [
+        {"id": f"e{k}", "from_name": "label", "to_name": "text", "type": "labels",
+         "value": {"start": start, "end": end, "text": covered, "labels": ["ORG"]}}
+        for k, (start, end, covered) in enumerate(offsets)]
+    return [task]
+
+
+@pytest.mark.parametrize("unit", ["code points", "utf-16"])
+def test_offsets_in_utf16_units_are_converted_and_counted(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], unit: str) -> None:
+    """Older Label Studio exports counted JavaScript string units (an emoji is 2):
+    both readings give the same spans; the UTF-16 one says so in the importer's note."""
+    text = "😀 EU rejects 👨 German lamb."
+    want = [(2, 4, "EU"), (15, 21, "German"), (22, 26, "lamb")]
+    assert [text[s:e] for s, e, _ in want] == [w for _, _, w in want]
+
+    def utf16(i: int) -> int:
+        return len(text[:i].encode("utf-16-le")) // 2
+
+    offsets = want if unit == "code points" else [(utf16(s), utf16(e), w)
+                                                    for s, e, w in want]
+    assert unit == "code points" or offsets != want  # the readings differ on this text
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps(_emoji_export(offsets)))
+    printed = import_ok(capsys, "labelstudio", str(export), "-o", str(tmp_path / "p"))
+
+    assert potato_spans(tmp_path / "p", "alice")["1"] == [(s, e, "ORG") for s, e, _ in want]
+    assert ("3 spans had offsets in UTF-16 units" in printed) == (unit == "utf-16")
+
+
+def test_offsets_matching_neither_reading_are_one_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps(_emoji_export([(4, 6, "EU")])))  # one past both readings
+    import_fails(capsys, "labelstudio", [str(export)], tmp_path / "out", export,
+                 "result[0].value.text", "in characters or in UTF-16 units")

@@ -82,6 +82,7 @@ NOTES = {
     "empty masks": "{n} brush results paint no pixel and were left out.",
     "image rotation": "{n} results were drawn on a rotated image (image_rotation); their "
                       "coordinates are kept as recorded.",
+    "utf16": lss.UTF16_NOTE,
 }
 
 
@@ -216,7 +217,7 @@ class _Reader:
             labels = labels[:1]
         control.labels.update(dict.fromkeys(labels or [""]))
         if family == lss.FAMILY:
-            return lss.spans(value, labels, item.record, file, where)
+            return lss.spans(value, labels, item.record, file, where, self.counts)
         if family == "audio":
             start, end = (number(value.get(k), file, f"{where}.value.{k}") for k in
                           ("start", "end"))
