@@ -14,6 +14,11 @@ Choices where the design is silent:
 - Only the detail views of the kinds the project has are shown (:meth:`show_present_kinds`,
   on every open): a labelling project of reviews shows no empty 3D panel. The others stay
   in the View menu, hidden; with no project, the detail views are hidden too.
+- Until the user drags a dock's edge, the docks keep the first-run proportions as the
+  window changes size (:meth:`DockLayout.window_resized`): a window shown at 1280 px and
+  then maximised used to give every new pixel to the project tree (half of a 1920 px
+  screen) and squash the summaries to a strip. A layout restored from the settings, or
+  dragged by the user, is theirs and is left alone.
 - Presentation mode keeps only that detail view: :meth:`DockLayout.presentation_hidden`
   names the docks to hide and :mod:`app.ui.presentation` hides them and restores the
   layout afterwards.
@@ -24,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QWidget
 
 from app.ui.views.kinds import also_views, detail_views
@@ -48,6 +53,9 @@ class DockLayout:
                                     Qt.DockWidgetArea.LeftDockWidgetArea)
         self.views: dict[str, View] = {}
         self.docks: dict[str, QDockWidget] = {}
+        self.follows_window = False
+        """Whether a window resize re-fits the first-run proportions (see the module)."""
+        self._fit_queued = False
 
     def _dock(self, name: str, title: str, widget: QWidget,
               area: Qt.DockWidgetArea) -> QDockWidget:
@@ -85,8 +93,22 @@ class DockLayout:
             self._window.setCentralWidget(placeholder)
         return first
 
+    def window_resized(self) -> None:
+        """Re-fit the first-run proportions once the resize has settled, while they are
+        still the layout's (see the module)."""
+        if self.follows_window and not self._fit_queued:
+            self._fit_queued = True
+            QTimer.singleShot(0, self._fit_now)
+
+    def _fit_now(self) -> None:
+        self._fit_queued = False
+        if self.follows_window:
+            self.fit_sizes()
+
     def default_sizes(self, first: dict[Qt.DockWidgetArea, QDockWidget]) -> None:
-        """The first-run layout: a narrow tree; the summaries above the detail views."""
+        """The first-run layout: a narrow tree; the summaries above the detail views.
+        From here on the layout follows the window until the user drags a dock edge."""
+        self.follows_window = True
         window = self._window
         right = first.get(Qt.DockWidgetArea.RightDockWidgetArea)
         bottom = first.get(Qt.DockWidgetArea.BottomDockWidgetArea)

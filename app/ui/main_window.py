@@ -23,8 +23,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QResizeEvent
 from PySide6.QtWidgets import QMainWindow, QWidget
 
 from app.core.progress import Job
@@ -327,6 +327,18 @@ class MainWindow(QMainWindow):
         if folder is not None:
             event.acceptProposedAction()
             self.open_path(folder)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt API)
+        super().resizeEvent(event)
+        if not self.presentation.active:
+            self.dock_layout.window_resized()
+
+    def event(self, event: QEvent) -> bool:
+        """A press on the window itself (not on a child) is on a dock separator: from
+        then on the layout is the user's, not the first-run proportions."""
+        if event.type() == QEvent.Type.MouseButtonPress:
+            self.dock_layout.follows_window = False
+        return super().event(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)
         self.presentation.leave()

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QDockWidget
 from pytestqt.qtbot import QtBot
 
@@ -104,3 +106,31 @@ def test_the_first_run_proportions_hold_at_a_larger_size(
     assert tree <= 0.25 * window.width()
     overview = window.dock_layout.docks["overview"]
     assert overview.width() >= 0.7 * window.width()
+
+
+def test_a_first_run_window_keeps_its_proportions_when_maximised(
+        qtbot: QtBot, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first-run window made larger (maximised) re-fits by itself: the tree stays
+    narrow. Once the user presses on the window itself (a dock separator), the layout is
+    theirs: a later resize no longer re-fits it."""
+    window = MainWindow(settings, views=available_views(), watch=False, dialogs=False)
+    qtbot.addWidget(window)
+    window.resize(1280, 800)
+    window.show()
+    open_and_wait(qtbot, window, DATA / "potato_server" / "categorical")
+    qtbot.waitUntil(lambda: window.views_added, timeout=20000)
+    window.resize(1920, 1080)
+    tree = window.dock_layout.tree_dock
+    qtbot.waitUntil(lambda: tree.width() <= 0.25 * window.width(), timeout=3000)
+    overview = window.dock_layout.docks["overview"]
+    assert overview.height() >= 0.45 * window.height()  # not squashed to a strip
+
+    separator = tree.geometry().right() + 2  # between the tree and the views
+    QTest.mousePress(window, Qt.MouseButton.LeftButton, pos=QPoint(separator, 300))
+    QTest.mouseRelease(window, Qt.MouseButton.LeftButton, pos=QPoint(separator, 300))
+    assert not window.dock_layout.follows_window
+    fits: list[bool] = []
+    monkeypatch.setattr(window.dock_layout, "fit_sizes", lambda: fits.append(True))
+    window.resize(1600, 1000)
+    qtbot.wait(100)
+    assert fits == []  # the user's layout: Qt's own resizing, no re-fit
