@@ -11,7 +11,14 @@ from itertools import compress
 import numpy as np
 import pytest
 
-from app.core.slices import dict_in_slices, list_in_slices, repeat_each, set_in_slices, tiled
+from app.core.slices import (
+    dict_in_slices,
+    empty_in_slices,
+    list_in_slices,
+    repeat_each,
+    set_in_slices,
+    tiled,
+)
 
 
 @pytest.mark.parametrize("n", [0, 1, 9, 10, 11, 30, 1234])
@@ -318,3 +325,27 @@ def test_every_sliced_loop_hands_the_lock_over_between_slices(
         calls.clear()
         run()
         assert len(calls) >= 5, name
+
+
+class _Answer:
+    """A value that can be watched for being freed (weakref)."""
+
+
+@pytest.mark.parametrize("n", [0, 1, 255, 256, 257, 1000])
+def test_empty_in_slices_frees_what_only_the_dict_held(n: int) -> None:
+    import weakref
+
+    values = {f"doc{i}": [_Answer()] for i in range(n)}
+    kept = values.get("doc7")  # a value someone else holds stays whole
+    watched = [weakref.ref(v[0]) for v in values.values()]
+    handovers: list[int] = []
+    original = sys.modules["app.core.slices"].let_others_run
+    sys.modules["app.core.slices"].let_others_run = lambda: handovers.append(len(values))
+    try:
+        empty_in_slices(values)
+    finally:
+        sys.modules["app.core.slices"].let_others_run = original
+    assert values == {}
+    assert sum(w() is not None for w in watched) == (1 if kept is not None else 0)
+    assert kept is None or isinstance(kept[0], _Answer)
+    assert handovers == [max(n - 256 * (k + 1), 0) for k in range(-(-n // 256))]

@@ -56,7 +56,7 @@ from app.core.gc_pause import gc_paused
 from app.core.model import NO_ENTRIES, Item, Kind, Scheme, Study, TraceStep
 from app.core.objects import ObjectSet, SceneObject, Span
 from app.core.progress import Job, Progress, run
-from app.core.slices import dict_in_slices
+from app.core.slices import dict_in_slices, empty_in_slices
 
 STATE_FILE = "user_state.json"
 ENGINE_DATABASE = "engine.sqlite"
@@ -278,6 +278,9 @@ def _read_annotator(folder: Path, study: Study, ignored: Counter[str], whole: bo
         for item_id, raw in spans.items():
             _store_spans(study, name, str(item_id), raw, state_file, ignored)
         store_span_answers(study, name, state, state_file)  # [] if saved (kinds.md A.2)
+        for key, value in state.items():  # a big state freed in one step held the lock
+            if key.startswith("instance_id_to_") and isinstance(value, dict):
+                empty_in_slices(value)  # popped: a value kept elsewhere stays whole
         del state, labels, spans, behaviour
         return name
     legacy = folder / LEGACY_FILE

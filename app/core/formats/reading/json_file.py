@@ -13,7 +13,10 @@ Potato ``user_state.json`` of a big study is several MB, parsed in one call that
 window for as long (measured by ``tests/benchmarks/bench_gui_stall.py``). Here the top
 two levels of objects are walked in Python and each value below them (one item's
 answers) is parsed by its own ``raw_decode`` call, so the lock is released between
-pieces.
+pieces. The bytes are decoded to text a piece of :data:`PIECE_BYTES` at a time too
+(:class:`_Window`, which keeps only the text from the value being parsed on): decoding a
+40 MB ``user_state.json`` (a 10,000-document span study) in one call held the lock 24-35
+ms, most of it the page faults of a fresh 40 MB string.
 
 The result is exactly ``json.loads`` of the same bytes: the same decoding (BOM and
 UTF-16/32 detection included), later duplicate keys win, and any file this walker does
@@ -28,6 +31,7 @@ costs nothing on a real file.
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from pathlib import Path
@@ -41,6 +45,12 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 SPLIT_DEPTH = 2
 """Objects at depth 0 and 1 are walked member by member; deeper values parsed whole."""
+PIECE_BYTES = 1 << 20
+"""Bytes decoded to text by one call (about a millisecond); a value longer than the text
+at hand is given twice as much each time, so decoding stays linear."""
+NUMBER_TAIL = 3
+"""A value parsed this close to the end of the decoded text may be a number cut short
+(``1.5e+`` is read as ``1.5``): it is parsed again with the next piece."""
 
 
 class _WalkerError(Exception):
@@ -93,22 +103,25 @@ def read_json_in_pieces(path: Path, *, root: Path | None = None, whole: bool = F
             if nesting.value_deeper_than(value):  # valid JSON: the same answer, faster
                 raise nesting.too_deep(file=path)
             return value
+    encoding = json.detect_encoding(data)
     try:
-        text = data.decode(json.detect_encoding(data), "surrogatepass")
-    except UnicodeDecodeError as exc:
-        raise InputError("not UTF-8 text; expected a JSON file", file=path) from exc
-    del data
-    try:
-        value, end = _value(text, _SPACE.match(text, 0).end(), 0)  # type: ignore[union-attr]
-        if _SPACE.match(text, end).end() != len(text):  # type: ignore[union-attr]
+        value, end = _value(window := _Window(data, encoding), _skip(window, 0), 0)
+        if _skip(window, end) != len(window.text):
             raise _WalkerError
         return value
     except _TooDeepError:
         raise nesting.too_deep(file=path) from None
     except RecursionError:
         raise nesting.too_deep(file=path) from None
+    except UnicodeDecodeError as exc:
+        raise InputError("not UTF-8 text; expected a JSON file", file=path) from exc
     except (_WalkerError, json.JSONDecodeError, IndexError):
         pass
+    try:  # the whole text, as json.loads reads it: its value or its error
+        text = data.decode(encoding, "surrogatepass")
+    except UnicodeDecodeError as exc:
+        raise InputError("not UTF-8 text; expected a JSON file", file=path) from exc
+    del data
     try:
         return nesting.loads(text, file=path)
     except json.JSONDecodeError as exc:
@@ -116,34 +129,88 @@ def read_json_in_pieces(path: Path, *, root: Path | None = None, whole: bool = F
                          line=exc.lineno) from exc
 
 
-def _value(text: str, index: int, depth: int) -> tuple[Any, int]:
-    if depth < SPLIT_DEPTH and text[index] == "{":
-        return _object(text, index, depth)
-    value, end = _DECODER.raw_decode(text, index)
+class _Window:
+    """The file's text decoded a piece at a time; ``text`` starts where the walker
+    stood when it last asked for more (earlier text is dropped)."""
+
+    def __init__(self, data: bytes, encoding: str) -> None:
+        self._data = data
+        self._decoder = codecs.getincrementaldecoder(encoding)("surrogatepass")
+        self._decoded = 0
+        self.text = ""
+        self.last = False
+        """Whether ``text`` runs to the end of the file."""
+
+    def more(self, keep: int) -> int:
+        """Drop the text before ``keep`` and decode the next piece; ``keep``'s new index
+        (0). At the end of the file the walker gives up (the caller's parse decides)."""
+        if self.last:
+            raise _WalkerError
+        size = max(PIECE_BYTES, len(self.text) - keep)
+        piece = self._data[self._decoded:self._decoded + size]
+        self._decoded += len(piece)
+        self.last = self._decoded >= len(self._data)
+        self.text = self.text[keep:] + self._decoder.decode(piece, self.last)
+        return 0
+
+
+def _skip(window: _Window, index: int) -> int:
+    """The index of the next character that is not JSON whitespace (the text's length at
+    the end of the file)."""
+    while True:
+        index = _SPACE.match(window.text, index).end()  # type: ignore[union-attr]
+        if index < len(window.text) or window.last:
+            return index
+        index = window.more(index)
+
+
+def _at(window: _Window, index: int) -> str:
+    return window.text[index] if index < len(window.text) else ""
+
+
+def _decode(window: _Window, index: int) -> tuple[Any, int, int]:
+    """(value, start, end) of the JSON value at ``index``, decoding more text until the
+    value lies whole in the text at hand."""
+    while True:
+        try:
+            value, end = _DECODER.raw_decode(window.text, index)
+            if window.last or len(window.text) - end >= NUMBER_TAIL:
+                return value, index, end
+        except json.JSONDecodeError:
+            if window.last:
+                raise
+        index = window.more(index)
+
+
+def _value(window: _Window, index: int, depth: int) -> tuple[Any, int]:
+    if depth < SPLIT_DEPTH and _at(window, index) == "{":
+        return _object(window, index, depth)
+    value, index, end = _decode(window, index)
     room = nesting.MAX_DEPTH - depth
+    text = window.text
     if text.count("[", index, end) + text.count("{", index, end) > room \
             and nesting.deeper_than(text[index:end], room):
         raise _TooDeepError
     return value, end
 
 
-def _object(text: str, index: int, depth: int) -> tuple[dict[str, Any], int]:
+def _object(window: _Window, index: int, depth: int) -> tuple[dict[str, Any], int]:
     out: dict[str, Any] = {}
-    index = _SPACE.match(text, index + 1).end()  # type: ignore[union-attr]
-    if text[index] == "}":
+    index = _skip(window, index + 1)
+    if _at(window, index) == "}":
         return out, index + 1
     while True:
-        if text[index] != '"':
+        if _at(window, index) != '"':
             raise _WalkerError
-        key, index = _DECODER.raw_decode(text, index)
-        index = _SPACE.match(text, index).end()  # type: ignore[union-attr]
-        if text[index] != ":":
+        key, _, index = _decode(window, index)
+        index = _skip(window, index)
+        if _at(window, index) != ":":
             raise _WalkerError
-        index = _SPACE.match(text, index + 1).end()  # type: ignore[union-attr]
-        out[key], index = _value(text, index, depth + 1)
-        index = _SPACE.match(text, index).end()  # type: ignore[union-attr]
-        if text[index] == "}":
+        index = _skip(window, index + 1)
+        out[key], index = _value(window, index, depth + 1)
+        index = _skip(window, index)
+        if _at(window, index) == "}":
             return out, index + 1
-        if text[index] != ",":
+        if _at(window, index) != ",":
             raise _WalkerError
-        index = _SPACE.match(text, index + 1).end()  # type: ignore[union-attr]
+        index = _skip(window, index + 1)
