@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QWidget
 
-from app.ui.views.kinds import also_views, detail_views
+from app.ui.views.kinds import also_views, detail_views, kinds_drawn_by, numbers_drawn
 
 if TYPE_CHECKING:
     from app.core.agreement.result import SchemeResult
@@ -212,6 +212,8 @@ def views_of(result: SchemeResult) -> set[str]:
     for (``KindLook.also``); a scheme that left its kind's view nothing to draw (no
     ``details``: a video scheme of tracks only has no segments) only the latter."""
     also = also_views(result.kind, result.metrics)
+    if numbers_drawn(result) and result.kind not in kinds_drawn_by("numbers"):
+        also = also | {"numbers"}  # a slider: its answers, and its numbers
     main = DETAIL_FOR_KIND.get(result.kind or "")
     if main is None or (also and result.details is None):
         return also

@@ -30,13 +30,13 @@ from tests.ui.shell_helpers import open_and_wait
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 TAB_OF_TYPE = {"radio": "answers", "select": "answers", "multiselect": "answers",
-               "likert": "answers", "slider": "answers", "number": "answers",
+               "likert": "answers", "slider": "answers", "number": "numbers",
                "audio_annotation": "tiers", "video_annotation": "tiers",
                "temporal_grounding": "tiers", "tiered_annotation": "tiers",
                "trajectory_eval": "traces", "process_reward": "traces",
                "spatial_annotation": "cuboids", "image_annotation": "regions",
                "segmentation": "masks"}
-DETAILS = {"cuboids", "tiers", "traces", "regions", "masks", "answers"}
+DETAILS = {"cuboids", "tiers", "traces", "regions", "masks", "answers", "numbers"}
 PROJECTS = ["potato_server/categorical", "potato_server/timed", "potato_server/traces",
             "potato_server/spatial", "potato_server/images",
             "potato_engine/sentiment_static", "potato_engine/labels_only_in_db"]
@@ -50,6 +50,8 @@ def expected_tabs(project: Path) -> tuple[set[str], bool]:
         if kind == "image_annotation" and "brush" in scheme.get("tools", []):
             kind = "segmentation"  # painted masks
         tabs.add(TAB_OF_TYPE.get(kind, ""))
+        if kind == "slider":  # its answers, and its numbers (Potato scores it as numbers)
+            tabs.add("numbers")
     labelling = "labeling_engine" in config or (project / "labeling" / "engine.yaml").is_file()
     return tabs & DETAILS, labelling
 

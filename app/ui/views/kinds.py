@@ -163,6 +163,13 @@ def kinds_drawn_by(view: str) -> frozenset[str]:
     return frozenset(kind for kind, look in LOOKS.items() if look.detail == view)
 
 
+def numbers_drawn(result: SchemeResult) -> bool:
+    """Whether the numbers view draws ``result``: a number kind's scheme, or a slider
+    (ordinal in Accord, its positions numbers, Potato's CONTINUOUS block its
+    ``potato_iaa``: kinds.md A.3)."""
+    return result.kind in kinds_drawn_by("numbers") or result.annotation_type == "slider"
+
+
 def kinds_with_confusion() -> frozenset[str]:
     """The kinds the items view shows a confusion matrix for."""
     return frozenset(kind for kind, look in LOOKS.items() if look.confusion)

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 from app.core.agreement.result import SchemeResult
 from app.core.project import ProjectData
 from app.ui.views.base import NO_PROJECT, View, ViewContext
-from app.ui.views.kinds import kinds_drawn_by
+from app.ui.views.kinds import numbers_drawn
 from app.ui.views.metric_text import metric_label
 from app.ui.views.numbers.model import PairPoints, number_rows, pair_points, spreads
 from app.ui.views.numbers.plot import PairPlots
@@ -48,9 +48,7 @@ COLUMNS = ("Item", "Spread", "SD", "Answers", "Mean", "Lowest", "Highest")
 def number_schemes(project: ProjectData) -> list[str]:
     """The number schemes, and the sliders: Accord scores a slider as ordinal, Potato as
     a number (its block is the result's ``potato_iaa``), and its answers are numbers."""
-    drawn = kinds_drawn_by("numbers")
-    return [name for name, r in project.report.schemes.items()
-            if r.kind in drawn or r.annotation_type == "slider"]
+    return [name for name, r in project.report.schemes.items() if numbers_drawn(r)]
 
 
 def potato_block_text(result: SchemeResult) -> str:
