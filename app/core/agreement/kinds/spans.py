@@ -57,8 +57,11 @@ def spans_of(study: Study, scheme: Scheme) -> tuple[dict[str, dict[str, list[Raw
     return answers, lengths
 
 
-GAMMA_STEP = 500
-"""Items γ is computed on between two progress reports (about a second)."""
+GAMMA_STEP = 100
+"""Items γ is computed on between two progress reports (about 0.2 s). Not more: what
+``items_gamma`` prepared for its items (their chance samples: ~200,000 numpy arrays for
+500 items) is freed at once when it returns, 12 ms with the lock held at 500 items and
+20-33 ms on a busy machine (``bench_gui_stall.py --spans``); 3.5 ms at 100."""
 
 
 def _length(item: Item) -> int:
@@ -73,20 +76,23 @@ def score(study: Study, scheme: Scheme, result: SchemeResult, options: SetOption
     from app.core.agreement.spans.table import build_table
     from app.core.gc_pause import gc_paused
     from app.core.progress import Progress
+    from app.core.slices import empty_in_slices
 
     result.extra["potato_iaa"] = {**dict.fromkeys(POTATO_METRICS), "n_items": 0,
                                   "note": POTATO_IAA_NOTE}
     if scheme.annotation_type in NO_OFFSETS:
         result.not_computed = NO_OFFSETS[scheme.annotation_type]
         return [result]
-    answers, lengths = spans_of(study, scheme)
-    saved = any(by for by in answers.values())
-    if scheme.annotation_type in LINKING_TYPES and saved and not any(
-            spans for by in answers.values() for spans in by.values()):
-        result.not_computed = linking_sentence(scheme.name, scheme.annotation_type,
-                                               scheme.config)
-        return [result]
-    table = build_table(answers, lengths)
+    with gc_paused():  # 600,000 spans' tuples: full collections of 20-30 ms otherwise
+        answers, lengths = spans_of(study, scheme)
+        saved = any(by for by in answers.values())
+        if scheme.annotation_type in LINKING_TYPES and saved and not any(
+                spans for by in answers.values() for spans in by.values()):
+            result.not_computed = linking_sentence(scheme.name, scheme.annotation_type,
+                                                   scheme.config)
+            return [result]
+        table = build_table(answers, lengths)
+        empty_in_slices(answers)  # freed at once (at the return) it held the lock 21 ms
     # The collector is paused while the metrics and each batch of γ run, never across a
     # yield (gc_paused nests and restores the state it found): γ's prepared items and
     # chance samples triggered ~130 full collections of 40-280 ms each on a 10,000-item
