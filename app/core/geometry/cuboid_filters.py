@@ -4,10 +4,11 @@ Clipping (:mod:`app.core.geometry.cuboid_clip`) costs some 30-40 µs per pair, y
 lidar scene almost every cross pair of two annotators' boxes is far apart. Two
 conservative tests run first, so only pairs that really overlap, or touch, are clipped:
 
-1. **Bounding spheres** (:func:`spheres_apart`, and :func:`near_cross_pairs` over every
-   cross pair of a batch at once): centres further apart than the sum of the
-   half-diagonals have intersection volume 0. Touching spheres are *not* apart (the
-   exact path then decides), so the filter never changes a result, it only saves work.
+1. **Bounding spheres** (:func:`spheres_apart` or :func:`columns_apart`, and
+   :func:`near_cross_pairs` over every cross pair of a batch at once): centres further
+   apart than the sum of the half-diagonals have intersection volume 0. Touching
+   spheres are *not* apart (the exact path then decides), so the filter never changes
+   a result, it only saves work.
 2. **Separating axes** (:func:`separated`) on the survivors whose rotation takes no
    closed form: 15 axes, conservative by the plane tolerance. The separating-axis test
    only rules a pair out when the gap exceeds the same tolerance as the clipping
@@ -35,6 +36,18 @@ def spheres_apart(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """
     distance = np.linalg.norm(a[:, 0:3] - b[:, 0:3], axis=1)
     apart: np.ndarray = distance > half_diagonals(a) + half_diagonals(b)
+    return apart
+
+
+def columns_apart(ca: np.ndarray, cb: np.ndarray) -> np.ndarray:
+    """:func:`spheres_apart` on box columns ``(10, k)`` (as
+    :func:`~app.core.geometry.cuboid_boxes.checked_columns` lays them out), with the same
+    arithmetic: every loop runs over contiguous pairs."""
+    d = ca[0:3] - cb[0:3]
+    distance = np.sqrt((d[0] * d[0] + d[1] * d[1]) + d[2] * d[2])
+    radii = np.sqrt((ca[3] * ca[3] + ca[4] * ca[4]) + ca[5] * ca[5]) / 2.0
+    radii += np.sqrt((cb[3] * cb[3] + cb[4] * cb[4]) + cb[5] * cb[5]) / 2.0
+    apart: np.ndarray = distance > radii
     return apart
 
 

@@ -55,8 +55,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.core.geometry.fixed_order import sum_in_order
-
 MIN_COSINE = 1e-4
 """Smallest ``|M_ij|`` (cosine between an axis of one box and a face of the other)."""
 
@@ -126,75 +124,79 @@ def _line_sum(
     chunk (a trailing axis of 3 components would make numpy's inner loops 3 long).
     (A first version on ``(pairs, 60, 4, 3)`` arrays, with generic base points and
     weights, ran at a fifth of this speed.)
+
+    The four lines of a family differ by signs ``(σ1, σ2)`` only, and a sign commutes
+    with rounding: each signed product (``σ x · y``) is computed once per family and its
+    four sign combinations written out by an addition or a subtraction each, into
+    ``(4, ..., pairs)`` buffers. Every value is rounded exactly as the plain broadcast
+    expressions (in the docstrings) round it; only the number of passes drops. The 60
+    terms are added into one total in their fixed order (a's edges, b's edges, the face
+    lines), which is :func:`~app.core.geometry.fixed_order.sum_in_order` of them all.
     """
     m = np.ascontiguousarray(turn.transpose(1, 2, 0))  # m[i, j] = M_ij, shape (3, 3, n)
     t = np.ascontiguousarray(shift.T)
     ha, hb = np.ascontiguousarray(half_a.T), np.ascontiguousarray(half_b.T)
     g = m[0] * t[0] + m[1] * t[1] + m[2] * t[2]  # g[j]: b's centre along b's axis j
-    terms = [_a_edges(m, g, ha, hb), _b_edges(m, t, g, ha, hb), _face_lines(m, g, ha, hb)]
-    volume: np.ndarray = sum_in_order(np.concatenate(terms)) / 6.0
+    total = np.zeros(len(turn))
+    for terms in (_a_edges(m, g, ha, hb), _b_edges(m, t, g, ha, hb), _face_lines(m, g, ha, hb)):
+        for row in terms.reshape(-1, len(turn)):
+            total += row
+    volume: np.ndarray = total / 6.0
     return volume
 
 
-def _overlap(
-    low: np.ndarray,
-    high: np.ndarray,
-    centre: np.ndarray,
-    at: np.ndarray,
-    slope: np.ndarray,
-    width: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Narrow ``[low, high]`` to where ``at + s · slope`` lies in ``centre ± width``."""
-    first, last = _interval(centre, at, slope, width)
-    np.maximum(low, first, out=first)
-    np.minimum(high, last, out=last)
-    return first, last
+def _signed(plus: np.ndarray, minus: np.ndarray, x: np.ndarray, out: np.ndarray
+            ) -> np.ndarray:
+    """Rows ``(plus + x, minus + x, plus − x, minus − x)`` into ``out`` ``(4, ...)``: the
+    four sign combinations ``(σ1, σ2)`` of ``(σ2 … ) + σ1 x`` in the order of
+    :data:`_SIGNS`, given ``plus`` and ``minus`` for ``σ2 = ±1``."""
+    np.add(plus, x, out=out[0])
+    np.add(minus, x, out=out[1])
+    np.subtract(plus, x, out=out[2])
+    np.subtract(minus, x, out=out[3])
+    return out
 
 
-def _interval(
-    centre: np.ndarray, at: np.ndarray, slope: np.ndarray, width: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Where ``at + s · slope`` lies in ``centre ± width``: ``[first, last]``."""
-    inverse = 1.0 / slope
-    middle = (centre - at) * inverse
-    reach = width * np.abs(inverse)
+def _narrow(low: np.ndarray, high: np.ndarray, middle: np.ndarray, reach: np.ndarray
+            ) -> None:
+    """``[low, high]`` narrowed in place to ``middle ± reach`` (``middle`` is used up)."""
     first = middle - reach
     middle += reach
-    return first, middle
-
-
-def _family_interval(middle: np.ndarray, reach: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``[middle − reach, middle + reach]``, reusing ``middle`` for the upper end."""
-    first = middle - reach
-    middle += reach
-    return first, middle
-
-
-def _narrowed(
-    low: np.ndarray, high: np.ndarray, middle: np.ndarray, reach: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """``[low, high]`` narrowed to ``middle ± reach`` (in place where it can)."""
-    first, last = _family_interval(middle, reach)
-    np.maximum(low, first, out=first)
-    np.minimum(high, last, out=last)
-    return first, last
+    np.maximum(low, first, out=low)
+    np.minimum(high, middle, out=high)
 
 
 def _a_edges(m: np.ndarray, g: np.ndarray, ha: np.ndarray, hb: np.ndarray) -> np.ndarray:
     """The 12 edges of ``a``: the part of each inside ``b``, times ``2 h_1 h_2``.
 
     Edge along axis ``k`` at ``σ1 ha[k+1] e_(k+1) + σ2 ha[k+2] e_(k+2)``; its planes
-    are at distances ``ha[k+1]`` and ``ha[k+2]`` from ``a``'s centre (the origin).
+    are at distances ``ha[k+1]`` and ``ha[k+2]`` from ``a``'s centre (the origin). Each
+    of ``b``'s slabs ``j`` cuts it to ``(g[j] − at) / M_kj ± hb[j] / |M_kj|`` with
+    ``at = σ1 ha[k+1] M_(k+1)j + σ2 ha[k+2] M_(k+2)j``.
     """
     h1, h2 = ha[_NEXT], ha[_LAST]  # (3, n)
-    low = np.broadcast_to(-ha, (4, 3, ha.shape[1]))
-    high = np.broadcast_to(ha, (4, 3, ha.shape[1]))
+    n = ha.shape[1]
+    low = np.empty((4, 3, n))
+    low[:] = -ha
+    high = np.empty((4, 3, n))
+    high[:] = ha
+    middle = np.empty((4, 3, n))
     for j in range(3):
-        at = _SIGNS[:, 0:1] * h1 * m[_NEXT, j] + _SIGNS[:, 1:2] * h2 * m[_LAST, j]
-        low, high = _overlap(low, high, g[j], at, m[_I, j], hb[j])
+        first, second = h1 * m[_NEXT, j], h2 * m[_LAST, j]
+        # g − at for (σ1, σ2): g − (f + s), g − (f − s), g + (f − s), g + (f + s).
+        both, apart = first + second, first - second
+        np.subtract(g[j], both, out=middle[0])
+        np.subtract(g[j], apart, out=middle[1])
+        np.add(g[j], apart, out=middle[2])
+        np.add(g[j], both, out=middle[3])
+        inverse = 1.0 / m[_I, j]
+        middle *= inverse
+        _narrow(low, high, middle, hb[j] * np.abs(inverse))
     weight = 2.0 * h1 * h2
-    terms: np.ndarray = (weight * np.maximum(high - low, 0.0)).reshape(12, -1)
-    return terms
+    high -= low
+    np.maximum(high, 0.0, out=high)
+    high *= weight
+    return high
 
 
 def _b_edges(
@@ -204,19 +206,40 @@ def _b_edges(
 
     Edge along ``b``'s axis ``k`` at ``t + σ1 hb[k+1] u_(k+1) + σ2 hb[k+2] u_(k+2)``;
     its planes are at distances ``σ1 g[k+1] + hb[k+1]`` and ``σ2 g[k+2] + hb[k+2]``
-    from ``a``'s centre.
+    from ``a``'s centre. Each of ``a``'s slabs ``i`` cuts it to ``(0 − at) / M_ik ±
+    ha[i] / |M_ik|`` with ``at = t[i] + σ1 hb[k+1] M_i(k+1) + σ2 hb[k+2] M_i(k+2)``.
     """
-    s1, s2 = _SIGNS[:, 0:1], _SIGNS[:, 1:2]
-    h1, h2 = s1 * g[_NEXT] + hb[_NEXT], s2 * g[_LAST] + hb[_LAST]  # (4, 3, n)
-    off1, off2 = s1 * hb[_NEXT], s2 * hb[_LAST]
-    low = np.broadcast_to(-hb, (4, 3, hb.shape[1]))
-    high = np.broadcast_to(hb, (4, 3, hb.shape[1]))
-    zero = np.zeros(())
+    g1, g2, b1, b2 = g[_NEXT], g[_LAST], hb[_NEXT], hb[_LAST]
+    n = hb.shape[1]
+    low = np.empty((4, 3, n))
+    low[:] = -hb
+    high = np.empty((4, 3, n))
+    high[:] = hb
+    at = np.empty((4, 3, n))
     for i in range(3):
-        at = t[i] + off1 * m[i, _NEXT] + off2 * m[i, _LAST]
-        low, high = _overlap(low, high, zero, at, m[i, _I], ha[i])
-    terms: np.ndarray = (2.0 * h1 * h2 * np.maximum(high - low, 0.0)).reshape(12, -1)
-    return terms
+        first, second = b1 * m[i, _NEXT], b2 * m[i, _LAST]
+        # (t + σ1 f) + σ2 s, in the order of _SIGNS.
+        ahead, behind = t[i] + first, t[i] - first
+        np.add(ahead, second, out=at[0])
+        np.subtract(ahead, second, out=at[1])
+        np.add(behind, second, out=at[2])
+        np.subtract(behind, second, out=at[3])
+        inverse = 1.0 / m[i, _I]
+        middle = np.subtract(0.0, at, out=at)
+        middle *= inverse
+        _narrow(low, high, middle, ha[i] * np.abs(inverse))
+    # 2 h1 h2 with h1 = σ1 g1 + b1 and h2 = σ2 g2 + b2.
+    near1, far1 = 2.0 * (g1 + b1), 2.0 * (b1 - g1)
+    near2, far2 = g2 + b2, b2 - g2
+    weight = np.empty((4, 3, n))
+    np.multiply(near1, near2, out=weight[0])
+    np.multiply(near1, far2, out=weight[1])
+    np.multiply(far1, near2, out=weight[2])
+    np.multiply(far1, far2, out=weight[3])
+    high -= low
+    np.maximum(high, 0.0, out=high)
+    high *= weight
+    return high
 
 
 def _face_lines(m: np.ndarray, g: np.ndarray, ha: np.ndarray, hb: np.ndarray) -> np.ndarray:
@@ -233,20 +256,40 @@ def _face_lines(m: np.ndarray, g: np.ndarray, ha: np.ndarray, hb: np.ndarray) ->
     i, j = _FAMILY_I, _FAMILY_J
     i1, i2, j1, j2 = _NEXT[i], _LAST[i], _NEXT[j], _LAST[j]
     cosine, a1, a2 = m[i, j], m[i1, j], m[i2, j]  # (9, n)
-    rho, sigma = _SIGNS[:, 0:1], _SIGNS[:, 1:2]  # (4, 1, 1)
-    h_a, h_b = ha[i], sigma * g[j] + hb[j]  # (9, n), (4, 9, n)
-    lam = (g[j] + sigma * hb[j] - rho * h_a * cosine) / (1.0 - cosine * cosine)
+    n = m.shape[2]
+    h_a, gj, hbj = ha[i], g[j], hb[j]
+    # λ for (ρ, σ) in the order of _SIGNS: ((g + σ hb) − ρ ha M_ij) / (1 − M_ij²).
+    turned = h_a * cosine
+    lam = _signed(gj + hbj, gj - hbj, -turned, np.empty((4, 9, n)))
+    lam /= 1.0 - cosine * cosine
     # The base point's coordinates i+1, i+2 are λ M_(i+1)j and λ M_(i+2)j, and it lies at
     # M_ij' (ρ ha[i] − λ M_ij) along b's axis j'. Each slab's interval in s is then
     # ``middle ± reach`` with per-family factors (9, n), so the (4, 9, n) work is a
     # multiply-add per slab.
-    low, high = _family_interval(lam * (a1 / a2), ha[i1] / np.abs(a2))
-    low, high = _narrowed(low, high, lam * (-a2 / a1), ha[i2] / np.abs(a1))
-    shared = rho * h_a - lam * cosine
+    high: np.ndarray = lam * (a1 / a2)
+    reach = ha[i1] / np.abs(a2)
+    low = high - reach
+    high += reach
+    _narrow(low, high, lam * (-a2 / a1), ha[i2] / np.abs(a1))
+    shared = lam * cosine  # then ρ ha[i] − λ M_ij, row by row
+    np.subtract(h_a, shared[0:2], out=shared[0:2])
+    np.subtract(-h_a, shared[2:4], out=shared[2:4])
     for other in (j1, j2):
         inverse = 1.0 / (a1 * m[i2, other] - a2 * m[i1, other])  # 1 / (u_j' · D)
-        middle = g[other] * inverse - shared * (m[i, other] * inverse)
-        low, high = _narrowed(low, high, middle, hb[other] * np.abs(inverse))
-    weight = 2.0 * h_a * h_b - rho * sigma * cosine * (h_a * h_a + h_b * h_b)
-    terms: np.ndarray = (weight * np.maximum(high - low, 0.0)).reshape(36, -1)
-    return terms
+        middle = shared * (m[i, other] * inverse)
+        np.subtract(g[other] * inverse, middle, out=middle)
+        _narrow(low, high, middle, hb[other] * np.abs(inverse))
+    # 2 ha h_b − ρ σ M_ij (ha² + h_b²) with h_b = σ g + hb: per σ, then ∓ by ρ σ.
+    near, far = gj + hbj, hbj - gj
+    double, square = 2.0 * h_a, h_a * h_a
+    tilt_near = cosine * (square + near * near)
+    tilt_far = cosine * (square + far * far)
+    weight = np.empty((4, 9, n))
+    np.subtract(double * near, tilt_near, out=weight[0])
+    np.add(double * far, tilt_far, out=weight[1])
+    np.add(double * near, tilt_near, out=weight[2])
+    np.subtract(double * far, tilt_far, out=weight[3])
+    high -= low
+    np.maximum(high, 0.0, out=high)
+    high *= weight
+    return high

@@ -141,30 +141,6 @@ def level_pairs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return level
 
 
-def level_volumes(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Overlap volume of :func:`level_pairs`: the prism path without 3 × 3 matrices.
-
-    With ``q = (0, 0, z, w)`` a box's yaw has ``cos = 1 − 2 z²`` and ``sin = 2 z w``
-    (the entries :func:`~app.core.geometry.cuboid_boxes.rotation_matrices` builds), and
-    the relative yaw comes from ``conj(q_a) · q_b = (0, 0, w_a z_b − z_a w_b,
-    w_a w_b + z_a z_b)``: ``b``'s rectangle in ``a``'s plane frame in a few products per
-    pair, for the lidar study's most common pair.
-    """
-    az, aw, bz, bw = a[:, 8], a[:, 9], b[:, 8], b[:, 9]
-    cos_a, sin_a = 1.0 - 2.0 * (az * az), 2.0 * (az * aw)
-    turn_z, turn_w = aw * bz - az * bw, aw * bw + az * bz
-    cos_r, sin_r = 1.0 - 2.0 * (turn_z * turn_z), 2.0 * (turn_z * turn_w)
-    dx, dy = b[:, 0] - a[:, 0], b[:, 1] - a[:, 1]
-    centre = (cos_a * dx + sin_a * dy, cos_a * dy - sin_a * dx)
-    reach, middle, other = a[:, 5] / 2.0, b[:, 2] - a[:, 2], b[:, 5] / 2.0
-    height = np.maximum(np.minimum(reach, middle + other)
-                        - np.maximum(-reach, middle - other), 0.0)
-    area = rectangle_areas(centre, (cos_r, sin_r), (-sin_r, cos_r),
-                           (a[:, 3] / 2.0, a[:, 4] / 2.0), (b[:, 3] / 2.0, b[:, 4] / 2.0))
-    volume: np.ndarray = area * height
-    return volume
-
-
 Pair = tuple[np.ndarray, np.ndarray]
 
 
