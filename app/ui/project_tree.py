@@ -9,22 +9,31 @@ Choices where the design is silent: items are listed under every scheme that cov
 them (the items of ``SchemeResult.coverage``-less schemes, i.e. not computed, are the
 study's answered items), sorted by id; a scheme's line shows its kind and the scheme's
 one headline (``metric_text.short_headline``: the card's, e.g. ``detection α 0.04``).
+
+A scheme's first :data:`ROWS_PER_TURN` items are added at once and the rest that many
+per turn of the event loop (``views.turns``): 10,000 item rows made in one step held the
+GUI thread 26-42 ms when a 10,000-document span study arrived (``bench_gui_stall.py
+--spans``). Selecting an item not added yet adds the rest first.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
 from app.ui.views.metric_text import headline_tip, short_headline
+from app.ui.views.turns import next_turn
 
 if TYPE_CHECKING:
     from app.core.project import ProjectData
 
 ROLE_KIND = Qt.ItemDataRole.UserRole
 ROLE_VALUE = Qt.ItemDataRole.UserRole + 1
+ROWS_PER_TURN = 1000
+"""Item rows added in one step (about 2.5 ms)."""
 
 
 class ProjectTree(QTreeWidget):
@@ -39,9 +48,14 @@ class ProjectTree(QTreeWidget):
         self.setAlternatingRowColors(True)
         self.itemSelectionChanged.connect(self._picked)
         self._quiet = False
+        self._pending: list[tuple[QTreeWidgetItem, list[str]]] = []
+        """Scheme nodes and the item ids still to add under them, in order."""
+        self._generation = 0
 
     def show_project(self, project: ProjectData | None) -> None:
         self._quiet = True
+        self._pending = []
+        self._generation += 1
         try:
             self.clear()
             if project is None:
@@ -53,11 +67,10 @@ class ProjectTree(QTreeWidget):
                 node.setData(0, ROLE_VALUE, name)
                 node.setToolTip(0, f"{name}: {result.annotation_type}")
                 node.setToolTip(2, headline_tip(result))
-                for item_id in sorted(project.study.answers_for(name)):
-                    child = QTreeWidgetItem([item_id, "", ""])
-                    child.setData(0, ROLE_KIND, "item")
-                    child.setData(0, ROLE_VALUE, item_id)
-                    node.addChild(child)
+                ids = sorted(project.study.answers_for(name))
+                _add_items(node, ids[:ROWS_PER_TURN])
+                if len(ids) > ROWS_PER_TURN:
+                    self._pending.append((node, ids[ROWS_PER_TURN:]))
                 self.addTopLevelItem(node)
             for column in range(3):
                 self.resizeColumnToContents(column)
@@ -68,6 +81,26 @@ class ProjectTree(QTreeWidget):
             self.setColumnWidth(0, max(self.columnWidth(0), needed))
         finally:
             self._quiet = False
+        if self._pending:
+            next_turn(self, partial(self._add_more, self._generation))
+
+    def _add_more(self, generation: int) -> None:
+        """The next rows still to add (none once another project is shown)."""
+        if generation != self._generation or not self._pending:
+            return
+        node, ids = self._pending[0]
+        _add_items(node, ids[:ROWS_PER_TURN])
+        if len(ids) > ROWS_PER_TURN:
+            self._pending[0] = (node, ids[ROWS_PER_TURN:])
+        else:
+            self._pending.pop(0)
+        if self._pending:
+            next_turn(self, partial(self._add_more, generation))
+
+    def _add_all(self) -> None:
+        pending, self._pending = self._pending, []
+        for node, ids in pending:
+            _add_items(node, ids)
 
     def select(self, scheme: str | None, item: str | None) -> None:
         """Select the node of ``item`` under ``scheme`` (or the scheme) without emitting."""
@@ -81,6 +114,13 @@ class ProjectTree(QTreeWidget):
             self._quiet = False
 
     def _find(self, scheme: str | None, item: str | None) -> QTreeWidgetItem | None:
+        found = self._find_added(scheme, item)
+        if item is not None and self._pending and not _item_under(found, scheme):
+            self._add_all()  # the row may be among those not added yet
+            found = self._find_added(scheme, item)
+        return found
+
+    def _find_added(self, scheme: str | None, item: str | None) -> QTreeWidgetItem | None:
         fallback: QTreeWidgetItem | None = None
         for i in range(self.topLevelItemCount()):
             node = self.topLevelItem(i)
@@ -112,3 +152,19 @@ class ProjectTree(QTreeWidget):
         if parent is not None:
             self.scheme_picked.emit(str(parent.data(0, ROLE_VALUE)))
         self.item_picked.emit(str(node.data(0, ROLE_VALUE)))
+
+
+def _add_items(node: QTreeWidgetItem, ids: list[str]) -> None:
+    children = []
+    for item_id in ids:
+        child = QTreeWidgetItem([item_id, "", ""])
+        child.setData(0, ROLE_KIND, "item")
+        child.setData(0, ROLE_VALUE, item_id)
+        children.append(child)
+    node.addChildren(children)
+
+
+def _item_under(node: QTreeWidgetItem | None, scheme: str | None) -> bool:
+    """Whether ``node`` is an item row under ``scheme`` (any scheme for ``None``)."""
+    parent = node.parent() if node is not None else None
+    return parent is not None and (scheme is None or parent.data(0, ROLE_VALUE) == scheme)

@@ -112,6 +112,10 @@ class ItemsModel(QAbstractTableModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
+    def texts(self, col: int, rows: int) -> list[str]:
+        """The display texts of the first ``rows`` rows shown in column ``col``."""
+        return [self._text(int(k), col) for k in self._order[:rows]]
+
     def _text(self, k: int, col: int) -> str:
         table = self._tables[int(self._table[k])]
         row = int(self._row[k])

@@ -95,6 +95,8 @@ class SpansView(View):
         top.addWidget(self.scheme_combo)
 
         self.items = ItemList()
+        self._ordered: tuple[object, list[tuple[str, float | None]]] | None = None
+        """The items' order computed a turn before the list is filled (its details)."""
         self.items.setMinimumWidth(150)
         self.items.item_clicked.connect(self._on_item_clicked)
         left = QWidget()
@@ -229,19 +231,27 @@ class SpansView(View):
                 "unmatched</span> (γ's best alignment)</span>")
 
     def context_steps(self, context: ViewContext) -> list[Callable[[], object]]:
-        """Two steps: the items list of the scheme shown first (30 ms at 10,000
-        documents), then the rest (the list is then kept: same scheme, same result)."""
+        """Three steps: the order of the scheme's items (6-8 ms at 10,000 documents), the
+        items list (6 ms), then the rest (the list is then kept: same scheme, same
+        result); the list in one step was 20 ms, 27 ms on a busy machine."""
         project = context.project
         schemes = span_schemes(project) if project is not None else []
         if project is None or not schemes:
             return [partial(self.show_context, context)]
         scheme = context.scheme if context.scheme in schemes else schemes[0]
         details = (drawn(project.report, scheme) or project.report.schemes[scheme]).details
-        return [partial(self._fill_items, scheme, details),
+        return [partial(self._order_items, scheme, details),
+                partial(self._fill_items, scheme, details),
                 partial(self.show_context, context)]
 
+    def _order_items(self, scheme: str, details: object) -> None:
+        if not self.items.shows(scheme, details):
+            self._ordered = (details, items_by_disagreement(details))
+
     def _fill_items(self, scheme: str, details: object) -> None:
-        self.items.set_items(scheme, details, lambda: items_by_disagreement(details),
+        ordered, self._ordered = self._ordered, None
+        self.items.set_items(scheme, details, lambda: ordered[1] if ordered is not None
+                             and ordered[0] is details else items_by_disagreement(details),
                              lambda i, v: f"{i}  ·  partial F1 {_fmt(v)}",
                              lambda v: v is not None and v < 1.0)
 
