@@ -238,10 +238,13 @@ class Heartbeat(QObject):
         self.beats = [time.monotonic()]
         self.timer.start()
 
-    def top_gaps(self, n: int = 5) -> list[tuple[float, float, str]]:
+    def top_gaps(self, n: int = 5, sampler: Sampler | None = None
+                 ) -> list[tuple[float, float, str]]:
         """The ``n`` longest gaps as (ms, seconds since the start, where the other
-        threads were when the late beat came), longest first."""
-        gaps = [(1000.0 * (b - a), a - self.beats[0], self.where.get(k + 1, ""))
+        threads were when the late beat came, and with a ``sampler`` what the threads
+        ran during the gap), longest first."""
+        gaps = [(1000.0 * (b - a), a - self.beats[0], self.where.get(k + 1, "")
+                 + ("\n      during: " + sampler.during(a, b) if sampler else ""))
                 for k, (a, b) in enumerate(itertools.pairwise(self.beats))]
         return sorted(gaps, reverse=True)[:n]
 
@@ -261,6 +264,66 @@ class Heartbeat(QObject):
 
 WHERE_AFTER_S = 0.03
 """A beat later than this records where the other threads are (``--where``)."""
+
+
+class Sampler:
+    """Every 2 ms, the innermost lines of Accord's code each thread is at (``--where``).
+
+    Why beside the heartbeat's look at the end of a gap: that one names the worker's line
+    just past a C call that held the lock, but a gap spent on the GUI thread itself (a
+    view building a big model after the result arrived) or across many calls shows only
+    in what the threads ran during it. The sampler takes the lock to look, so it sees the
+    GUI thread only while that runs Python or waits in Qt, and the worker only between
+    its C calls: a gap with no sample in it was one call."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.samples: list[tuple[float, str, str]] = []
+        """(when, the GUI thread's lines, the other threads' lines)."""
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        import threading
+
+        main = threading.main_thread().ident
+        me = threading.get_ident()
+        while not self._stop.wait(0.002):
+            frames = sys._current_frames()
+            gui = _app_lines(frames.get(main)) if main in frames else ""
+            others = "; ".join(x for ident, frame in frames.items()
+                               if ident not in (main, me) and (x := _app_lines(frame)))
+            self.samples.append((time.monotonic(), gui, others))
+
+    def during(self, start: float, end: float) -> str:
+        """The most frequent lines of each side between ``start`` and ``end``."""
+        from collections import Counter
+
+        inside = [(gui, others) for at, gui, others in self.samples if start < at < end]
+        if not inside:
+            return "no sample (one C call held the lock)"
+        gui = Counter(g for g, _ in inside).most_common(2)
+        other = Counter(o for _, o in inside).most_common(2)
+        return (f"{len(inside)} samples; GUI: " + " | ".join(
+                    f"{n}x {g or 'in Qt or idle'}" for g, n in gui)
+                + "; worker: " + " | ".join(f"{n}x {o or '-'}" for o, n in other))
+
+
+def _app_lines(frame: object, depth: int = 3) -> str:
+    import traceback
+
+    stack = [f for f in traceback.extract_stack(frame)  # type: ignore[arg-type]
+             if "/app/" in f.filename]
+    return " < ".join(f"{Path(f.filename).name}:{f.lineno} {f.name}"
+                      for f in reversed(stack[-depth:]))
 
 
 def _other_threads() -> str:
@@ -450,8 +513,13 @@ def main() -> int:
         ready.exec()  # the views are created after the first paint
         wait(300)
         beat = Heartbeat()
+        sampler = Sampler() if args.where else None
+        if sampler is not None:
+            sampler.start()
         stall, delivery, took = worker_open(window, project, beat)
-        gaps, spread = beat.top_gaps(), beat.over()
+        if sampler is not None:
+            sampler.stop()
+        gaps, spread = beat.top_gaps(8 if args.where else 5, sampler), beat.over()
         reference, sync_took = (0.0, 0.0) if args.no_reference else \
             synchronous_open(window, project, beat, options)
         window.close()
