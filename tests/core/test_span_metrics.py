@@ -293,6 +293,21 @@ def test_counting_in_chunks_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> 
             np.testing.assert_array_equal(chunked.per_item[name], values)
 
 
+def test_painting_in_pieces_gives_the_same_tags(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each step of the painting (one span per member) is cut into pieces of about
+    CHUNK_CHARS characters, so no numpy call holds the lock long: every character's tag
+    is the same as painted whole (pieces of 1 and 57 characters)."""
+    from app.core.agreement.spans import char_tags
+
+    for seed in range(3):
+        table = build_table(*random_study(seed))
+        whole = char_tags.char_tags(table)
+        for size in (1, 57):
+            monkeypatch.setattr(char_tags, "CHUNK_CHARS", size)
+            np.testing.assert_array_equal(char_tags.char_tags(table).codes, whole.codes)
+        monkeypatch.undo()
+
+
 def test_offsets_far_outside_the_text_are_compared_as_stored() -> None:
     """Potato compares the stored offsets, however large: no overflow, no clipping."""
     big = 10**15
