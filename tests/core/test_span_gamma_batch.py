@@ -4,8 +4,8 @@ The reference is ``item_gamma``, the per-continuum path that tests/core/test_spa
 checks against pygamma-agreement and HiGHS; both draw the same chance samples, so every
 number must agree to 1e-12 (only the order of additions differs) and the alignment of
 spans must be one of the same disorder. Corpora: 2, 3 and 5 annotators, overlapping and
-disjoint spans, annotators with no span, items without spans or text; the bottom-up
-solver, the search for wide components and the per-item fallback are each forced.
+disjoint spans, annotators with no span, items without spans or text; the window DP,
+the search for wide segments and the per-item fallback are each forced.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from app.core.agreement.spans import gamma as gamma_module
-from app.core.agreement.spans import gamma_alignment, gamma_batch
+from app.core.agreement.spans import gamma_alignment, gamma_window
 from app.core.agreement.spans.gamma import ItemGamma, item_gamma, items_gamma
 
 Item = tuple[dict[str, list[tuple[float, float, str | None]]], float]
@@ -99,11 +99,11 @@ def test_mixed_annotator_counts_keep_the_input_order() -> None:
 
 
 def test_search_and_fallback_paths(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Wide components through the search (bottom-up solver capped at 2 units), then
-    every component refused by the search (the items go the per-item way, HiGHS)."""
+    """Wide segments through the search (the window DP capped at 1 place), then every
+    segment refused by the search (the items go the per-item way, HiGHS)."""
     items = corpus(10, 3, True, 10)
     alone = [item_gamma(spans, length) for spans, length in items]
-    monkeypatch.setattr(gamma_batch, "MAX_DP_UNITS", 2)
+    monkeypatch.setattr(gamma_window, "MAX_WINDOW", 1)
     assert_same(items_gamma(items), alone)
     calls: list[int] = []
     original = gamma_module._aligned
@@ -113,7 +113,7 @@ def test_search_and_fallback_paths(monkeypatch: pytest.MonkeyPatch) -> None:
         return original(item)
 
     monkeypatch.setattr(gamma_module, "_aligned", counted)
-    monkeypatch.setattr(gamma_batch, "_search", lambda *_: None)
+    monkeypatch.setattr(gamma_window, "_search", lambda *_: None)
     assert_same(items_gamma(items), alone)
     assert calls  # the fallback really ran
 
@@ -122,7 +122,7 @@ def test_a_batch_too_large_falls_back_item_by_item(monkeypatch: pytest.MonkeyPat
     items = corpus(11, 3, False, 8)
     alone = [item_gamma(spans, length) for spans, length in items]
 
-    def too_large(continua: object, want: object) -> object:
+    def too_large(items: object, seed: object, n_samples: object) -> object:
         raise gamma_alignment.AlignmentTooLargeError([], "is too large in this test")
 
     monkeypatch.setattr(gamma_module, "batch_alignments", too_large)

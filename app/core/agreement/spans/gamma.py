@@ -61,7 +61,7 @@ Span = tuple[float, float, str | None]
 
 DEFAULT_SEED = 1234
 DEFAULT_SAMPLES = 30
-BATCH_ITEMS = 25
+BATCH_ITEMS = 200
 """Items aligned together by :func:`items_gamma` (775 continua of 3 × 20 spans: some
 50,000 candidate tuples, a few MB). Measured on 600 documents of the span benchmark on a
 loaded machine: 10 and 25 items 2.8 s, 40 3.0 s, 100 3.4 s, 300 3.9 s (larger arrays
@@ -138,17 +138,18 @@ def _undefined(reason: str, seed: int, n_samples: int, annotators: tuple[str, ..
 
 @dataclass(frozen=True)
 class _Prepared:
-    """An item ready to align: its cleaned units, chance samples and reported facts."""
+    """An item ready to align: its cleaned units, its length and reported facts (its
+    chance samples are drawn when it is aligned)."""
 
     units: list[Units]
-    samples: list[list[Units]]
+    length: float
     cleaned: list[tuple[Units, np.ndarray, int, int]]
     facts: tuple[int, int, tuple[str, ...], int, int, int]
 
 
 def _prepare(spans_by_annotator: Mapping[str, Sequence[Span]], length: float, seed: int,
              n_samples: int) -> _Prepared | ItemGamma:
-    """Clean the spans and draw the chance samples, or the item's undefined answer."""
+    """Clean the spans, or the item's undefined answer."""
     if n_samples < 2:
         raise ValueError("γ's chance interval needs at least two chance samples")
     annotators = tuple(sorted(spans_by_annotator, key=str))
@@ -169,15 +170,15 @@ def _prepare(spans_by_annotator: Mapping[str, Sequence[Span]], length: float, se
     if n_units == 0:
         return _undefined("nobody marked a span on this item: there is nothing to align.",
                           *facts)
-    rng = np.random.default_rng(seed)
-    samples = shuffle_samples(units, length, rng, n_samples)
-    return _Prepared(units, samples, cleaned, facts)
+    return _Prepared(units, float(length), cleaned, facts)
 
 
 def _aligned(item: _Prepared) -> ItemGamma:
     """γ of a prepared item, continuum by continuum (HiGHS where the search gives up)."""
+    seed, n_samples = item.facts[0], item.facts[1]
+    samples = shuffle_samples(item.units, item.length, np.random.default_rng(seed), n_samples)
     try:
-        best, *chance_alignments = best_alignments([item.units, *item.samples])
+        best, *chance_alignments = best_alignments([item.units, *samples])
     except AlignmentTooLargeError as error:
         return _undefined(f"γ was not computed: {error}.", *item.facts)
     return _conclude(item, best, np.array([c.disorder for c in chance_alignments]))
@@ -221,8 +222,8 @@ def items_gamma(items: Sequence[tuple[Mapping[str, Sequence[Span]], float]], *,
     """:func:`item_gamma` of every (spans by annotator, length) item, the same values, by
     :mod:`.gamma_batch`: items with the same number of annotators are aligned
     ``batch_items`` at a time with their chance samples; an item the batch cannot solve
-    (a component too wide for the search, a batch with too many candidates) is aligned
-    on its own as :func:`item_gamma` does, with the same samples."""
+    (a segment too wide for the search, a batch with too many candidates) is aligned on
+    its own as :func:`item_gamma` does, with the same samples."""
     results: list[ItemGamma | None] = [None] * len(items)
     groups: dict[int, list[tuple[int, _Prepared]]] = {}
     for index, (spans, length) in enumerate(items):
@@ -234,17 +235,14 @@ def items_gamma(items: Sequence[tuple[Mapping[str, Sequence[Span]], float]], *,
     for group in groups.values():
         for at in range(0, len(group), batch_items):
             chunk = group[at: at + batch_items]
-            continua = [c for _, p in chunk for c in (p.units, *p.samples)]
             try:
-                disorders, best = batch_alignments(
-                    continua, [k % (n_samples + 1) == 0 for k in range(len(continua))])
+                aligned = batch_alignments([(p.units, p.length) for _, p in chunk], seed,
+                                           n_samples)
             except AlignmentTooLargeError:
-                disorders, best = np.full(len(continua), np.nan), [None] * len(continua)
-            for k, (index, prepared) in enumerate(chunk):
-                block = slice(k * (n_samples + 1), (k + 1) * (n_samples + 1))
-                own, chance = best[block.start], disorders[block][1:]
-                results[index] = (_aligned(prepared) if own is None or np.isnan(chance).any()
-                                  else _conclude(prepared, own, chance))
+                aligned = [None] * len(chunk)
+            for (index, prepared), answer in zip(chunk, aligned, strict=True):
+                results[index] = (_aligned(prepared) if answer is None
+                                  else _conclude(prepared, answer[1], answer[0]))
     return [r for r in results if r is not None]
 
 

@@ -1,200 +1,165 @@
-"""The exact best alignments of many continua at once (many items and their chance samples).
+"""γ's best alignments of many items and all their chance samples at once, exactly.
 
-Why: :func:`.gamma_alignment.best_alignments` works continuum by continuum in Python, and
-an item of 3 annotators × 20 spans is 31 continua (the item and 30 chance samples) of
-about a millisecond each: some 6 minutes for a project of 10,000 such items. Here all
-continua of a batch are laid side by side (each unit keeps its continuum's id, and only
-units of one continuum pair), so candidate tuples, their disorders and the connected
-components of the set-partition program are computed by a few numpy calls for the whole
-batch, and the components are solved together:
+Why: an item of 3 annotators × 20 spans is 31 continua (the item and 30 chance samples),
+a project of 10,000 such items some 17 million units, and the issue asks for every span
+metric, γ included, in under 10 s. Python per continuum (let alone per unit) is out of
+reach; here a batch of items goes through a fixed number of numpy passes:
 
-- a component of ``u`` ≤ :data:`MAX_DP_UNITS` units by the same recursion as
-  :mod:`.gamma_search` (the first uncovered unit leads a tuple disjoint from the covered
-  ones), evaluated bottom-up over all 2^u covered sets, one numpy step per covered set
-  for every component of that size at once;
-- a wider one by :func:`.gamma_search._search`, as before; a component that search gives
-  up on marks its continuum as not solved here, and the caller aligns that item the old
-  way (HiGHS, with its time budget).
+1. the chance draws of every item (:mod:`.gamma_draws`, the same draws as
+   :func:`.gamma_chance.shuffle_draws`, which takes the items it cannot);
+2. every continuum's units in one array: the item's own, then each sample's shifted
+   copies (the same float operations as :func:`.gamma_chance.shuffle_samples`), sorted
+   into position order (continuum, start);
+3. the kept candidate tuples (:mod:`.gamma_tuples`, dominated ones dropped: the optimum
+   is unchanged);
+4. every segment's exact optimum (:mod:`.gamma_window`), summed per continuum and divided
+   by its mean number of units per annotator; the item's own continuum also gets its
+   chosen tuples, as :class:`.gamma_alignment.BestAlignment`.
 
-Exactness: the candidate tuples are the same set as per continuum (same pairs, same d,
-same pruning) and every component's optimum is exact, so each disorder is the same
-optimum. Only the order of the floating-point additions differs (the per-continuum sum is
-a plain sum, not ``math.fsum``; the item's own continuum is re-summed by ``fsum`` as
-before), so chance disorders may differ from the per-continuum path in the last bits
-(tested to 1e-12). Where two partitions tie exactly, the alignment reported may be the
-other one of equal disorder.
+Exactness: each continuum's disorder is the optimum of the same set-partition program as
+:func:`.gamma_alignment.best_alignments` solves; only the order of the floating-point
+additions differs (tested to 1e-12 against it, and the item's own disorder is re-summed
+by ``math.fsum`` as there). Where two partitions tie exactly, the alignment reported may
+be another one of equal disorder.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from functools import cache
 
 import numpy as np
-from scipy.sparse import coo_array
-from scipy.sparse.csgraph import connected_components
 
 from app.core.agreement.spans.gamma_alignment import (
     EMPTY,
+    AlignmentTooLargeError,
     BestAlignment,
     Units,
     _finish,
-    candidate_tuples,
 )
-from app.core.agreement.spans.gamma_search import _search
+from app.core.agreement.spans.gamma_chance import shuffle_draws
+from app.core.agreement.spans.gamma_draws import batch_draws
+from app.core.agreement.spans.gamma_tuples import FlatUnits, TooManyPairsError, flat_tuples
+from app.core.agreement.spans.gamma_window import solve
 
-MAX_DP_UNITS = 8
-"""Widest component solved bottom-up: its tables hold 2^u entries per component (32 KB
-each at 12 units) and 3^u / 2 tuple tries; wider ones (rare on texts with gaps between
-spans) go to the search."""
-
-
-@cache
-def _steps(u: int) -> list[tuple[int, np.ndarray]]:
-    """For each covered set (descending), the tuples' masks that may come next: the
-    subsets of the uncovered units that hold the lowest uncovered one."""
-    full = (1 << u) - 1
-    steps: list[tuple[int, np.ndarray]] = []
-    for covered in range(full - 1, -1, -1):
-        free = full & ~covered
-        low = free & -free
-        rest = free & ~low
-        masks = []
-        sub = rest
-        while True:
-            masks.append(sub | low)
-            if sub == 0:
-                break
-            sub = (sub - 1) & rest
-        steps.append((covered, np.array(masks[::-1], dtype=np.int64)))
-    return steps
+Aligned = tuple[np.ndarray, BestAlignment] | None
+"""An item's chance disorders (one per sample) and its own best alignment, or None when
+a segment was too wide for the search (the caller aligns that item on its own)."""
 
 
-def _solve_dp(u: int, cost_table: np.ndarray) -> np.ndarray:
-    """Optimal masks chosen for components of ``u`` units: ``arg[k, covered]``."""
-    k = len(cost_table)
-    full = (1 << u) - 1
-    value = np.zeros((k, full + 1))
-    arg = np.zeros((k, full + 1), dtype=np.int64)
-    for covered, masks in _steps(u):
-        totals = cost_table[:, masks] + value[:, covered | masks]
-        best = totals.argmin(axis=1)
-        value[:, covered] = totals[np.arange(k), best]
-        arg[:, covered] = masks[best]
-    return arg
+def _spacing_and_length(items: Sequence[tuple[Sequence[Units], float]], starts: np.ndarray,
+                        ends: np.ndarray, sizes: np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """Each item's half mean unit length and its length widened to its last unit's end,
+    as :func:`.gamma_chance.shuffle_draws` computes them (``np.mean``: a plain sum is the
+    same where every length is a whole number, the usual case; else ``np.mean`` per item)."""
+    per_item = sizes.sum(axis=1)
+    item_of = np.repeat(np.arange(len(items)), per_item)
+    widths = ends - starts
+    last = np.full(len(items), -np.inf)
+    np.maximum.at(last, item_of, ends)
+    lengths = np.maximum(np.array([float(length) for _, length in items]), last)
+    if np.array_equal(widths, np.floor(widths)) and float(np.abs(widths).sum()) < 2.0 ** 52:
+        spacing = np.bincount(item_of, weights=widths, minlength=len(items)) / per_item / 2.0
+    else:
+        spacing = np.array([float(np.mean(np.concatenate([u.ends - u.starts for u in units])))
+                            / 2.0 for units, _ in items])
+    return spacing, lengths
 
 
-def batch_alignments(continua: Sequence[Sequence[Units]], want: Sequence[bool]
-                     ) -> tuple[np.ndarray, list[BestAlignment | None]]:
-    """(disorder of each continuum, NaN where it was not solved here; the best alignment
-    of the continua flagged in ``want``, None where not solved or not wanted).
+def batch_alignments(items: Sequence[tuple[Sequence[Units], float]], seed: int,
+                     n_samples: int) -> list[Aligned]:
+    """Each item's chance disorders and own best alignment (see the module text).
 
-    All continua hold the same number n ≥ 2 of annotators and at least one unit. Raises
-    :class:`.gamma_alignment.AlignmentTooLargeError` when the batch's candidates are too
-    many (the caller then goes continuum by continuum).
+    ``items``: each item's cleaned units (one :class:`Units` per annotator, sorted by
+    position, the same number n ≥ 2 of annotators in every item, at least one unit) and
+    its text length. Raises :class:`.gamma_alignment.AlignmentTooLargeError` when the
+    batch holds too many candidate pairs (the caller then goes item by item).
     """
-    n = len(continua[0])
-    count = len(continua)
-    sizes = np.array([[len(c[a]) for a in range(n)] for c in continua], dtype=np.int64)
-    merged: list[Units] = []
-    cids: list[np.ndarray] = []
-    first_of = np.zeros((n, count), dtype=np.int64)
-    for a in range(n):
-        merged.append(Units(np.concatenate([c[a].starts for c in continua]),
-                            np.concatenate([c[a].ends for c in continua]),
-                            np.concatenate([c[a].labels for c in continua])))
-        cids.append(np.repeat(np.arange(count), sizes[:, a]))
-        first_of[a, 1:] = np.cumsum(sizes[:-1, a])
-    rows, costs = candidate_tuples(merged, cids)
-    annotator_base = np.concatenate([[0], np.cumsum([len(m) for m in merged])[:-1]])
-    n_units = int(sum(len(m) for m in merged))
-    tuple_index, annotator = np.nonzero(rows != EMPTY)
-    # Units numbered in order of position within their continuum, as the search wants
-    # them (its first uncovered unit is the leftmost one, which keeps its memo small).
-    position = np.empty(n_units, dtype=np.int64)
-    position[np.lexsort((np.concatenate([u.ends for u in merged]),
-                         np.concatenate([u.starts for u in merged]),
-                         np.concatenate(cids)))] = np.arange(n_units)
-    member = position[annotator_base[annotator] + rows[tuple_index, annotator]]
-    m = len(rows)
-    graph = coo_array((np.ones(len(member)), (member, n_units + tuple_index)),
-                      shape=(n_units + m, n_units + m))
-    n_comp, label = connected_components(graph, directed=False)
-    unit_comp = label[:n_units]
-    tuple_comp = label[n_units:]
-    unit_cid = np.empty(n_units, dtype=np.int64)
-    unit_cid[position] = np.concatenate(cids)
-    comp_cid = np.zeros(n_comp, dtype=np.int64)
-    comp_cid[unit_comp] = unit_cid
-    comp_units = np.bincount(unit_comp, minlength=n_comp)
-    # Each unit's bit: its rank among its component's units (by global index).
-    by_comp = np.argsort(unit_comp, kind="stable")
-    comp_start = np.concatenate([[0], np.cumsum(comp_units)[:-1]])
-    rank = np.empty(n_units, dtype=np.int64)
-    rank[by_comp] = np.arange(n_units) - comp_start[unit_comp[by_comp]]
-    mask = np.zeros(m, dtype=np.int64)
-    np.add.at(mask, tuple_index, np.left_shift(1, np.minimum(rank[member], 62)))
-    chosen = np.zeros(m, dtype=bool)
-    solved = np.ones(count, dtype=bool)
-    tuple_of_comp_order = np.argsort(tuple_comp, kind="stable")
-    tuples_per_comp = np.bincount(tuple_comp, minlength=n_comp)
-    tuple_start = np.concatenate([[0], np.cumsum(tuples_per_comp)[:-1]])
-    member_lists: dict[int, list[int]] | None = None
-    cost_list: list[float] = []
-    for u in np.unique(comp_units).tolist():
-        comps = np.flatnonzero(comp_units == u)
-        if u == 1:
-            chosen[tuple_of_comp_order[tuple_start[comps]]] = True
-            continue
-        if u <= MAX_DP_UNITS:
-            local = np.full(n_comp, -1, dtype=np.int64)
-            local[comps] = np.arange(len(comps))
-            mine = np.flatnonzero(local[tuple_comp] >= 0)
-            cost_table = np.full((len(comps), 1 << u), np.inf)
-            cost_table[local[tuple_comp[mine]], mask[mine]] = costs[mine]
-            tuple_table = np.full((len(comps), 1 << u), -1, dtype=np.int64)
-            tuple_table[local[tuple_comp[mine]], mask[mine]] = mine
-            arg = _solve_dp(u, cost_table)
-            covered = np.zeros(len(comps), dtype=np.int64)
-            everyone = np.arange(len(comps))
-            full = (1 << u) - 1
-            for _ in range(u):
-                open_ = covered != full
-                if not open_.any():
-                    break
-                step = arg[everyone[open_], covered[open_]]
-                chosen[tuple_table[everyone[open_], step]] = True
-                covered[open_] |= step
-            continue
-        if member_lists is None:  # only the tuples of wide components
-            member_lists = {}
-            wide = comp_units[tuple_comp[tuple_index]] > MAX_DP_UNITS
-            for t, unit in zip(tuple_index[wide].tolist(), member[wide].tolist(), strict=True):
-                member_lists.setdefault(t, []).append(unit)
-            cost_list = costs.tolist()
-        for comp in comps.tolist():
-            tuples = tuple_of_comp_order[tuple_start[comp]:
-                                         tuple_start[comp] + tuples_per_comp[comp]]
-            picked = _search(tuples.tolist(), member_lists, cost_list)
-            if picked is None:
-                solved[comp_cid[comp]] = False
-            else:
-                chosen[picked] = True
-    tuple_cid = comp_cid[tuple_comp]
-    mean_units = sizes.sum(axis=1) / n
-    disorders = np.bincount(tuple_cid[chosen], weights=costs[chosen], minlength=count)
-    disorders = np.where(solved, disorders / mean_units, np.nan)
-    alignments: list[BestAlignment | None] = [None] * count
-    wanted = np.asarray(want, dtype=bool) & solved
-    picked_all = np.flatnonzero(chosen & wanted[tuple_cid])
-    picked_all = picked_all[np.argsort(tuple_cid[picked_all], kind="stable")]
-    bounds = np.searchsorted(tuple_cid[picked_all], np.arange(count + 1))
-    for c in np.flatnonzero(wanted).tolist():
-        picked_rows = picked_all[bounds[c]: bounds[c + 1]]
-        local_rows = rows[picked_rows].copy()
-        for a in range(n):
-            present = local_rows[:, a] != EMPTY
-            local_rows[present, a] -= first_of[a, c]
-        alignments[c] = _finish(local_rows, costs[picked_rows], continua[c],
-                                float(mean_units[c]))
-    return disorders, alignments
+    count = len(items)
+    n = len(items[0][0])
+    sizes = np.array([[len(u) for u in units] for units, _ in items], dtype=np.int64)
+    own_starts = np.concatenate([u.starts for units, _ in items for u in units])
+    own_ends = np.concatenate([u.ends for units, _ in items for u in units])
+    own_labels = np.concatenate([u.labels for units, _ in items for u in units])
+    spacing, lengths = _spacing_and_length(items, own_starts, own_ends, sizes)
+    sources, pivots, drawn = batch_draws(sizes, lengths, spacing, seed, n_samples)
+    for i in np.flatnonzero(~drawn).tolist():
+        draws, _ = shuffle_draws(items[i][0], items[i][1], np.random.default_rng(seed),
+                                 n_samples)
+        sources[i] = np.array([s for s, _ in draws]).reshape(n_samples, n)
+        pivots[i] = np.array([p for _, p in draws]).reshape(n_samples, n)
+    # Groups: (item, continuum j = 0 own / 1 + sample, annotator), in that order.
+    span = n_samples + 1
+    offsets = (np.cumsum(sizes.ravel()) - sizes.ravel()).reshape(count, n)
+    source = np.concatenate([np.broadcast_to(np.arange(n), (count, 1, n)), sources], 1)
+    pivot = np.concatenate([np.zeros((count, 1, n)), pivots], 1).ravel()
+    item = np.repeat(np.arange(count), span * n)
+    g_count = sizes[item, source.ravel()]
+    g_base = offsets[item, source.ravel()]
+    group = np.repeat(np.arange(len(g_count)), g_count)
+    within = np.arange(len(group)) - np.repeat(np.cumsum(g_count) - g_count, g_count)
+    index = g_base[group] + within
+    starts, ends = own_starts[index], own_ends[index]
+    shifted = (group // n) % span > 0
+    move, size_l = pivot[group], lengths[item[group]]
+    shift = np.where(starts + move > size_l, move - size_l, move)
+    starts = np.where(shifted, starts + shift, starts)
+    ends = np.where(shifted, ends + shift, ends)
+    continuum = group // n
+    annotator = group % n
+    units_per = np.bincount(continuum, minlength=count * span)
+    if not len(starts):  # pragma: no cover - every item holds a unit
+        raise ValueError("the batch holds no unit")
+    low = float(starts.min())
+    widest = float((ends - starts).max())
+    bound = n * (n - 1) / 2 + n - 1
+    width = float(ends.max()) - low + 4 * math.sqrt(bound) * widest + 1.0
+    keys = continuum * width + (starts - low)
+    order = np.argsort(keys, kind="stable")
+    flat = FlatUnits(starts[order], ends[order], own_labels[index][order], annotator[order],
+                     continuum[order], keys[order])
+    try:
+        tuples = flat_tuples(flat, n, width)
+    except TooManyPairsError:
+        raise AlignmentTooLargeError(items[0][0], "needs too many candidate pairs in a batch"
+                                     ) from None
+    wanted = flat.continuum % span == 0
+    result = solve(len(order), tuples, wanted)
+    seg_continuum = flat.continuum[result.segment_start]
+    totals = np.bincount(seg_continuum, weights=result.value, minlength=count * span)
+    solved = np.bincount(seg_continuum, weights=~result.solved, minlength=count * span) == 0
+    disorders = (totals / (units_per / n)).reshape(count, span)
+    ok = solved.reshape(count, span).all(axis=1)
+    alignments = _own_alignments(items, flat, within[order], tuples.members, tuples.costs,
+                                 result.chosen, wanted, span, n)
+    return [(disorders[i, 1:], alignments[i]) if ok[i] else None for i in range(count)]
+
+
+def _own_alignments(items: Sequence[tuple[Sequence[Units], float]], flat: FlatUnits,
+                    within: np.ndarray, members: np.ndarray, costs: np.ndarray,
+                    chosen: np.ndarray, wanted: np.ndarray, span: int,
+                    n: int) -> list[BestAlignment]:
+    """The items' own best alignments: the chosen tuples of two or more units, and every
+    other unit of the own continuum alone."""
+    picked = chosen[chosen < len(costs)]
+    rows_members = members[picked]
+    held = np.zeros(len(flat.starts), dtype=bool)
+    held[rows_members[rows_members >= 0]] = True
+    alone = np.flatnonzero(wanted & ~held)
+    rows = np.full((len(picked) + len(alone), n), EMPTY, dtype=np.int64)
+    where = np.nonzero(rows_members >= 0)
+    unit = rows_members[where]
+    rows[where[0], flat.annotator[unit]] = within[unit]
+    rows[len(picked) + np.arange(len(alone)), flat.annotator[alone]] = within[alone]
+    row_costs = np.concatenate([costs[picked], np.ones(len(alone))])
+    row_item = np.concatenate([flat.continuum[rows_members[:, 0]], flat.continuum[alone]]
+                              ) // span
+    by_item = np.argsort(row_item, kind="stable")
+    edges = np.searchsorted(row_item[by_item], np.arange(len(items) + 1))
+    result = []
+    for i, (units, _) in enumerate(items):
+        mine = by_item[edges[i]: edges[i + 1]]
+        result.append(_finish(rows[mine], row_costs[mine], units,
+                              sum(len(u) for u in units) / n))
+    return result

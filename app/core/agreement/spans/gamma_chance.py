@@ -105,11 +105,11 @@ def shuffle_sample(units: Sequence[Units], length: float,
     return shuffle_samples(units, length, rng, 1)[0]
 
 
-def shuffle_samples(units: Sequence[Units], length: float, rng: np.random.Generator,
-                    count: int) -> list[list[Units]]:
-    """``count`` chance continua, the same draws as ``count`` calls of
-    :func:`shuffle_sample`: the draws first (pivot and source of each annotator of each
-    sample), then every shifted copy in one numpy pass (same float operations)."""
+def shuffle_draws(units: Sequence[Units], length: float, rng: np.random.Generator,
+                  count: int) -> tuple[list[tuple[int, float]], float]:
+    """The draws of ``count`` chance continua: (source annotator, pivot) for each annotator
+    of each sample in turn, and the continuum's length (widened to the last unit's end).
+    :mod:`.gamma_draws` takes the same draws for many items at once."""
     all_starts = np.concatenate([u.starts for u in units])
     all_ends = np.concatenate([u.ends for u in units])
     if not len(all_starts):
@@ -132,6 +132,16 @@ def shuffle_samples(units: Sequence[Units], length: float, rng: np.random.Genera
         else:  # pragma: no cover
             raise RuntimeError("no chance sample held a unit")
         draws.extend(drawn)
+    return draws, length
+
+
+def shuffle_samples(units: Sequence[Units], length: float, rng: np.random.Generator,
+                    count: int) -> list[list[Units]]:
+    """``count`` chance continua, the same draws as ``count`` calls of
+    :func:`shuffle_sample`: the draws first (pivot and source of each annotator of each
+    sample), then every shifted copy in one numpy pass (same float operations)."""
+    draws, length = shuffle_draws(units, length, rng, count)
+    sizes = [len(u) for u in units]
     counts = np.array([sizes[source] for source, _ in draws], dtype=np.int64)
     pivots = np.repeat(np.array([pivot for _, pivot in draws]), counts)
     starts = np.concatenate([units[source].starts for source, _ in draws])

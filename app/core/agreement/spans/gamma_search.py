@@ -91,7 +91,7 @@ def search_partition(sizes: list[int], order: np.ndarray, rows: np.ndarray,
 
 
 def _search(tuples: list[int], members: Sequence[list[int]] | Mapping[int, list[int]],
-            costs: list[float]) -> list[int] | None:
+            costs: Sequence[float] | Mapping[int, float]) -> list[int] | None:
     """The optimal tuples of one component, or ``None`` when it is too wide."""
     units = sorted({u for t in tuples for u in members[t]})
     if len(units) > MAX_UNITS:
