@@ -22,6 +22,7 @@ from typing import Any
 
 from app import __version__
 from app.core.errors import InputError
+from app.core.memory_tuning import tune_allocator
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
@@ -80,6 +81,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    tune_allocator()  # glibc's heap thresholds pinned for the whole process: see its module
     try:
         given = sys.argv[1:] if argv is None else list(argv)
         args = build_parser(given[0] if given else None).parse_args(given)
