@@ -18,25 +18,28 @@ reads comes from :mod:`~app.core.contracts.potato_method.from_store` or
   distributional), ``max(1, looks)`` for budget_first and threshold_legacy, which never
   spend. A contract whose calibration labels are unchanged since its stored result
   (same dev and cert counts, same cert truths) keeps that result and spends nothing,
-  unless ``retest``. An evaluation that reached a test (``ran``) is recorded in the
-  ledger before it is returned; one that did not spends nothing.
+  ``retest`` or not (Potato's same-data test ignores it too: "testing the same data
+  again is not a new look"). When only dev labels (or predictions) arrived, the cert
+  labels unchanged, :mod:`~app.core.contracts.potato_method.same_cert` decides: the
+  test already run at its own look, or the stored result with the note that dev now
+  chooses another rule (``retest`` tests it at the next look). An evaluation that
+  reached a test (``ran``) is recorded in the ledger before it is returned; one that
+  did not spends nothing.
 - The looks continue after Potato's (:attr:`~app.core.contracts.ledger.chain.Ledger.prior`).
 - **Potato's record, current or moved** (``contracts.md``, "When Potato's record is
   current"): a record is the stored result only while it is current
   (:func:`~app.core.contracts.potato_method.audit.moved_since`); otherwise status shows
   the audit's evaluation of today's rows at the record's look (spending nothing), and the
   same-data test of certify compares the ``pred_mark`` and the cert truths as Potato does,
-  so a moved ``pred_mark`` is new data: the next look. Except, as in Potato
-  (``service.py``, ``_certify``), a selective_risk result whose test would be the same
-  (its ``signature``: tiers, per-class split, the cert items' machine answers, each
-  cell's dev threshold and tested cells) is evaluated again at its own look and recorded
-  without spending one.
+  so a moved ``pred_mark`` is new data: the next look, unless the cert labels are the
+  same and the selective_risk test would be too (its ``signature``), as above.
 - **schedule** (the GUI's file watcher, Accord's own projects only: Potato's planner
   decides for a Potato project) is Potato's planner rule (``service.py`` ``certify(auto=
-  True)``): a met selective_risk result stays; any other stored result is evaluated
-  again only once the calibration labels reached ``max(ceil(1.25 n), n + 10)`` (``n`` at
-  its look), or, for an estimate, once more when no calibration request is open and
-  labels arrived since; a contract never evaluated is evaluated.
+  True)``, which never gets the note): a met selective_risk result stays; any other
+  stored result is evaluated again only once the calibration labels reached
+  ``max(ceil(1.25 n), n + 10)`` (``n`` at its look), or, for an estimate, once more
+  when no calibration request is open and labels arrived since; a contract never
+  evaluated is evaluated.
 
 The states are Potato's five. ``result`` carries ``cli.md``'s names
 (:mod:`~app.core.contracts.potato_method.names`) beside Potato's own metrics.
@@ -66,7 +69,16 @@ from app.core.contracts.potato_method.from_store import (
     method_contract,
     method_view,
 )
-from app.core.contracts.potato_method.names import accepts, cli_result
+from app.core.contracts.potato_method.names import cli_result
+from app.core.contracts.potato_method.same_cert import (
+    KEY,
+    NEVER_SPEND,
+    Kept,
+    accepts_of,
+    certify_same_cert,
+    same_cert,
+    status_of,
+)
 from app.core.contracts.potato_method.truth import label_key
 from app.core.contracts.potato_method.view import MethodView
 from app.core.contracts.state_moves import state_moved
@@ -77,9 +89,7 @@ from app.core.formats.potato.engine.records import ContractRecord
 from app.core.formats.potato.engine.store import EngineStore
 from app.core.model import Scheme, Study
 
-NEVER_SPEND = frozenset({"budget_first", "threshold_legacy"})
-KEY = "potato_method"
-"""Where a look's ledger record keeps the result in Potato's shape."""
+__all__ = ["KEY", "NEVER_SPEND", "labeling_statuses", "potato_statuses", "potato_today"]
 LOOK_GROWTH = 1.25
 LOOK_MIN_STEP = 10
 """Potato's planner: a stored result is evaluated again at ``max(ceil(1.25 n), n + 10)``
@@ -148,13 +158,13 @@ def _statuses(config: EngineConfig, study: Study, ledger: Ledger, build: Build,
     audits = audits or {}
     marks = pred_marks or {}
     for spec in config.contracts:
-        stored, counts, notes = _stored(spec, records, ledger, audits.get(spec.id))
+        stored, counts, notes, kept = _stored(spec, records, ledger, audits.get(spec.id))
         if certify and (only is None or only == spec.id):
             out[spec.id] = _certify(spec, build, routes[spec.schema], study, ledger, stored,
-                                    counts, retest, config, marks.get(spec.schema))
+                                    counts, retest, config, marks.get(spec.schema), kept)
             moved = audits.get(spec.id)
-            if moved is not None and moved.moved and notes \
-                    and "no longer describes" in notes[0]:  # Potato's record moved
+            if moved is not None and moved.moved and notes and not out[spec.id]. \
+                    retest_available and "no longer describes" in notes[0]:  # it moved
                 out[spec.id].notes.insert(0, (
                     "Potato's stored result no longer described today's data ("
                     f"{'; '.join(moved.moved)}): new data to certify, as to Potato's"))
@@ -164,16 +174,16 @@ def _statuses(config: EngineConfig, study: Study, ledger: Ledger, build: Build,
             if due:
                 out[spec.id] = _certify(spec, build, routes[spec.schema], study, ledger,
                                         stored, counts, False, config,
-                                        marks.get(spec.schema))
+                                        marks.get(spec.schema), kept, auto=True)
                 continue
-            out[spec.id] = _status(spec, ledger, stored, notes)
+            out[spec.id] = status_of(spec, ledger, stored, notes)
             if next_at is not None:
                 out[spec.id].notes.append(f"the planner evaluates it again at {next_at} "
                                           "calibration labels")
         else:
-            out[spec.id] = _status(spec, ledger, stored, notes)
+            out[spec.id] = status_of(spec, ledger, stored, notes)
     for spec in config.contracts:
-        _, counts, _ = _stored(spec, records, ledger, None)
+        _, counts, _, _ = _stored(spec, records, ledger, None)
         _reachability(out[spec.id], counts, len(study.items))
     return out
 
@@ -217,17 +227,23 @@ def _due(spec: ContractSpec, build: Build, route: Route | None, study: Study,
     return False, next_at
 
 
+Stored = tuple[dict[str, Any] | None, dict[str, Any], list[str], Kept | None]
+
+
 def _stored(spec: ContractSpec, records: Mapping[str, ContractRecord], ledger: Ledger,
-            audit: Audit | None) -> tuple[dict[str, Any] | None, dict[str, Any], list[str]]:
+            audit: Audit | None) -> Stored:
     """The latest stored result (Accord's look after Potato's record), what its data were
-    (the counts certify's same-data test compares). A Potato record that moved stands
-    as the audit's evaluation of today's rows at its look, with what moved."""
+    (the counts certify's same-data test compares), its notes, and what certify returns
+    when dev now chooses another rule. A Potato record that moved stands as the audit's
+    evaluation of today's rows at its look, with what moved."""
     own = last_result(ledger, spec.id, spec.renamed_from)
     if own is not None and isinstance(own.get(KEY), dict):
-        return own[KEY], own.get("counts", {}), []
+        return own[KEY], own.get("counts", {}), [], Kept(own[KEY], [])
     record = records.get(spec.id)
     if record is None:
-        return None, {}, []
+        return None, {}, [], None
+    mine = f"Potato's stored result (contract_version {record.version_id})"
+    kept = Kept(record.result, [mine])
     # Potato's own same-data test: n_dev, the cert truths (hashed its way), pred_mark
     counts: dict[str, Any] = {k: record.result.get(k) for k in ("n_dev", "n_cert")}
     mark = record.result.get("pred_mark")
@@ -240,39 +256,14 @@ def _stored(spec: ContractSpec, records: Mapping[str, ContractRecord], ledger: L
         fresh = dict(audit.fresh, signature=None if audit.new_cascade  # a new test
                      else record.result.get("signature"))
         return fresh, counts, [
-            f"Potato's stored result (contract_version {record.version_id}) no longer "
-            f"describes today's data: {'; '.join(audit.moved)}. Shown: today's rows "
-            f"evaluated at Potato's look {audit.look}, nothing spent; Potato's own result "
-            "is kept beside it"]
-    return record.result, counts, [f"Potato's stored result (contract_version "
-                                   f"{record.version_id})"]
+            f"{mine} no longer describes today's data: {'; '.join(audit.moved)}. Shown: "
+            f"today's rows evaluated at Potato's look {audit.look}, nothing spent; "
+            "Potato's own result is kept beside it"], kept
+    return record.result, counts, [mine], kept
 
 
 def _digest(value: Mapping[str, Any]) -> str:
     return hashlib.sha256(json.dumps(sorted(value.items())).encode()).hexdigest()
-
-
-def _status(spec: ContractSpec, ledger: Ledger, stored: dict[str, Any] | None,
-            notes: list[str]) -> ContractStatus:
-    looks = ledger.looks(spec.id, spec.renamed_from)
-    spent = ledger.level_spent(spec.id, spec.renamed_from)
-    if stored is None:
-        note = "not evaluated yet"
-        if str(spec.kind) not in NEVER_SPEND:
-            level = look_level(looks + 1, method_contract(spec).confidence)
-            note += (f": 'accord label certify' evaluates it at look {looks + 1} "
-                     f"(level {level:.6f})")
-        return ContractStatus(spec, "insufficient", looks, spent, {}, [note], None)
-    kind = str(spec.kind)
-    return ContractStatus(spec, str(stored.get("status")), looks, spent,
-                          cli_result(kind, stored), [*notes, *stored.get("notes", [])],
-                          _accepts(kind, stored))
-
-
-def _accepts(kind: str, stored: dict[str, Any]) -> dict[str, Any] | None:
-    if kind not in ("selective_risk", "threshold_legacy") or stored.get("status") != "met":
-        return None
-    return accepts(stored.get("acceptance"))
 
 
 def _own_route(schema: str, config: EngineConfig, ledger: Ledger
@@ -307,47 +298,36 @@ def _counts(view: MethodView, pred_mark: int | None = None) -> dict[str, Any]:
 
 def _certify(spec: ContractSpec, build: Build, route: Route | None, study: Study,
              ledger: Ledger, stored: dict[str, Any] | None, stored_counts: dict[str, Any],
-             retest: bool, config: EngineConfig, pred_mark: int | None = None
-             ) -> ContractStatus:
+             retest: bool, config: EngineConfig, pred_mark: int | None = None,
+             kept: Kept | None = None, *, auto: bool = False) -> ContractStatus:
     kind = str(spec.kind)
     evaluate = evaluator(kind, config)
     built = build(study.schemes[spec.schema], route)
     if evaluate is None or built is None:
-        status = _status(spec, ledger, stored, [])
+        status = status_of(spec, ledger, stored, [])
         status.notes.append("Accord cannot evaluate this schema with Potato's method yet "
                             "(single-label schemes only in a Potato project)")
         return status
     counts = _counts(built.view, pred_mark)
     same = stored is not None and bool(stored_counts) and all(
         counts.get(k) == v for k, v in stored_counts.items())
-    if same and not retest:
-        return _status(spec, ledger, stored, ["unchanged labels: the stored result, "
-                                              "nothing spent"])
+    if same:
+        return status_of(spec, ledger, stored, ["unchanged labels: the stored result, "
+                                                "nothing spent"])
+    if stored is not None and kept is not None and same_cert(stored_counts, counts):
+        done = certify_same_cert(spec, evaluate, built.view, built.notes, ledger, stored,
+                                 stored_counts, counts, kept, retest=retest, auto=auto)
+        if done is not None:
+            return done
     looks = ledger.looks(spec.id, spec.renamed_from)
     contract = method_contract(spec)
-    if kind == "selective_risk" and looks and stored is not None \
-            and "pred_mark" in stored_counts and all(
-                counts.get(k) == v for k, v in stored_counts.items() if k != "pred_mark"):
-        # only predictions arrived: Potato's "the test already run" when its signature
-        # is the stored one (service.py, _certify: same_cert and used)
-        again = evaluate(contract, built.view, looks).to_json()
-        again["signature"] = signature(spec, built.view, again)
-        if again["signature"] == stored.get("signature"):
-            record_evaluation(ledger, spec.id, looks, {KEY: again, "counts": counts})
-            return ContractStatus(
-                spec, str(again.get("status")), looks,
-                ledger.level_spent(spec.id, spec.renamed_from), cli_result(kind, again),
-                [*built.notes, "predictions arrived since the stored result, none on a "
-                 "cert item, and dev chose the same rule: the test already run, evaluated "
-                 f"again at look {looks}, nothing spent (as Potato)",
-                 *again.get("notes", [])], _accepts(kind, again))
     look = max(1, looks) if kind in NEVER_SPEND else looks + 1
     result = evaluate(contract, built.view, look).to_json()
     spends = bool(result.get("ran")) and kind not in NEVER_SPEND
     if kind not in NEVER_SPEND and not spends:  # no test reached: nothing spent, and the
         look = max(1, looks)  # result is the one at max(1, looks), as Potato stores it
         result = evaluate(contract, built.view, look).to_json()
-    if pred_mark is not None and kind == "selective_risk":
+    if kind == "selective_risk":  # what same_cert compares, on either store
         result["signature"] = signature(spec, built.view, result)
     moved = state_moved(stored, stored_counts, result, counts,
                         look_level(look, contract.confidence) if spends else None)
@@ -371,4 +351,4 @@ def _certify(spec: ContractSpec, build: Build, route: Route | None, study: Study
                          f"the evaluation at look {look}, as Potato stores it")
     return ContractStatus(spec, str(result.get("status")), looks, spent,
                           cli_result(kind, result), [*notes, *result.get("notes", [])],
-                          _accepts(kind, result))
+                          accepts_of(kind, result))
