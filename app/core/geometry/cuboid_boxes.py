@@ -189,3 +189,43 @@ def relative_pose(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     turn = rotation_matrices(relative)
     shift = times(rotation_matrices(a[:, 6:10]), b[:, 0:3] - a[:, 0:3], transposed=True)
     return turn, shift
+
+
+def relative_pose_columns(ca: np.ndarray, cb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`relative_pose` of box columns ``(10, k)``, bit for bit, laid out pair-last.
+
+    The turn is a ``(k, 3, 3)`` view of a contiguous ``(3, 3, k)`` array and the shift a
+    ``(k, 3)`` view of a ``(3, k)`` one: the filters and the line sum, which work on the
+    pair-last layout, then take them without a copy. Every entry is the expression
+    :func:`rotation_matrices` and :func:`~app.core.geometry.fixed_order.times` evaluate,
+    in the same order.
+    """
+    ax, ay, az, aw = ca[6:10]
+    bx, by, bz, bw = cb[6:10]
+    x = aw * bx - ax * bw - ay * bz + az * by
+    y = aw * by + ax * bz - ay * bw - az * bx
+    z = aw * bz - ax * by + ay * bx - az * bw
+    w = aw * bw + ax * bx + ay * by + az * bz
+    turn = _matrix_columns(x, y, z, w)
+    r = _matrix_columns(ax, ay, az, aw)
+    d = cb[0:3] - ca[0:3]
+    shift = np.empty((3, ca.shape[1]))
+    for i in range(3):  # (R^T d)_i = R_0i d_0 + R_1i d_1 + R_2i d_2
+        np.add(r[0, i] * d[0] + r[1, i] * d[1], r[2, i] * d[2], out=shift[i])
+    return turn.transpose(2, 0, 1), shift.T
+
+
+def _matrix_columns(x: np.ndarray, y: np.ndarray, z: np.ndarray, w: np.ndarray
+                    ) -> np.ndarray:
+    """:func:`rotation_matrices` laid out ``(3, 3, k)``, with the same arithmetic."""
+    out = np.empty((3, 3, len(x)))
+    out[0, 0] = 1 - 2 * (y * y + z * z)
+    out[0, 1] = 2 * (x * y - z * w)
+    out[0, 2] = 2 * (x * z + y * w)
+    out[1, 0] = 2 * (x * y + z * w)
+    out[1, 1] = 1 - 2 * (x * x + z * z)
+    out[1, 2] = 2 * (y * z - x * w)
+    out[2, 0] = 2 * (x * z - y * w)
+    out[2, 1] = 2 * (y * z + x * w)
+    out[2, 2] = 1 - 2 * (x * x + y * y)
+    return out

@@ -92,7 +92,7 @@ from app.core.geometry.cuboid_boxes import (
     checked_rows,
     cuboid_corners,
     half_diagonals,
-    relative_pose,
+    relative_pose_columns,
     rotation_matrices,
     wireframe_segments,
 )
@@ -102,6 +102,8 @@ from app.core.geometry.cuboid_grazing import free_of_grazing
 from app.core.geometry.cuboid_level import clamped_volumes, level_volumes
 from app.core.geometry.cuboid_lines import line_volumes, summable
 from app.core.geometry.cuboid_prism import (
+    ALIGNED_TOLERANCE,
+    SHARED_AXIS_TOLERANCE,
     aligned,
     aligned_volumes,
     level_pairs,
@@ -272,8 +274,8 @@ def _block_volumes(ca: np.ndarray, cb: np.ndarray, fast: bool, spheres: bool, st
             later.clamps.append((start + where, la[:, bad], lb[:, bad]))
     rest = np.flatnonzero(near & ~level)
     if rest.size:
-        sel = _all_or(rest, k)
-        volume, clip = _intersection_volumes(ca.T[sel], cb.T[sel], fast)
+        both = (ca, cb) if rest.size == k else (ca[:, rest], cb[:, rest])
+        volume, clip = _intersection_volumes(*both, fast)
         inter[rest] = volume
         if clip is not None:
             where = rest[clip[0]]
@@ -297,6 +299,9 @@ def _iou_of_columns(ca: np.ndarray, cb: np.ndarray, inter: np.ndarray) -> np.nda
     return iou
 
 
+_CLOSED_FORM_TOLERANCE = max(ALIGNED_TOLERANCE, SHARED_AXIS_TOLERANCE)
+"""No entry of the relative rotation below this: neither closed form applies."""
+
 _Clip = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 """Pairs left to clipping: their rows, turn, shift and both half sizes."""
 
@@ -315,22 +320,25 @@ def _same_point_sets(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return same
 
 
-def _intersection_volumes(a: np.ndarray, b: np.ndarray, fast: bool
+def _intersection_volumes(ca: np.ndarray, cb: np.ndarray, fast: bool
                           ) -> tuple[np.ndarray, _Clip | None]:
-    """Intersection volume of each pair (rows that are not both yaw only) by a closed
-    form or the line sum, and the pairs left to clipping (volume 0 here; the caller
-    clips them, all blocks' at once).
+    """Intersection volume of each pair (columns of pairs that are not both yaw only) by
+    a closed form or the line sum, and the pairs left to clipping (volume 0 here; the
+    caller clips them, all blocks' at once).
 
     Order of the paths: all axes parallel (cheapest), one shared axis (a right prism),
     then the separating-axis filter, the line sum where it is well conditioned
     (:func:`~app.core.geometry.cuboid_lines.summable`) or free of grazing crossings, and
-    clipping for the rest.
+    clipping for the rest. Both closed forms need an entry of the relative rotation
+    within their tolerance of 0 (a row of a rotation matrix near ±1 somewhere is near 0
+    elsewhere), so a block without one (tilted lidar boxes) skips their tests.
     """
-    turn, shift = relative_pose(a, b)
-    half_a, half_b = a[:, 3:6] / 2.0, b[:, 3:6] / 2.0
-    volume = np.zeros(len(a))
-    general = np.ones(len(a), dtype=bool)
-    if fast:
+    turn, shift = relative_pose_columns(ca, cb)
+    half_a, half_b = (ca[3:6] / 2.0).T, (cb[3:6] / 2.0).T
+    n = ca.shape[1]
+    volume = np.zeros(n)
+    general = np.ones(n, dtype=bool)
+    if fast and (np.abs(turn) < _CLOSED_FORM_TOLERANCE).any():
         parallel = aligned(turn)
         if parallel.any():
             sel = _rows(parallel)
@@ -345,10 +353,10 @@ def _intersection_volumes(a: np.ndarray, b: np.ndarray, fast: bool
         general = ~(parallel | prism)
     rest = np.flatnonzero(general)
     if rest.size:
-        k = _all_or(rest, len(a))
+        k = _all_or(rest, n)
         rest = rest[~separated(turn[k], shift[k], half_a[k], half_b[k])]
     if rest.size:
-        k = _all_or(rest, len(a))
+        k = _all_or(rest, n)
         take = summable(turn[k], shift[k], half_a[k], half_b[k])
         refused = np.flatnonzero(~take)
         if refused.size:  # near-parallel pairs without a grazing crossing: the line sum is exact
@@ -356,7 +364,7 @@ def _intersection_volumes(a: np.ndarray, b: np.ndarray, fast: bool
             take[refused] = free_of_grazing(turn[sel], shift[sel], half_a[sel], half_b[sel])
         if take.any():  # one pass of the line sum for both kinds: its per-call cost once
             sel = rest[take]
-            k = _all_or(sel, len(a))
+            k = _all_or(sel, n)
             volume[sel] = line_volumes(turn[k], shift[k], half_a[k], half_b[k])
         rest = rest[~take]
     if rest.size:
