@@ -187,10 +187,10 @@ def _aligned(item: _Prepared) -> ItemGamma:
 def _conclude(item: _Prepared, best: BestAlignment, chance: np.ndarray) -> ItemGamma:
     """γ, its interval and the alignment in the caller's span indices."""
     seed, n_samples, annotators, n_units, empty, duplicates = item.facts
-    alignment = tuple(
-        tuple(None if unit == EMPTY else int(item.cleaned[a][1][unit])
-              for a, unit in enumerate(row))
-        for row in best.tuples.tolist())
+    spans = [c[1].tolist() for c in item.cleaned]
+    alignment = tuple(tuple(None if unit == EMPTY else spans[a][unit]
+                            for a, unit in enumerate(row))
+                      for row in best.tuples.tolist())
     mean = float(chance.mean())
     half = Z95 * float(chance.std(ddof=1)) / math.sqrt(n_samples)
     interval = (mean - half, mean + half)

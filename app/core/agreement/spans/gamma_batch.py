@@ -35,7 +35,6 @@ from app.core.agreement.spans.gamma_alignment import (
     AlignmentTooLargeError,
     BestAlignment,
     Units,
-    _finish,
 )
 from app.core.agreement.spans.gamma_chance import shuffle_draws
 from app.core.agreement.spans.gamma_draws import batch_draws
@@ -89,49 +88,55 @@ def batch_alignments(items: Sequence[tuple[Sequence[Units], float]], seed: int,
                                  n_samples)
         sources[i] = np.array([s for s, _ in draws]).reshape(n_samples, n)
         pivots[i] = np.array([p for _, p in draws]).reshape(n_samples, n)
-    # Groups: (item, continuum j = 0 own / 1 + sample, annotator), in that order.
+    # Groups: (item, continuum j = 0 own / 1 + sample, annotator), in that order; a
+    # unit's facts are gathered from its group's (small arrays, in cache).
     span = n_samples + 1
     offsets = (np.cumsum(sizes.ravel()) - sizes.ravel()).reshape(count, n)
-    source = np.concatenate([np.broadcast_to(np.arange(n), (count, 1, n)), sources], 1)
-    pivot = np.concatenate([np.zeros((count, 1, n)), pivots], 1).ravel()
-    item = np.repeat(np.arange(count), span * n)
-    g_count = sizes[item, source.ravel()]
-    g_base = offsets[item, source.ravel()]
+    g_source = np.concatenate([np.broadcast_to(np.arange(n), (count, 1, n)), sources],
+                              1).ravel()
+    g_item = np.repeat(np.arange(count), span * n)
+    g_count = sizes[g_item, g_source]
+    g_start = np.cumsum(g_count) - g_count
+    g_own = np.tile(np.repeat(np.arange(span) == 0, n), count)
+    g_move = np.concatenate([np.zeros((count, 1, n)), pivots], 1).ravel()
+    # An own unit is never moved: 0 + its start never passes +∞ (shift 0.0).
+    g_limit = np.where(g_own, np.inf, lengths[g_item])
     group = np.repeat(np.arange(len(g_count)), g_count)
-    within = np.arange(len(group)) - np.repeat(np.cumsum(g_count) - g_count, g_count)
-    index = g_base[group] + within
-    starts, ends = own_starts[index], own_ends[index]
-    shifted = (group // n) % span > 0
-    move, size_l = pivot[group], lengths[item[group]]
-    shift = np.where(starts + move > size_l, move - size_l, move)
-    starts = np.where(shifted, starts + shift, starts)
-    ends = np.where(shifted, ends + shift, ends)
-    continuum = group // n
-    annotator = group % n
-    units_per = np.bincount(continuum, minlength=count * span)
-    if not len(starts):  # pragma: no cover - every item holds a unit
+    if not len(group):  # pragma: no cover - every item holds a unit
         raise ValueError("the batch holds no unit")
+    index = np.arange(len(group)) + (offsets[g_item, g_source] - g_start)[group]
+    starts, ends = own_starts[index], own_ends[index]
+    move, limit = g_move[group], g_limit[group]
+    with np.errstate(invalid="ignore"):
+        shift = np.where(starts + move > limit, move - limit, move)
+    starts += shift
+    ends += shift
+    g_continuum = np.arange(len(g_count)) // n
+    units_per = np.bincount(g_continuum, weights=g_count, minlength=count * span)
     low = float(starts.min())
     widest = float((ends - starts).max())
     bound = n * (n - 1) / 2 + n - 1
     width = float(ends.max()) - low + 4 * math.sqrt(bound) * widest + 1.0
-    keys = continuum * width + (starts - low)
+    keys = (g_continuum * width - low)[group] + starts
     order = np.argsort(keys, kind="stable")
-    flat = FlatUnits(starts[order], ends[order], own_labels[index][order], annotator[order],
-                     continuum[order], keys[order])
+    group = group[order]
+    flat = FlatUnits(starts[order], ends[order], own_labels[index[order]],
+                     np.tile(np.arange(n), count * span)[group], g_continuum[group],
+                     keys[order])
+    wanted = g_own[group]
+    within = order - g_start[group]  # each unit's index among its annotator's own units
     try:
         tuples = flat_tuples(flat, n, width)
     except TooManyPairsError:
         raise AlignmentTooLargeError(items[0][0], "needs too many candidate pairs in a batch"
                                      ) from None
-    wanted = flat.continuum % span == 0
     result = solve(len(order), tuples, wanted)
     seg_continuum = flat.continuum[result.segment_start]
     totals = np.bincount(seg_continuum, weights=result.value, minlength=count * span)
     solved = np.bincount(seg_continuum, weights=~result.solved, minlength=count * span) == 0
     disorders = (totals / (units_per / n)).reshape(count, span)
     ok = solved.reshape(count, span).all(axis=1)
-    alignments = _own_alignments(items, flat, within[order], tuples.members, tuples.costs,
+    alignments = _own_alignments(items, flat, within, tuples.members, tuples.costs,
                                  result.chosen, wanted, span, n)
     return [(disorders[i, 1:], alignments[i]) if ok[i] else None for i in range(count)]
 
@@ -153,13 +158,12 @@ def _own_alignments(items: Sequence[tuple[Sequence[Units], float]], flat: FlatUn
     rows[where[0], flat.annotator[unit]] = within[unit]
     rows[len(picked) + np.arange(len(alone)), flat.annotator[alone]] = within[alone]
     row_costs = np.concatenate([costs[picked], np.ones(len(alone))])
-    row_item = np.concatenate([flat.continuum[rows_members[:, 0]], flat.continuum[alone]]
-                              ) // span
-    by_item = np.argsort(row_item, kind="stable")
-    edges = np.searchsorted(row_item[by_item], np.arange(len(items) + 1))
-    result = []
-    for i, (units, _) in enumerate(items):
-        mine = by_item[edges[i]: edges[i + 1]]
-        result.append(_finish(rows[mine], row_costs[mine], units,
-                              sum(len(u) for u in units) / n))
-    return result
+    first = np.concatenate([rows_members[:, 0], alone])  # a tuple's first unit by position
+    row_item = flat.continuum[first] // span
+    # Ordered as :func:`.gamma_alignment._finish` orders them: by the first unit's start.
+    order = np.lexsort((np.arange(len(first)), flat.starts[first], row_item))
+    edges = np.searchsorted(row_item[order], np.arange(len(items) + 1)).tolist()
+    rows, row_costs = rows[order], row_costs[order]
+    return [BestAlignment(math.fsum(row_costs[edges[i]: edges[i + 1]].tolist())
+                          / (sum(len(u) for u in units) / n), rows[edges[i]: edges[i + 1]])
+            for i, (units, _) in enumerate(items)]

@@ -38,16 +38,18 @@ def solve_small(tuples: Tuples, by_lead: np.ndarray, tuple_segment: np.ndarray,
     units = length[seg]
     one = tuples.costs[ids] + (units - tuples.size[ids])
     np.minimum.at(value, seg, one)
-    # Two disjoint tuples of one segment (the second after the first in ``ids``).
-    run_end = np.searchsorted(seg, seg, side="right")
-    counts = np.where(units >= 4, run_end - np.arange(len(ids)) - 1, 0)
-    left = np.repeat(np.arange(len(ids)), counts)
-    right = left + 1 + ragged(counts)
+    # Two disjoint tuples of one segment of 4 or 5 units (the second after the first).
+    four = np.flatnonzero(units >= 4)
+    seg4 = seg[four]
+    fresh = np.flatnonzero(np.concatenate([[True], seg4[1:] != seg4[:-1], [True]]))
+    run_end = np.repeat(fresh[1:], np.diff(fresh))
+    counts = run_end - np.arange(len(four)) - 1
+    left = np.repeat(four, counts)
+    right = four[np.repeat(np.arange(len(four)), counts) + 1 + ragged(counts)]
     a, b = ids[left], ids[right]
-    offset_a = tuples.first[a] - start[seg[left]]
-    offset_b = tuples.first[b] - start[seg[left]]
-    disjoint = (np.left_shift(tuples.relative[a], offset_a)
-                & np.left_shift(tuples.relative[b], offset_b)) == 0
+    at = start[seg[left]]
+    disjoint = (np.left_shift(tuples.relative[a], tuples.first[a] - at)
+                & np.left_shift(tuples.relative[b], tuples.first[b] - at)) == 0
     left, a, b = left[disjoint], a[disjoint], b[disjoint]
     two = tuples.costs[a] + tuples.costs[b] + (units[left] - tuples.size[a] - tuples.size[b])
     np.minimum.at(value, seg[left], two)
