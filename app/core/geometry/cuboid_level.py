@@ -62,16 +62,16 @@ from app.core.geometry.cuboid_prism import clipped_rectangle_areas
 
 _EPS = float(np.finfo(np.float64).eps)
 
-_X_CENTRES, _X_SIGNS = [2, 3, 0, 1], np.array([1.0, -1.0, 1.0, -1.0])[:, None]
-"""Slab X's ``M`` per family: ``[cu, −cv, cx, −cy]`` from the stack ``[cx, cy, cu, cv]``."""
-_Y_CENTRES, _Y_SIGNS = [3, 2, 1, 0], np.array([1.0, 1.0, -1.0, -1.0])[:, None]
-"""Slab Y's ``M`` per family: ``[cv, cu, −cy, −cx]``."""
+_X_SIGNS = np.array([1.0, -1.0, 1.0, -1.0])[:, None]
+"""Signs of slab X's ``M`` per family: ``[cu, −cv, cx, −cy] iq``."""
+_Y_SIGNS = np.array([1.0, 1.0, -1.0, -1.0])[:, None]
+"""Signs of slab Y's ``M`` per family: ``[cv, cu, −cy, −cx] ip``."""
 _KX_SIGNS = np.array([1.0, -1.0, -1.0, 1.0])[:, None]
 """Signs of ``K`` on slab X per family (times ``[a1, a2, b1, b2] p iq``); slab Y's are
 the opposite (times ``q ip``)."""
-_X_REACH, _Y_REACH, _TANGENT = [2, 3, 0, 1], [3, 2, 1, 0], [1, 0, 3, 2]
-"""Rows of the half sizes ``[a1, a2, b1, b2]`` giving each family's ``R`` factor on slab X
-and slab Y, and its own half length ``T``."""
+_NO_SIGNS = np.ones((4, 1))
+_TANGENT = [1, 0, 3, 2]
+"""Rows of the half sizes ``[a1, a2, b1, b2]`` giving each family's own half length."""
 
 
 def level_volumes(ca: np.ndarray, cb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -157,34 +157,50 @@ def _summable(p: np.ndarray, q: np.ndarray, cx: np.ndarray, cy: np.ndarray,
     return ok
 
 
+def _rows_of(out: np.ndarray, rows: tuple[np.ndarray, ...], factor: np.ndarray,
+             signs: np.ndarray) -> None:
+    """``out[r] = rows[r] · (signs[r] · factor)``, one row at a time (no stacked copies):
+    the same bits as the stacked product, a sign being exact."""
+    negative = -factor if (signs < 0).any() else factor
+    for r, (row, sign) in enumerate(zip(rows, signs[:, 0], strict=True)):
+        np.multiply(row, factor if sign > 0 else negative, out=out[r])
+
+
 def _side_sum(p: np.ndarray, q: np.ndarray, cx: np.ndarray, cy: np.ndarray,
               half: np.ndarray) -> np.ndarray:
     """Overlap area of the two rectangles by the stacked side sum (module docstring)."""
     k = len(p)
     ip, iq = 1.0 / p, 1.0 / q
     cu, cv = p * cx + q * cy, p * cy - q * cx
-    centres = np.stack([cx, cy, cu, cv])
-    mx = centres[_X_CENTRES] * (_X_SIGNS * iq)
-    my = centres[_Y_CENTRES] * (_Y_SIGNS * ip)
-    kx = half * (_KX_SIGNS * (p * iq))
-    ky = half * (_KX_SIGNS * -(q * ip))
-    rx = half[_X_REACH] * np.abs(iq)
-    ry = half[_Y_REACH] * np.abs(ip)
-    # Each slab's middle on each side s = ±1: M − s K, laid out (side, family, pair).
-    mid_x, mid_y = np.empty((2, 4, k)), np.empty((2, 4, k))
-    np.subtract(mx, kx, out=mid_x[0])
-    np.add(mx, kx, out=mid_x[1])
-    np.subtract(my, ky, out=mid_y[0])
-    np.add(my, ky, out=mid_y[1])
+    a1, a2, b1, b2 = half
+    # The table's columns, row by row (a row per family): M, K and R of both slabs.
+    mx, my, kx, ky, rx, ry = (np.empty((4, k)) for _ in range(6))
+    _rows_of(mx, (cu, cv, cx, cy), iq, _X_SIGNS)
+    _rows_of(my, (cv, cu, cy, cx), ip, _Y_SIGNS)
+    slope_x, slope_y = p * iq, -(q * ip)
+    _rows_of(kx, (a1, a2, b1, b2), slope_x, _KX_SIGNS)
+    _rows_of(ky, (a1, a2, b1, b2), slope_y, _KX_SIGNS)
+    reach_x, reach_y = np.abs(iq), np.abs(ip)
+    _rows_of(rx, (b1, b2, a1, a2), reach_x, _NO_SIGNS)
+    _rows_of(ry, (b2, b1, a2, a1), reach_y, _NO_SIGNS)
+    # Each side s = ±1 in turn (M − s K per slab), on (family, pair) buffers that stay
+    # in the cache: each slab's interval, both cut to ±T, the length of what is left.
     tangent = half[_TANGENT]
-    low = np.maximum(mid_x - rx, mid_y - ry)
-    np.maximum(low, -tangent, out=low)
-    mid_x += rx
-    mid_y += ry
-    high = np.minimum(mid_x, mid_y, out=mid_x)
-    np.minimum(high, tangent, out=high)
-    high -= low
-    length = np.maximum(high, 0.0, out=high)
+    minus_tangent = -tangent
+    length = np.empty((2, 4, k))
+    x, y, low = np.empty((4, k)), np.empty((4, k)), np.empty((4, k))
+    for side, shifted in ((0, np.subtract), (1, np.add)):
+        shifted(mx, kx, out=x)
+        shifted(my, ky, out=y)
+        np.subtract(x, rx, out=low)
+        np.maximum(low, np.subtract(y, ry, out=length[side]), out=low)
+        np.maximum(low, minus_tangent, out=low)
+        x += rx
+        y += ry
+        np.minimum(x, y, out=x)
+        np.minimum(x, tangent, out=x)
+        x -= low
+        np.maximum(x, 0.0, out=length[side])
     both = length[0] + length[1]  # (4, k): each family's two sides, same h for a's
     twice = (half[0] * both[0] + half[1] * both[1] + half[2] * both[2] + half[3] * both[3]
              + cu * (length[0, 2] - length[1, 2]) + cv * (length[0, 3] - length[1, 3]))
