@@ -23,7 +23,10 @@ dev labels arrived, or (on a Potato project) predictions, or both. Then:
 Choices where the spec is silent, written here:
 
 - The scheduler (the GUI's watcher, Potato's ``auto``) never takes step 2: it tests at
-  the next look once its milestone is due, as Potato's planner does.
+  the next look once its milestone is due, as Potato's planner does. Before the
+  milestone it evaluates nothing, even where step 1 would apply (Potato's planner would
+  store the same test again at its look, the same state with a fresh projection);
+  an explicit certify does step 1.
 - A Potato record that moved since Potato stored it stands, in ``status``, as the
   audit's evaluation of today's rows at its look. Step 2 returns **Potato's record
   itself**, as Potato does: that evaluation applies the rule dev now chooses, which no
