@@ -19,7 +19,7 @@ import numpy as np
 from app.core.agreement.spans.gamma_tuples import Tuples, ragged
 
 LIMIT = 5
-"""Largest segment solved here (two tuples at most)."""
+"""Largest segment this closed form is exact for (two tuples at most)."""
 
 
 def _firsts(segments: np.ndarray) -> np.ndarray:
@@ -29,11 +29,14 @@ def _firsts(segments: np.ndarray) -> np.ndarray:
 
 def solve_small(tuples: Tuples, by_lead: np.ndarray, tuple_segment: np.ndarray,
                 start: np.ndarray, length: np.ndarray, value: np.ndarray,
-                seg_wanted: np.ndarray, chosen: list[np.ndarray]) -> None:
+                seg_wanted: np.ndarray, chosen: list[np.ndarray], limit: int = LIMIT) -> None:
     """Lower ``value`` (every unit alone) to the optimum of each segment of at most
-    :data:`LIMIT` units, and append the tuples chosen in the wanted ones to ``chosen``.
-    ``by_lead``: every tuple's index, sorted by first member (hence by segment)."""
-    ids = by_lead[length[tuple_segment[by_lead]] <= LIMIT]
+    ``limit`` ≤ :data:`LIMIT` units, and append the tuples chosen in the wanted ones to
+    ``chosen``. ``by_lead``: every tuple's index, sorted by first member (hence by
+    segment)."""
+    if limit > LIMIT:
+        raise ValueError(f"the closed form holds for segments of at most {LIMIT} units")
+    ids = by_lead[length[tuple_segment[by_lead]] <= limit]
     seg = tuple_segment[ids]
     units = length[seg]
     one = tuples.costs[ids] + (units - tuples.size[ids])

@@ -46,6 +46,10 @@ MAX_WINDOW = 10
 """Widest tuple span (in places of the position order) solved by the DP: 2^w states of
 the units ahead; wider segments go to the search."""
 
+SMALL = LIMIT
+"""Segments of at most this many units are solved in closed form (:mod:`.gamma_small`);
+the tests lower it to send every segment through the DP."""
+
 STEP_CELLS = 1 << 22
 """Tuples × states held in one DP step (32 MB of float64); a group of segments with more
 is solved in several parts."""
@@ -137,9 +141,10 @@ def solve(n_units: int, tuples: Tuples, wanted: np.ndarray) -> Solved:
     seg_wanted[segment[wanted]] = True
     chosen: list[np.ndarray] = []
     by_lead = np.argsort(tuples.first, kind="stable")
-    solve_small(tuples, by_lead, tuple_segment, start, length, value, seg_wanted, chosen)
+    solve_small(tuples, by_lead, tuple_segment, start, length, value, seg_wanted, chosen,
+                SMALL)
     # Wider: the DP per window, or the search.
-    big = length > LIMIT
+    big = length > SMALL
     entries = _entries(n_units, tuples, by_lead[big[tuple_segment[by_lead]]],
                        np.flatnonzero(big[segment]))
     for w in np.unique(width[big]).tolist():
@@ -174,17 +179,26 @@ def _window_part(w: int, segs: np.ndarray, start: np.ndarray, length: np.ndarray
     ends = start[segs] + lengths - 1
     steps = int(lengths.max())
     active = np.searchsorted(-lengths, -np.arange(steps + 1), side="left")
+    # Every step's choices at once: step r holds the current units of segments 0 …
+    # active[r] − 1, whose choices are contiguous here (heads: each unit's first one).
+    segment = ragged(active[:-1])
+    index, owner, heads = _choices(entries, ends[segment]
+                                   - np.repeat(np.arange(steps), active[:-1]))
+    mask = entries.mask[index]
+    cells = segment[owner][:, None] * (1 << w) + shift[mask]  # into f_prev, flattened
+    fine = penalty[mask]
+    fine += entries.cost[index][:, None]
+    unit_at = np.concatenate([[0], np.cumsum(active[:-1])])
+    choice_at = np.append(heads, len(index))[unit_at]
     f_prev = np.zeros((len(segs), 1 << w))
     tables: list[np.ndarray] = []
     want = bool(seg_wanted[segs].any())
     for r in range(steps):
-        index, owner, heads = _choices(entries, ends[: active[r]] - r)
-        m = entries.mask[index]
-        g = f_prev[owner[:, None], shift[m]]
-        g += penalty[m]
-        g += entries.cost[index][:, None]
+        lo, hi = choice_at[r], choice_at[r + 1]
+        g = f_prev.ravel()[cells[lo:hi]]
+        g += fine[lo:hi]
         f = np.empty((active[r], 1 << w))
-        f[:, 0::2] = np.minimum.reduceat(g, heads, axis=0)
+        f[:, 0::2] = np.minimum.reduceat(g, heads[unit_at[r]: unit_at[r + 1]] - lo, axis=0)
         f[:, 1::2] = f_prev[: active[r]][:, half]
         done = np.arange(active[r + 1], active[r])
         value[segs[done]] = f[done, 0]
@@ -212,9 +226,9 @@ def _walk(segs: np.ndarray, ends: np.ndarray, lengths: np.ndarray, seg_wanted: n
         s, m = free[owner], entries.mask[index]
         before = tables[r - 1] if r else np.zeros_like(tables[0])
         column = state[s] >> 1
-        total = before[s, shift[m, column]]
-        total += penalty[m, column]
-        total += entries.cost[index]
+        fine = penalty[m, column]
+        fine += entries.cost[index]
+        total = before[s, shift[m, column]] + fine
         hit = total == tables[r][s, state[s]]
         index, s, m = index[hit], s[hit], m[hit]
         firsts = np.unique(s, return_index=True)[1]
