@@ -20,6 +20,8 @@ both must do the same:
 
 Which dev item keeps the rule was found by running Potato (the wave is seeded); the test
 asserts Potato's verdict too, so a different Potato would fail here, not pass silently.
+The same on ``tests/data/potato_engine/cascade_fixture`` for the other estimates
+(ppi by language, no_worse_than_human, distributional).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from app.core.contracts.label_report import label_report
 from app.core.contracts.statistics.looks import look_level
 from tests.core.test_potato_record_moved import (
     DEMO,
+    ENGINE,
     POTATO,
     REPO,
     _env,
@@ -199,3 +202,53 @@ def test_retest_on_unchanged_data_spends_nothing(certified: Path, tmp_path: Path
                                                 recorded["looks_spent"]), ident
         assert status.notes[0] == "unchanged labels: the stored result, nothing spent"
     assert _ledger(accord) == []
+
+
+@needs_potato
+def test_every_estimate_kind_on_the_cascade_fixture(tmp_path: Path) -> None:
+    """``cascade_fixture``: ppi by language (look 2), no_worse_than_human (look 1) and
+    distributional (look 1) beside a selective_risk that never ran (0 looks) and a
+    threshold_legacy on another scheme. Three dev labels on ``sentiment`` (one person
+    per item; the distributional contract's overlap copies stay open): every estimate
+    returns the stored result with the note, as Potato's; ``--retest`` spends each one's
+    next look with Potato's numbers."""
+    accord, potato = tmp_path / "accord", tmp_path / "potato"
+    shutil.copytree(ENGINE / "cascade_fixture", accord)
+    _potato_all(accord)  # Potato's records current first
+    subprocess.run([sys.executable, "-m", "tests.potato_real.dev_labels", str(accord), "3",
+                    "--scheme", "sentiment", "--rate", "0.5", "--budget", "2000"],
+                   cwd=REPO, capture_output=True, text=True, timeout=300, env=_env(),
+                   check=True)
+    shutil.copytree(accord, potato)
+    theirs = _potato_all(potato)
+    report = label_report(accord, certify=True)
+    for ident, recorded in theirs.items():
+        status = report.contracts[ident]
+        assert (status.state, status.looks) == (recorded["status"],
+                                                recorded["looks_spent"]), ident
+        assert status.retest_available is recorded.get("retest_available", False), ident
+    assert sorted(i for i, r in theirs.items() if r.get("retest_available")) == [
+        "sentiment_distribution", "sentiment_prevalence", "sentiment_vs_people"]
+    assert not any(line.get("kind") == "look" for line in _ledger(accord))
+    theirs = _potato_all(potato, "--retest")
+    report = label_report(accord, certify=True, retest=True)
+    spent = {}
+    for ident, recorded in theirs.items():
+        status = report.contracts[ident]
+        assert (status.state, status.looks) == (recorded["status"],
+                                                recorded["looks_spent"]), ident
+        if ident.startswith("sentiment"):
+            assert _same(_stored(accord, ident), recorded) == [], ident
+    for line in _ledger(accord):
+        if line.get("kind") == "look":
+            spent[line["contract"]] = line["look"]
+    assert spent == {"sentiment_prevalence": 3, "sentiment_vs_people": 2,
+                     "sentiment_distribution": 2}
+
+
+def _potato_all(project: Path, *args: str) -> dict[str, Any]:
+    """``potato label certify --json`` on every scheme, contract id → result."""
+    done = subprocess.run([str(POTATO), "label", "certify", "config.yaml", "--json", *args],
+                          cwd=project, capture_output=True, text=True, timeout=300,
+                          env=_env(), check=True)
+    return {c: r for scheme in json.loads(done.stdout).values() for c, r in scheme.items()}

@@ -2,7 +2,7 @@
 only dev labels arrived").
 
     .venv/bin/python -m tests.potato_real.dev_labels PROJECT N [--against K] [--seed S]
-        [--rate R] [--budget B] [--start I]
+        [--rate R] [--budget B] [--start I] [--scheme NAME]
 
 On a **copy** of a labelling-engine project (never a committed one): Potato's own engine
 draws one more calibration wave (``Engine.draw_calibration``: a Bernoulli wave over the
@@ -18,8 +18,11 @@ which get a label other than the cascade's last tier's prediction on the item (a
 on which that tier looks worse, so dev may choose another rule). ``--budget`` raises
 ``budgets.human_labels`` in the copy's ``config.yaml`` first (the demo's budget is spent;
 budgets are neither a contract's parameters nor the cascade, so Potato's same-data test
-does not read them). Prints one JSON line: the wave's dev and cert request counts and the
-labels given.
+does not read them). ``--scheme``: only that scheme's wave (default: every scheme's; the
+dev answer is the ``truth`` field). One request per item is answered: the overlap copies
+Potato adds (``humans.overlap``, or ``distribution_k`` for a distributional contract)
+wait for other people. Prints one JSON line: the wave's dev and cert request counts and
+the labels given.
 
 Potato is GPL-3.0; this only calls its engine API, as ``engine_projects.py`` does.
 """
@@ -51,10 +54,10 @@ def _raise_budget(project: Path, budget: int) -> None:
 
 
 def add_dev_labels(project: Path, n: int, *, against: int = 0, seed: int = 7,
-                   rate: float = 0.2, budget: int | None = None, start: int = 0
-                   ) -> dict[str, Any]:
+                   rate: float = 0.2, budget: int | None = None, start: int = 0,
+                   scheme_name: str | None = None) -> dict[str, Any]:
     """Draw a wave with Potato's engine and answer at most ``n`` of its dev requests
-    (in item order, from the ``start``-th)."""
+    (in item order, from the ``start``-th); only on ``scheme_name`` when given."""
     if budget is not None:
         _raise_budget(project, budget)
     os.chdir(project)
@@ -66,11 +69,16 @@ def add_dev_labels(project: Path, n: int, *, against: int = 0, seed: int = 7,
     given: list[dict[str, Any]] = []
     wave: dict[str, int] = {}
     for scheme in engine.schemes():
+        if scheme_name is not None and scheme.name != scheme_name:
+            continue
         _, ids = engine.draw_calibration(scheme, [str(v.item_id) for v in views], rate=rate,
                                          seed=seed)
         requests = [engine.store.get_request(i) for i in ids]
-        dev = sorted((r for r in requests if r is not None and r.split == "dev"),
-                     key=lambda r: r.item_id)
+        first: dict[str, Any] = {}  # one request per item: overlap copies wait
+        for r in requests:
+            if r is not None and r.split == "dev":
+                first.setdefault(r.item_id, r)
+        dev = sorted(first.values(), key=lambda r: r.item_id)
         wave[scheme.name] = len(ids)
         wave[f"{scheme.name}.dev"] = len(dev)
         last = engine.tiers(scheme)[-1]
@@ -101,10 +109,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=0.2)
     parser.add_argument("--budget", type=int)
     parser.add_argument("--start", type=int, default=0)
+    parser.add_argument("--scheme")
     ns = parser.parse_args(argv)
     print(json.dumps(add_dev_labels(ns.project.resolve(), ns.n, against=ns.against,
                                     seed=ns.seed, rate=ns.rate, budget=ns.budget,
-                                    start=ns.start)))
+                                    start=ns.start, scheme_name=ns.scheme)))
     return 0
 
 
