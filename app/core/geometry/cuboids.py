@@ -125,7 +125,9 @@ __all__ = [
 ]
 
 BLOCK = 4096
-"""Pairs classified (and sent to the closed forms) at once: bounds the temporaries."""
+"""Pairs validated, laid out as columns and computed at once: the temporaries (300 KB at
+most) stay in the caches. Measured on 20,000 pairs: 2,048 and 8,192 within noise of it
+on tilted pairs, 2,048 10% slower yaw only (numpy's per-call cost)."""
 
 
 def cuboid_iou_pairs(a: np.ndarray, b: np.ndarray, *,
@@ -243,10 +245,12 @@ class _Later(NamedTuple):
 
 
 def _clamped(ca: np.ndarray, cb: np.ndarray, _found: object) -> np.ndarray:
+    """Volumes of the level pairs the side sum refused (their columns)."""
     return clamped_volumes(ca, cb)
 
 
 def _clipped(_ca: np.ndarray, _cb: np.ndarray, found: object) -> np.ndarray:
+    """Volumes of the pairs left to clipping, from the poses the blocks kept."""
     clips = cast(list[tuple[np.ndarray, ...]], found)
     return clipped_volumes(*(np.concatenate([clip[k] for clip in clips]) for k in range(3, 7)))
 
