@@ -53,7 +53,7 @@ def solve_small(tuples: Tuples, by_lead: np.ndarray, tuple_segment: np.ndarray,
     at = start[seg[left]]
     disjoint = (np.left_shift(tuples.relative[a], tuples.first[a] - at)
                 & np.left_shift(tuples.relative[b], tuples.first[b] - at)) == 0
-    left, a, b = left[disjoint], a[disjoint], b[disjoint]
+    left, a, b = (np.compress(disjoint, x) for x in (left, a, b))
     two = tuples.costs[a] + tuples.costs[b] + (units[left] - tuples.size[a] - tuples.size[b])
     np.minimum.at(value, seg[left], two)
     # The chosen tuples of the wanted segments.

@@ -100,7 +100,7 @@ def _pairs(units: FlatUnits, bound: float, width: float
     stop = np.arange(1, size + 1)
     going = np.arange(size)
     while len(going):  # each unit's window, one place further per round (a few rounds)
-        going = going[keys[stop[going]] <= limit[going]]
+        going = np.compress(keys[stop[going]] <= limit[going], going)
         stop[going] += 1
     counts = stop - np.arange(size) - 1
     if int(counts.sum()) > MAX_PAIRS:
@@ -108,13 +108,13 @@ def _pairs(units: FlatUnits, bound: float, width: float
     first = np.repeat(np.arange(size), counts)
     second = first + 1 + ragged(counts)
     keep = units.annotator[first] != units.annotator[second]
-    first, second = first[keep], second[keep]
+    first, second = np.compress(keep, first), np.compress(keep, second)
     total = length[first] + length[second]
     shift = (np.abs(units.starts[first] - units.starts[second])
              + np.abs(units.ends[first] - units.ends[second]))
     d = (shift / total) ** 2 + (units.labels[first] != units.labels[second])
     keep = d < bound
-    return first[keep], second[keep], d[keep]
+    return np.compress(keep, first), np.compress(keep, second), np.compress(keep, d)
 
 
 def _find(indptr: np.ndarray, degree: np.ndarray, second: np.ndarray, p: np.ndarray,
@@ -130,8 +130,8 @@ def _find(indptr: np.ndarray, degree: np.ndarray, second: np.ndarray, p: np.ndar
         at = low[going] + step
         partner = second[at]
         hit = partner == q[going]
-        where[going[hit]] = at[hit]
-        going = going[(partner < q[going]) & (count[going] > step + 1)]
+        where[np.compress(hit, going)] = np.compress(hit, at)
+        going = np.compress((partner < q[going]) & (count[going] > step + 1), going)
         step += 1
     return where
 
@@ -158,13 +158,13 @@ def flat_tuples(units: FlatUnits, n_annotators: int, width: float) -> Tuples:
         ok = np.ones(len(base), dtype=bool)
         for i in range(k - 1):  # a new annotator: it pairs with the last member already
             ok &= units.annotator[columns[i][base]] != units.annotator[added]
-        base, added, at = base[ok], added[ok], at[ok]
+        base, added, at = (np.compress(ok, x) for x in (base, added, at))
         found: list[np.ndarray] = []
         for i in range(k - 1):  # the new unit must pair with every other member too
             where = _find(indptr, degree, second, columns[i][base], added)
             ok = where >= 0
-            base, added, at = base[ok], added[ok], at[ok]
-            found = [f[ok] for f in found] + [where[ok]]
+            base, added, at = (np.compress(ok, x) for x in (base, added, at))
+            found = [np.compress(ok, f) for f in found] + [np.compress(ok, where)]
         values = [d[where] for where in found] + [d[at]]
         new_sums = [sums[i][base] + values[i] for i in range(k)]
         new_sum = values[0]
@@ -174,16 +174,18 @@ def flat_tuples(units: FlatUnits, n_annotators: int, width: float) -> Tuples:
         keep = np.ones(len(base), dtype=bool)
         for member_sum in new_sums:
             keep &= member_sum < bound
-        levels.append(([c[base][keep] for c in columns] + [added[keep]],
-                       [m[keep] for m in new_sums], (total[base] + new_sum)[keep]))
+        base = np.compress(keep, base)
+        levels.append(([c[base] for c in columns] + [np.compress(keep, added)],
+                       [np.compress(keep, m) for m in new_sums],
+                       total[base] + np.compress(keep, new_sum)))
     parts: list[tuple[list[np.ndarray], np.ndarray]] = []
     for columns, sums, total in levels:
         k = len(columns)
         keep = np.ones(len(total), dtype=bool)
         for member_sum in sums:
             keep &= member_sum < c2n + k - 1
-        parts.append(([c[keep] for c in columns],
-                      (total[keep] + (c2n - k * (k - 1) / 2)) / c2n))
+        parts.append(([np.compress(keep, c) for c in columns],
+                      (np.compress(keep, total) + (c2n - k * (k - 1) / 2)) / c2n))
     count = sum(len(costs) for _, costs in parts)
     members = np.full((count, n), -1, dtype=np.int64)
     sizes = np.empty(count, dtype=np.int64)
