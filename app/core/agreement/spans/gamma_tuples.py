@@ -38,6 +38,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+NEAR = 4
+"""Window places found by whole-array comparisons (most windows hold fewer)."""
+
 MAX_PAIRS = 40_000_000
 """Candidate pairs examined in one batch (a few hundred MB of intermediates); beyond, the
 caller aligns the items of the batch one by one."""
@@ -96,17 +99,24 @@ def _pairs(units: FlatUnits, bound: float, width: float
     reach = ((root + 1) * length + (root - 1) * np.repeat(longest, runs)) / 2
     slack = 8 * np.finfo(np.float64).eps * (abs(float(units.keys[-1])) + width) if size else 0.0
     limit = units.keys + reach * (1 + 1e-12) + slack
+    # Each unit's window: the units δ places after it while their key is within its
+    # limit (keys ascend, so the window is a run). δ ≤ NEAR by whole-array slices, then
+    # one place further per round for the units still going.
+    counts = np.zeros(size, dtype=np.int64)
+    for delta in range(1, min(NEAR, size - 1) + 1):
+        counts[:-delta] += units.keys[delta:] <= limit[:-delta]
+    going = np.flatnonzero(counts == NEAR)
     keys = np.append(units.keys, np.inf)
-    stop = np.arange(1, size + 1)
-    going = np.arange(size)
-    while len(going):  # each unit's window, one place further per round (a few rounds)
-        going = np.compress(keys[stop[going]] <= limit[going], going)
-        stop[going] += 1
-    counts = stop - np.arange(size) - 1
-    if int(counts.sum()) > MAX_PAIRS:
+    while len(going):
+        going = np.compress(keys[np.minimum(going + counts[going] + 1, size)] <= limit[going],
+                            going)
+        counts[going] += 1
+    total = int(counts.sum())
+    if total > MAX_PAIRS:
         raise TooManyPairsError
     first = np.repeat(np.arange(size), counts)
-    second = first + 1 + ragged(counts)
+    second = np.arange(total) + np.repeat(np.arange(1, size + 1) - (np.cumsum(counts) - counts),
+                                          counts)
     keep = units.annotator[first] != units.annotator[second]
     first, second = np.compress(keep, first), np.compress(keep, second)
     total = length[first] + length[second]
