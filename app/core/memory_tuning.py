@@ -9,10 +9,9 @@ then gives the heap's top back to the system whenever more than ``M_TRIM_THRESHO
 is free there, and serves every request above ``M_MMAP_THRESHOLD`` with a fresh
 ``mmap``; the next block touches that memory again and the kernel zero-fills it page by
 page. Both thresholds start at 128 KB and only grow as the process happens to free
-large mapped arrays (glibc's dynamic threshold, up to 32 MB / 64 MB), so the cost
-depended on what the process had done before: on 20,000 tilted cuboid pairs one call
-took 11,000-20,000 page faults (``ru_minflt``) and 34-55 ms instead of 34 ms, and the
-issue-38 kernel line swung between 95× and 135× Potato from one run to the next.
+large mapped arrays (glibc's dynamic threshold, up to 32 MB / 64 MB), so the kernel's
+speed depended on what the process had done before (measured below; page faults counted
+by ``ru_minflt``).
 
 What it changes, for the whole process
 --------------------------------------
@@ -24,16 +23,20 @@ What it changes, for the whole process
 - ``M_TRIM_THRESHOLD`` = :data:`TRIM_THRESHOLD` (32 MiB): up to 32 MiB of free memory
   may stay at the heap's top (per arena) instead of going back to the system at once.
 
-Both are values glibc's own dynamic threshold reaches after the first large free; here
-they hold from the start, so a computation's speed does not depend on its history. The
+Both lie inside the range glibc's own dynamic thresholds move in once the process has
+freed a large array; here they hold from the start, so a computation's speed does not
+depend on its history. Worker threads' arenas follow them too (the GUI computes there). The
 price: the process may keep up to 32 MiB per arena that it no longer uses, and freed
 blocks under 4 MiB in the middle of the heap are reused rather than returned.
 
-Measured (``tests/benchmarks/bench_identity.py --skip-study``, 2 shared cores, the
-kernel line on 20,000 overlapping pairs, best of five each, ranges over runs): without
-the tuning 95-135× Potato on tilted pairs and 96-135× yaw only (the same code, different
-page-fault counts); with it 0 page faults per call after the first and the ratios in
-``tests/benchmarks/README.md``.
+Measured on 2 shared cores, one :func:`~app.core.geometry.cuboids.cuboid_iou_pairs` call
+on 20,000 overlapping near-upright pairs (pitch and roll N(0, 0.002-0.05 rad)): in a
+process that has freed no large array before, 15,000-19,000 page faults and 46-50 ms per
+call untuned, 0-2 faults and 30-35 ms tuned (yaw-only pairs 4.0 ms either way). In
+``tests/benchmarks/bench_identity.py --skip-study``, whose data generation frees large
+arrays first (so glibc's own thresholds have grown somewhat), the first tilt measured
+33 ms untuned against 28-30 ms tuned (157-161× Potato against 180-191×), the later ones
+within noise.
 
 It is glibc only (Linux): elsewhere (macOS, Windows, musl) it does nothing and says so by
 returning ``False``. It is called by the command line's entry point
