@@ -14,15 +14,15 @@ timed apart). Potato 2.12.1's ``iaa/span.py`` functions (``token_level_kappa``,
 ``_aggregate_span`` calls per item) run on the same documents in the same process, by
 the first 300 (``--potato-items N``: the first N; the ratio is per document).
 
-A second line adds Mathet's γ (``items_gamma``, batched, 30 shuffle samples a document)
-on the first ``--gamma-docs`` documents (default all 10,000; about a minute) and Potato's
-own ``gamma`` on the Potato documents, and prints the γ-included corpus time of both
-(scaled to 10,000 documents where fewer ran) and their ratio. That line is reported, not
-a pass condition: γ alone still takes far more than the issue's 10 s (see the benchmarks
-README).
+A second line adds Mathet's γ (``items_gamma``: the batched fast path, exact, 30 shuffle
+samples a document) on the first ``--gamma-docs`` documents (default all 10,000; best of
+three runs, its process CPU time beside the wall time because other processes share the
+machine) and Potato's own ``gamma`` on the Potato documents, and prints the γ-included
+corpus time of both (scaled to 10,000 documents where fewer ran) and their ratio.
 
 Exits non-zero when a per-document value differs from Potato's by more than 1e-9, when
-Accord takes 10 s or more (without γ), or when it is slower than Potato.
+Accord takes 10 s or more without γ or (issue 37's goal) with γ on all 10,000 documents,
+or when it is slower than Potato.
 """
 
 from __future__ import annotations
@@ -85,15 +85,22 @@ def make_study(n_docs: int = N_DOCS) -> tuple[dict[str, dict[str, Spans]], dict[
 
 def gamma_line(answers: dict[str, dict[str, Spans]], lengths: dict[str, int],
                ids: list[str], metrics_time: float, potato_per_doc: float, n_potato: int,
-               n_gamma: int) -> str:
-    """Every span metric with γ: Accord's batched γ against Potato's own ``gamma``."""
+               n_gamma: int) -> tuple[str, float]:
+    """Every span metric with γ: Accord's batched γ (best of three) against Potato's own
+    ``gamma``; the line and Accord's γ-included time for 10,000 documents."""
     from potato.server_utils.iaa import span as potato
 
     from app.core.agreement.spans.gamma import items_gamma, mean_gamma
 
-    start = time.perf_counter()
-    summary = mean_gamma(items_gamma([(answers[i], lengths[i]) for i in ids[:n_gamma]]))
-    gamma_time = (time.perf_counter() - start) * N_DOCS / n_gamma
+    items = [(answers[i], lengths[i]) for i in ids[:n_gamma]]
+    walls, cpus = [], []
+    for _ in range(REPEATS):
+        start, cpu = time.perf_counter(), time.process_time()
+        summary = mean_gamma(items_gamma(items))
+        walls.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - cpu)
+    gamma_time = min(walls) * N_DOCS / n_gamma
+    cpu_time = cpus[walls.index(min(walls))] * N_DOCS / n_gamma
     start = time.perf_counter()
     for iid in ids[:n_potato]:
         potato.gamma(answers[iid], lengths[iid])
@@ -101,11 +108,12 @@ def gamma_line(answers: dict[str, dict[str, Spans]], lengths: dict[str, int],
     ours = metrics_time + gamma_time
     theirs = (potato_per_doc + potato_gamma) * N_DOCS
     scaled = "" if n_gamma == N_DOCS else f" (gamma on {n_gamma} documents, scaled)"
-    return (f"with gamma, {N_DOCS} docs: accord {ours:.1f}s (gamma {gamma_time:.1f}s, "
-            f"{1000 * gamma_time / N_DOCS:.1f} ms a document; mean gamma "
-            f"{summary.gamma:.4f}){scaled}  potato with its gamma {theirs:.0f}s (its gamma "
-            f"{1000 * potato_gamma:.0f} ms a document)  ratio {theirs / ours:.0f}x  "
-            f"goal {GOAL_SECONDS:.0f}s: {'met' if ours < GOAL_SECONDS else 'not met'}")
+    runs = ", ".join(f"{w * N_DOCS / n_gamma:.1f}" for w in walls)
+    return (f"with gamma, {N_DOCS} docs: accord {ours:.1f}s (gamma {gamma_time:.1f}s, best of "
+            f"{runs}; {1000 * gamma_time / N_DOCS:.2f} ms a document, CPU {cpu_time:.1f}s; "
+            f"mean gamma {summary.gamma:.4f}){scaled}  potato with its gamma {theirs:.0f}s "
+            f"(its gamma {1000 * potato_gamma:.0f} ms a document)  ratio {theirs / ours:.0f}x  "
+            f"goal {GOAL_SECONDS:.0f}s: {'met' if ours < GOAL_SECONDS else 'not met'}"), ours
 
 
 def main() -> int:
@@ -161,9 +169,13 @@ def main() -> int:
           f"potato iaa/span.py {potato_time:.1f}s{scaled}  ratio {ratio:.0f}x  "
           f"largest difference {worst:.2g}  means "
           + ", ".join(f"{k} {v:.4f}" for k, v in result.values.items() if v is not None))
-    print(gamma_line(answers, lengths, table.item_ids, accord_time + build_time,
-                     per_doc_potato, n_potato, min(args.gamma_docs, N_DOCS)))
+    n_gamma = min(args.gamma_docs, N_DOCS)
+    line, with_gamma = gamma_line(answers, lengths, table.item_ids, accord_time + build_time,
+                                  per_doc_potato, n_potato, n_gamma)
+    print(line)
     ok = accord_time + build_time < GOAL_SECONDS and ratio > 1
+    if n_gamma == N_DOCS:  # the goal is on the whole corpus, not a scaled part of it
+        ok = ok and with_gamma < GOAL_SECONDS
     return 0 if ok else 1
 
 
