@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import shapely
 
-from app.core.geometry import cuboid_boxes, cuboid_clip, cuboids
+from app.core.geometry import cuboid_boxes, cuboid_clip, cuboid_filters, cuboids
 from app.core.geometry.cuboid_level import clamped_volumes, level_volumes
 from app.core.geometry.cuboids import cuboid_iou_pairs
 from tests.core.cuboid_cases import ORACLE, SEED, assert_matches_oracle, random_pairs
@@ -156,3 +156,19 @@ def test_relative_pose_columns_is_relative_pose() -> None:
     np.testing.assert_array_equal(turn_c, turn)
     np.testing.assert_array_equal(shift_c, shift)
     assert turn_c.transpose(1, 2, 0).flags.c_contiguous and shift_c.T.flags.c_contiguous
+
+
+def test_columns_apart_is_spheres_apart() -> None:
+    """The sphere filter on columns decides every pair as the one on rows does, touching
+    spheres (not apart) included."""
+    a, b = random_pairs(np.random.default_rng(SEED + 7), 3000, spread=4.0)
+    b[:100, 0:3] = a[:100, 0:3]
+    rows_a, rows_b = cuboid_boxes.checked_rows(a, "a"), cuboid_boxes.checked_rows(b, "b")
+    radii = cuboid_boxes.half_diagonals(rows_a) + cuboid_boxes.half_diagonals(rows_b)
+    rows_b[100:200, 0] = rows_a[100:200, 0] + radii[100:200]  # spheres just touching
+    rows_b[100:200, 1:3] = rows_a[100:200, 1:3]
+    expected = cuboid_filters.spheres_apart(rows_a, rows_b)
+    assert 0.2 < expected.mean() < 0.9 and not expected[:100].any()
+    np.testing.assert_array_equal(
+        cuboid_filters.columns_apart(np.ascontiguousarray(rows_a.T),
+                                     np.ascontiguousarray(rows_b.T)), expected)

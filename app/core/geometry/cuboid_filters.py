@@ -43,10 +43,13 @@ def columns_apart(ca: np.ndarray, cb: np.ndarray) -> np.ndarray:
     """:func:`spheres_apart` on box columns ``(10, k)`` (as
     :func:`~app.core.geometry.cuboid_boxes.checked_columns` lays them out), with the same
     arithmetic: every loop runs over contiguous pairs."""
-    d = ca[0:3] - cb[0:3]
-    distance = np.sqrt((d[0] * d[0] + d[1] * d[1]) + d[2] * d[2])
-    radii = np.sqrt((ca[3] * ca[3] + ca[4] * ca[4]) + ca[5] * ca[5]) / 2.0
-    radii += np.sqrt((cb[3] * cb[3] + cb[4] * cb[4]) + cb[5] * cb[5]) / 2.0
+    squares = ca[0:3] - cb[0:3]
+    squares *= squares
+    distance = np.sqrt(np.add(squares[0], squares[1], out=squares[0]) + squares[2])
+    radii = np.zeros(ca.shape[1])
+    for sizes in (ca[3:6], cb[3:6]):  # each half-diagonal as half_diagonals has it
+        np.multiply(sizes, sizes, out=squares)
+        radii += np.sqrt(np.add(squares[0], squares[1], out=squares[0]) + squares[2]) / 2.0
     apart: np.ndarray = distance > radii
     return apart
 
