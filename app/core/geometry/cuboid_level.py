@@ -14,9 +14,11 @@ calls per block) took some 380 ns.
 
 This module works on a block of pairs laid out as **columns** (``(10, k)``: one
 contiguous row per box field, see
-:func:`~app.core.geometry.cuboid_boxes.checked_columns`), and stacks the 8 sides of the
-two rectangles into ``(2, 4, k)`` arrays (side sign × family × pair), so each numpy call
-does the work of eight and every loop runs over contiguous memory.
+:func:`~app.core.geometry.cuboid_boxes.checked_columns`), and stacks the 4 families of
+sides of the two rectangles into ``(4, k)`` arrays (family × pair), one side sign after
+the other, so each numpy call does the work of four and every loop runs over contiguous
+memory that stays in the cache (a block of 4,096 pairs: some 0.2 µs per pair, validation
+and IoU included; numpy's per-call cost is most of it).
 
 The side sum, stacked
 ---------------------
