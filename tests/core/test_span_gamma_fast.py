@@ -245,3 +245,38 @@ def test_batch_draws_are_shuffle_draws() -> None:
             if drawn[i]:
                 assert sources[i].ravel().tolist() == [s for s, _ in draws]
                 assert pivots[i].ravel().tolist() == [p for _, p in draws]
+
+
+def test_eight_annotators_draw_item_by_item() -> None:
+    """Eight annotators: the stretches may reach 8, so every item's draws are taken by
+    gamma_chance.shuffle_draws; the disorders still equal the per-continuum path's."""
+    rng = np.random.default_rng(9)
+    items = []
+    for _ in range(3):
+        units, length = random_item(rng, 8, False)
+        items.append(([Units(u.starts[:2], u.ends[:2], u.labels[:2]) for u in units], length))
+    reference = exact(items, 3, 3)
+    for answer, ref in zip(batch_alignments(items, 3, 3), reference, strict=True):
+        assert answer is not None
+        assert math.isclose(answer[1].disorder, ref[0], abs_tol=1e-12)
+        assert np.allclose(answer[0], ref[1:], rtol=0, atol=1e-12)
+
+
+def test_too_many_candidates_go_item_by_item(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch over the candidate cap raises, and items_gamma then aligns each item on its
+    own: the same γ as item_gamma."""
+    from app.core.agreement.spans import gamma_tuples
+    from app.core.agreement.spans.gamma import item_gamma, items_gamma
+    from app.core.agreement.spans.gamma_alignment import AlignmentTooLargeError
+
+    rng = np.random.default_rng(10)
+    items = [random_item(rng, 3, True) for _ in range(4)]
+    monkeypatch.setattr(gamma_tuples, "MAX_PAIRS", 3)
+    with pytest.raises(AlignmentTooLargeError):
+        batch_alignments(items, 1, 3)
+    spans = [({f"r{a}": [(float(s), float(e), str(k)) for s, e, k in
+                         zip(u.starts, u.ends, u.labels, strict=True)]
+               for a, u in enumerate(units)}, length) for units, length in items]
+    batched = items_gamma(spans, n_samples=4)
+    alone = [item_gamma(s, n, n_samples=4) for s, n in spans]
+    assert [b.gamma for b in batched] == [a.gamma for a in alone]

@@ -42,8 +42,8 @@ NEAR = 4
 """Window places found by whole-array comparisons (most windows hold fewer)."""
 
 MAX_PAIRS = 40_000_000
-"""Candidate pairs examined in one batch (a few hundred MB of intermediates); beyond, the
-caller aligns the items of the batch one by one."""
+"""Candidate pairs (or candidate tuples of one size) examined in one batch (a few hundred
+MB of intermediates); beyond, the caller aligns the items of the batch one by one."""
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ class Tuples:
 
 
 class TooManyPairsError(Exception):
-    """More candidate pairs than :data:`MAX_PAIRS`."""
+    """More candidate pairs or tuples than :data:`MAX_PAIRS`."""
 
 
 def ragged(counts: np.ndarray) -> np.ndarray:
@@ -162,6 +162,8 @@ def flat_tuples(units: FlatUnits, n_annotators: int, width: float) -> Tuples:
         counts = degree[columns[-1]]
         if not counts.any():
             break
+        if int(counts.sum()) > MAX_PAIRS:  # many annotators over dense spans
+            raise TooManyPairsError
         base = np.repeat(np.arange(len(counts)), counts)
         at = np.repeat(indptr[columns[-1]], counts) + ragged(counts)
         added = second[at]
