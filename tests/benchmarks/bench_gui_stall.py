@@ -183,6 +183,32 @@ instead of 1.14 in ``bench_span_metrics.py``). Three runs (offscreen, load 0.8-0
 ms. The longest gaps left are the reader's, each as an annotator's folder is done
 (``read_potato``, ``formats/potato/project.py``: 34-54 ms, at 0.5, 1.0 and 1.5 s), and
 the report's last steps beside the GUI's (33-37 ms); none is in the span scoring now.
+
+Then (issue 37, later that night): ``--where`` also samples every thread each 2 ms and
+prints what the GUI thread and the worker ran during each of the 8 longest gaps, and the
+bench pins glibc's heap thresholds as the ``accord`` command does
+(``memory_tuning.tune_allocator``). Causes found and fixed, each a single step that held
+the lock: the reader's ``data.decode`` of each 40 MB ``user_state.json`` (24-35 ms; now
+decoded a 1 MB piece at a time, ``reading/json_file.py``) and the free of the parsed state
+(47 ms; its ``instance_id_to_*`` mappings emptied 256 entries at a time,
+``slices.empty_in_slices``); the span kind's ``spans_of``/``build_table`` under full
+collections (20-30 ms; collector paused), the free of the spans read (21 ms; in slices),
+``np.asarray`` of 600,000 offsets (22 ms; ``array_in_slices``), the free of what
+``items_gamma`` prepared at each return (12 ms idle at 500 items, 20-33 busy; 100 items a
+call now); ``char_tags``' first painting step over 1.5 million characters (15-31 ms; in
+pieces of ``CHUNK_CHARS``). On the GUI thread after the result: the project tree's
+10,000 rows (26-42 ms; 1,000 a turn), the spans view's list (20 ms; its order a turn
+before, texts formatted for painted rows only), the items view's column fit (38 ms busy;
+distinct texts measured once, without Qt indexes). Measured on the current γ (open 11-16
+s), offscreen, five runs each, interleaved, load 1.8-2.3: without these fixes 50, 64,
+58, 66, 65 ms (after the result 37-40 ms); with them 24, 25, 28, 44, 32 ms (after the
+result 19-23); with the allocator pinned too (load 1.5-1.7) 24, 27, 21 ms, one or two
+gaps over 20 ms per open. On the older, slower γ (open 55-98 s, load 1.4-12): 137, 126,
+64, 97, 48 ms before, 51, 39, 32, 36, 44 after. What is left over 30 ms only in busy
+minutes, and in γ's own code (``gamma_*.py``: ``gamma_tuples.flat_tuples``,
+``gamma_window.solve``), at load 2 or more also gaps where the worker ran Python
+throughout (the GUI thread waiting for a core). ``--sweeps 50`` 16-21 ms and
+``--labeling 2000`` 21 ms, as before.
 """
 
 from __future__ import annotations
@@ -475,6 +501,12 @@ def main() -> int:
     parser.add_argument("--launch-child", nargs=2, metavar=("PROJECT", "SETTINGS"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
+    # glibc's heap thresholds pinned as the accord command (and so the window) has them:
+    # untuned, the freed temporaries' pages are given back and faulted in again inside
+    # the C calls that hold the lock.
+    from app.core.memory_tuning import tune_allocator
+
+    tune_allocator()
     if args.launch_child:
         return launch_child(Path(args.launch_child[0]), Path(args.launch_child[1]))
     # The core is imported here, not at the top: the launch child must not pay for it.
