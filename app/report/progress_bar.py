@@ -1,7 +1,10 @@
-"""A progress bar on stderr for the CLI, shown only once a run has taken a second.
+"""A progress bar on stderr for the CLI, shown only once a run has taken a while.
 
-Short runs print nothing; long ones redraw one line in place (a terminal) or print a
-line per tenth (a log file), so CI logs stay readable.
+Short runs print nothing; long ones redraw one line in place on a terminal (after a
+second) or print a line per tenth into a log (after ten seconds), so CI logs stay
+readable. The log waits longer because its lines stay: a run that fails on bad input
+after a slow start (a loaded machine importing scipy) must still leave one line, the
+error, not progress lines above it.
 """
 
 from __future__ import annotations
@@ -14,18 +17,20 @@ from app.core.progress import Progress
 
 WIDTH = 28
 DELAY_SECONDS = 1.0
+LOG_DELAY_SECONDS = 10.0
 
 
 class ProgressBar:
     def __init__(self, stream: TextIO, *, clock: Callable[[], float] = time.monotonic,
-                 delay: float = DELAY_SECONDS) -> None:
+                 delay: float | None = None) -> None:
         self._stream = stream
         self._clock = clock
         self._start = clock()
-        self._delay = delay
         self._shown = False
         self._last_tenth = -1
         self._tty = bool(getattr(stream, "isatty", lambda: False)())
+        self._delay = delay if delay is not None else (
+            DELAY_SECONDS if self._tty else LOG_DELAY_SECONDS)
 
     def __call__(self, step: Progress) -> None:
         if self._clock() - self._start < self._delay:

@@ -40,16 +40,36 @@ class FakeClock:
 
 
 def test_bar_is_silent_for_short_runs_and_draws_after_a_second() -> None:
+    """In a log (not a terminal) the first line waits ten seconds: a short failing run
+    leaves its one error line alone."""
     clock = FakeClock()
     stream = io.StringIO()
     bar = ProgressBar(stream, clock=clock)
     bar(Progress(1, 10, "reading"))
-    clock.now = 0.5
+    clock.now = 9.5
     bar(Progress(2, 10, "reading"))
     assert stream.getvalue() == ""
-    clock.now = 1.5
+    clock.now = 10.5
     bar(Progress(5, 10, "scheme sentiment"))
     bar(Progress(5, 10, "scheme sentiment"))  # same tenth: no second line in a log
     bar(Progress(10, 10, "done"))
     bar.close()
     assert stream.getvalue() == " 50% scheme sentiment\n100% done\n"
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_the_bar_draws_after_a_second_in_place() -> None:
+    clock = FakeClock()
+    stream = _Terminal()
+    bar = ProgressBar(stream, clock=clock)
+    bar(Progress(1, 10, "reading"))
+    assert stream.getvalue() == ""
+    clock.now = 1.5
+    bar(Progress(5, 10, "scheme sentiment"))
+    bar.close()
+    assert stream.getvalue().startswith("\r[" + "#" * 14 + "-" * 14 + "]  50% scheme sentiment")
+    assert stream.getvalue().endswith("\n")
