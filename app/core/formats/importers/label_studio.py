@@ -73,8 +73,7 @@ NOTES = {
     "predictions": "{n} predictions were skipped: they are a model's output, not an "
                    "annotator's.",
     "cancelled": "{n} cancelled (skipped) annotations were left out.",
-    "duplicates": "{n} times an annotator had two annotations of one task; the last updated "
-                  "was kept.",
+    "duplicates": "{n} times an annotator had two annotations of one task; kept the latest.",
     "rotated": "{n} rotated rectangles became polygons of their corners (Potato's boxes are "
                "not rotated).",
     "several labels": "{n} regions had several labels; each keeps its first (a Potato shape "
