@@ -53,7 +53,7 @@ from app.core.agreement.spans.gamma_alignment import (
     Units,
     best_alignments,
 )
-from app.core.agreement.spans.gamma_batch import batch_alignments
+from app.core.agreement.spans.gamma_batch import batch_alignments, chance_draws
 from app.core.agreement.spans.gamma_chance import shuffle_samples
 
 Span = tuple[float, float, str | None]
@@ -184,15 +184,17 @@ def _aligned(item: _Prepared) -> ItemGamma:
     return _conclude(item, best, np.array([c.disorder for c in chance_alignments]))
 
 
-def _conclude(item: _Prepared, best: BestAlignment, chance: np.ndarray) -> ItemGamma:
-    """γ, its interval and the alignment in the caller's span indices."""
+def _conclude(item: _Prepared, best: BestAlignment, chance: np.ndarray,
+              stats: tuple[float, float] | None = None) -> ItemGamma:
+    """γ, its interval and the alignment in the caller's span indices. ``stats``: the
+    chance disorders' mean and standard deviation (ddof 1) when already computed."""
     seed, n_samples, annotators, n_units, empty, duplicates = item.facts
     spans = [c[1].tolist() for c in item.cleaned]
     alignment = tuple(tuple(None if unit == EMPTY else spans[a][unit]
                             for a, unit in enumerate(row))
                       for row in best.tuples.tolist())
-    mean = float(chance.mean())
-    half = Z95 * float(chance.std(ddof=1)) / math.sqrt(n_samples)
+    mean, spread = stats or (float(chance.mean()), float(chance.std(ddof=1)))
+    half = Z95 * spread / math.sqrt(n_samples)
     interval = (mean - half, mean + half)
     observed = best.disorder
     if observed == 0.0:
@@ -233,16 +235,23 @@ def items_gamma(items: Sequence[tuple[Mapping[str, Sequence[Span]], float]], *,
         else:
             groups.setdefault(len(prepared.units), []).append((index, prepared))
     for group in groups.values():
+        sources, pivots, widened = chance_draws([(p.units, p.length) for _, p in group],
+                                                seed, n_samples)
         for at in range(0, len(group), batch_items):
             chunk = group[at: at + batch_items]
+            part = slice(at, at + batch_items)
             try:
                 aligned = batch_alignments([(p.units, p.length) for _, p in chunk], seed,
-                                           n_samples)
+                                           n_samples,
+                                           (sources[part], pivots[part], widened[part]))
             except AlignmentTooLargeError:
                 aligned = [None] * len(chunk)
-            for (index, prepared), answer in zip(chunk, aligned, strict=True):
+            chance = np.array([a[0] if a else np.zeros(n_samples) for a in aligned])
+            stats = zip(chance.mean(axis=1).tolist(), chance.std(axis=1, ddof=1).tolist(),
+                        strict=True)
+            for (index, prepared), answer, stat in zip(chunk, aligned, stats, strict=True):
                 results[index] = (_aligned(prepared) if answer is None
-                                  else _conclude(prepared, answer[1], answer[0]))
+                                  else _conclude(prepared, answer[1], answer[0], stat))
     return [r for r in results if r is not None]
 
 

@@ -66,28 +66,47 @@ def _spacing_and_length(items: Sequence[tuple[Sequence[Units], float]], starts: 
     return spacing, lengths
 
 
-def batch_alignments(items: Sequence[tuple[Sequence[Units], float]], seed: int,
-                     n_samples: int) -> list[Aligned]:
-    """Each item's chance disorders and own best alignment (see the module text).
+Draws = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""Items' chance draws: sources and pivots (items, samples, n) as
+:func:`.gamma_chance.shuffle_draws` takes them, and each item's widened length."""
 
-    ``items``: each item's cleaned units (one :class:`Units` per annotator, sorted by
-    position, the same number n ≥ 2 of annotators in every item, at least one unit) and
-    its text length. Raises :class:`.gamma_alignment.AlignmentTooLargeError` when the
-    batch holds too many candidate pairs (the caller then goes item by item).
-    """
-    count = len(items)
+
+def chance_draws(items: Sequence[tuple[Sequence[Units], float]], seed: int,
+                 n_samples: int) -> Draws:
+    """The chance draws of items with the same number of annotators: by
+    :mod:`.gamma_draws` for all of them at once (its numpy passes cost the same for 40
+    items as for 10,000), by ``shuffle_draws`` for the items it leaves."""
     n = len(items[0][0])
     sizes = np.array([[len(u) for u in units] for units, _ in items], dtype=np.int64)
-    own_starts = np.concatenate([u.starts for units, _ in items for u in units])
-    own_ends = np.concatenate([u.ends for units, _ in items for u in units])
-    own_labels = np.concatenate([u.labels for units, _ in items for u in units])
-    spacing, lengths = _spacing_and_length(items, own_starts, own_ends, sizes)
+    starts = np.concatenate([u.starts for units, _ in items for u in units])
+    ends = np.concatenate([u.ends for units, _ in items for u in units])
+    spacing, lengths = _spacing_and_length(items, starts, ends, sizes)
     sources, pivots, drawn = batch_draws(sizes, lengths, spacing, seed, n_samples)
     for i in np.flatnonzero(~drawn).tolist():
         draws, _ = shuffle_draws(items[i][0], items[i][1], np.random.default_rng(seed),
                                  n_samples)
         sources[i] = np.array([s for s, _ in draws]).reshape(n_samples, n)
         pivots[i] = np.array([p for _, p in draws]).reshape(n_samples, n)
+    return sources, pivots, lengths
+
+
+def batch_alignments(items: Sequence[tuple[Sequence[Units], float]], seed: int,
+                     n_samples: int, draws: Draws | None = None) -> list[Aligned]:
+    """Each item's chance disorders and own best alignment (see the module text).
+
+    ``items``: each item's cleaned units (one :class:`Units` per annotator, sorted by
+    position, the same number n ≥ 2 of annotators in every item, at least one unit) and
+    its text length; ``draws``: their :func:`chance_draws` when already taken. Raises
+    :class:`.gamma_alignment.AlignmentTooLargeError` when the batch holds too many
+    candidate pairs (the caller then goes item by item).
+    """
+    count = len(items)
+    n = len(items[0][0])
+    sources, pivots, lengths = draws or chance_draws(items, seed, n_samples)
+    sizes = np.array([[len(u) for u in units] for units, _ in items], dtype=np.int64)
+    own_starts = np.concatenate([u.starts for units, _ in items for u in units])
+    own_ends = np.concatenate([u.ends for units, _ in items for u in units])
+    own_labels = np.concatenate([u.labels for units, _ in items for u in units])
     # Groups: (item, continuum j = 0 own / 1 + sample, annotator), in that order; a
     # unit's facts are gathered from its group's (small arrays, in cache).
     span = n_samples + 1
