@@ -112,7 +112,7 @@ def _units(spans: Sequence[Span], codes: dict[str | None, int]) -> tuple[Units, 
                                                                            int]:
     """Clean one annotator's spans: (units sorted by position, input index of each unit,
     empty spans dropped, duplicates dropped)."""
-    seen: dict[tuple[float, float, str | None], int] = {}
+    seen: dict[tuple[float, float, int], int] = {}
     empty = 0
     for index, (start, end, label) in enumerate(spans):
         start, end = float(start), float(end)
@@ -121,12 +121,12 @@ def _units(spans: Sequence[Span], codes: dict[str | None, int]) -> tuple[Units, 
         if end <= start:
             empty += 1
             continue
-        seen.setdefault((start, end, label), index)
+        seen.setdefault((start, end, codes[label]), index)
     kept = len(spans) - empty
-    keys = sorted(seen, key=lambda k: (k[0], k[1], str(k[2])))
-    units = Units(np.array([k[0] for k in keys], dtype=np.float64),
-                  np.array([k[1] for k in keys], dtype=np.float64),
-                  np.array([codes[k[2]] for k in keys], dtype=np.int64))
+    # Codes follow the labels' sorted text, so (start, end, code) is the position order.
+    keys = sorted(seen)
+    table = np.array(keys, dtype=np.float64).reshape(len(keys), 3)
+    units = Units(table[:, 0].copy(), table[:, 1].copy(), table[:, 2].astype(np.int64))
     return units, np.array([seen[k] for k in keys], dtype=np.int64), empty, kept - len(keys)
 
 
