@@ -146,6 +146,51 @@ def _find(indptr: np.ndarray, degree: np.ndarray, second: np.ndarray, p: np.ndar
     return where
 
 
+Level = tuple[list[np.ndarray], list[np.ndarray], np.ndarray]
+"""Tuples of one size k: members (k columns, position order), each member's sum of d to
+the others, and the sum of d over the tuple's pairs."""
+
+
+def _grow(units: FlatUnits, level: Level, first: np.ndarray, second: np.ndarray,
+          d: np.ndarray, degree: np.ndarray, indptr: np.ndarray,
+          bound: float) -> Level | None:
+    """Tuples of size k + 1 from those of size k: add a partner of the last member that
+    pairs with every other member, keep member sums under ``bound``."""
+    columns, sums, total = level
+    k = len(columns)
+    counts = degree[columns[-1]]
+    if not counts.any():
+        return None
+    if int(counts.sum()) > MAX_PAIRS:  # many annotators over dense spans
+        raise TooManyPairsError
+    base = np.repeat(np.arange(len(counts)), counts)
+    at = np.arange(len(base)) + np.repeat(indptr[columns[-1]] - (np.cumsum(counts) - counts),
+                                          counts)
+    added = second[at]
+    ok = np.ones(len(base), dtype=bool)
+    for i in range(k - 1):  # a new annotator: it pairs with the last member already
+        ok &= units.annotator[columns[i][base]] != units.annotator[added]
+    base, added, at = (np.compress(ok, x) for x in (base, added, at))
+    found: list[np.ndarray] = []
+    for i in range(k - 1):  # the new unit must pair with every other member too
+        where = _find(indptr, degree, second, columns[i][base], added)
+        ok = where >= 0
+        base, added, at = (np.compress(ok, x) for x in (base, added, at))
+        found = [np.compress(ok, f) for f in found] + [np.compress(ok, where)]
+    values = [d[where] for where in found] + [d[at]]
+    new_sums = [sums[i][base] + values[i] for i in range(k)]
+    new_sum = values[0]
+    for value in values[1:]:
+        new_sum = new_sum + value
+    new_sums.append(new_sum)
+    keep = np.ones(len(base), dtype=bool)
+    for member_sum in new_sums:
+        keep &= member_sum < bound
+    base = np.compress(keep, base)
+    return ([c[base] for c in columns] + [np.compress(keep, added)],
+            [np.compress(keep, m) for m in new_sums], total[base] + np.compress(keep, new_sum))
+
+
 def flat_tuples(units: FlatUnits, n_annotators: int, width: float) -> Tuples:
     """Every kept tuple of two or more units (see the module text). Tuples are grown as
     columns (member i of every tuple of one size), each size sorted by first member."""
@@ -156,40 +201,12 @@ def flat_tuples(units: FlatUnits, n_annotators: int, width: float) -> Tuples:
     first, second, d = _pairs(units, bound, width)
     degree = np.bincount(first, minlength=size)
     indptr = np.cumsum(degree) - degree
-    levels = [([first, second], [d, d], d)]
-    for k in range(2, n):
-        columns, sums, total = levels[-1]
-        counts = degree[columns[-1]]
-        if not counts.any():
+    levels: list[Level] = [([first, second], [d, d], d)]
+    for _k in range(2, n):
+        grown = _grow(units, levels[-1], first, second, d, degree, indptr, bound)
+        if grown is None:
             break
-        if int(counts.sum()) > MAX_PAIRS:  # many annotators over dense spans
-            raise TooManyPairsError
-        base = np.repeat(np.arange(len(counts)), counts)
-        at = np.repeat(indptr[columns[-1]], counts) + ragged(counts)
-        added = second[at]
-        ok = np.ones(len(base), dtype=bool)
-        for i in range(k - 1):  # a new annotator: it pairs with the last member already
-            ok &= units.annotator[columns[i][base]] != units.annotator[added]
-        base, added, at = (np.compress(ok, x) for x in (base, added, at))
-        found: list[np.ndarray] = []
-        for i in range(k - 1):  # the new unit must pair with every other member too
-            where = _find(indptr, degree, second, columns[i][base], added)
-            ok = where >= 0
-            base, added, at = (np.compress(ok, x) for x in (base, added, at))
-            found = [np.compress(ok, f) for f in found] + [np.compress(ok, where)]
-        values = [d[where] for where in found] + [d[at]]
-        new_sums = [sums[i][base] + values[i] for i in range(k)]
-        new_sum = values[0]
-        for value in values[1:]:
-            new_sum = new_sum + value
-        new_sums.append(new_sum)
-        keep = np.ones(len(base), dtype=bool)
-        for member_sum in new_sums:
-            keep &= member_sum < bound
-        base = np.compress(keep, base)
-        levels.append(([c[base] for c in columns] + [np.compress(keep, added)],
-                       [np.compress(keep, m) for m in new_sums],
-                       total[base] + np.compress(keep, new_sum)))
+        levels.append(grown)
     parts: list[tuple[list[np.ndarray], np.ndarray]] = []
     for columns, sums, total in levels:
         k = len(columns)
