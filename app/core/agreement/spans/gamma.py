@@ -7,6 +7,12 @@ pygamma-agreement 0.5.9 computes it - one n-ary best alignment of all annotators
 sampler for chance (:mod:`.gamma_chance`), seeded - per item, then the unweighted mean
 over items as Potato averages its span metrics.
 
+Many items (a project's span scheme): :func:`items_gamma` aligns them by
+:mod:`.gamma_batch`, the items and all their chance samples together, with the same
+chance draws and the same optimum (tested to 1e-12 against :func:`item_gamma`): some
+0.6 ms of CPU a document of 3 annotators × 20 spans, against 6.6 ms before and 35 ms
+item by item (tests/benchmarks/bench_span_metrics.py, bench_gamma.py).
+
 γ = 1 − observed disorder / expected disorder, the expected disorder being the mean best
 alignment disorder of ``n_samples`` chance continua over [0, L], L the item's text length.
 As in pygamma, γ is 1 when the observed disorder is 0 (everybody marked the same spans).
