@@ -203,12 +203,15 @@ distinct texts measured once, without Qt indexes). Measured on the current γ (o
 s), offscreen, five runs each, interleaved, load 1.8-2.3: without these fixes 50, 64,
 58, 66, 65 ms (after the result 37-40 ms); with them 24, 25, 28, 44, 32 ms (after the
 result 19-23); with the allocator pinned too (load 1.5-1.7) 24, 27, 21 ms, one or two
-gaps over 20 ms per open. On the older, slower γ (open 55-98 s, load 1.4-12): 137, 126,
-64, 97, 48 ms before, 51, 39, 32, 36, 44 after. What is left over 30 ms only in busy
-minutes, and in γ's own code (``gamma_*.py``: ``gamma_tuples.flat_tuples``,
-``gamma_window.solve``), at load 2 or more also gaps where the worker ran Python
-throughout (the GUI thread waiting for a core). ``--sweeps 50`` 16-21 ms and
-``--labeling 2000`` 21 ms, as before.
+gaps over 20 ms per open. Last, ``build_table`` empties its 600,000-entry lists one by
+one instead of freeing them at its return (11 ms idle, 20-36 ms busy): six runs (load
+1.0-1.3) 28, 18, 22, 22, 23, 20 ms, 0-2 gaps over 20 ms, the longest now on the GUI
+side after the result (the tree's turns of rows and the spans list, 18-28 ms). On the
+older, slower γ (open 55-98 s, load 1.4-12): 137, 126, 64, 97, 48 ms before, 51, 39, 32,
+36, 44 after. Gaps over 30 ms are left only in busy minutes (load 2 or more): in γ's
+own code (``gamma_tuples.flat_tuples`` 35 ms, ``gamma_window.solve`` 29 ms, one each),
+and gaps where the worker ran Python throughout (the GUI thread waiting for a core).
+``--sweeps 50`` 16-21 ms and ``--labeling 2000`` 21 ms, as before.
 """
 
 from __future__ import annotations
