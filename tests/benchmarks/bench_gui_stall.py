@@ -7,7 +7,8 @@ Run on purpose::
 
 (``--where``: after each of the longest stalls, the innermost lines of Accord's code the
 other threads were at when the GUI thread got the lock back, i.e. at or just past the C
-call that held it; ``--no-reference``: skip the synchronous run, minutes at a million.)
+call that held it, and what the GUI thread and the worker ran during it, sampled every
+2 ms; ``--no-reference``: skip the synchronous run, minutes at a million.)
 
 (offscreen by default; ``QT_QPA_PLATFORM=xcb xvfb-run -a ...`` to include the 3D view,
 which needs OpenGL.)
@@ -498,7 +499,8 @@ def main() -> int:
                         help="open this already generated study (with --labeling or --spans: "
                         "that one) instead of generating it again")
     parser.add_argument("--where", action="store_true",
-                        help="print where the worker was after each of the longest stalls")
+                        help="print where the worker was after each of the longest stalls "
+                        "and what every thread ran during it")
     parser.add_argument("--no-reference", action="store_true",
                         help="skip the synchronous reference (a million items: minutes)")
     parser.add_argument("--launch-child", nargs=2, metavar=("PROJECT", "SETTINGS"),
