@@ -280,3 +280,22 @@ def test_too_many_candidates_go_item_by_item(monkeypatch: pytest.MonkeyPatch) ->
     batched = items_gamma(spans, n_samples=4)
     alone = [item_gamma(s, n, n_samples=4) for s, n in spans]
     assert [b.gamma for b in batched] == [a.gamma for a in alone]
+
+
+def test_fractional_positions_and_spans_past_the_text() -> None:
+    """Positions that are not whole numbers (the spacing then comes from ``np.mean`` per
+    item) and texts shorter than their last span: still the per-continuum disorders."""
+    rng = np.random.default_rng(12)
+    items = []
+    for _ in range(15):
+        units, length = random_item(rng, 3, bool(rng.random() < 0.5))
+        scale = float(rng.uniform(0.3, 1.7))
+        items.append(([Units(u.starts * scale + 0.25, u.ends * scale + 0.5, u.labels)
+                       for u in units], length * scale * float(rng.choice([0.5, 1.0]))))
+    reference = exact(items, 21, 5)
+    for (units, _), answer, ref in zip(items, batch_alignments(items, 21, 5), reference,
+                                       strict=True):
+        assert answer is not None
+        assert math.isclose(answer[1].disorder, ref[0], abs_tol=1e-12)
+        assert np.allclose(answer[0], ref[1:], rtol=0, atol=1e-12)
+        check_alignment(units, answer[1].tuples, answer[1].disorder)
