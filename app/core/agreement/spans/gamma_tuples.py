@@ -101,30 +101,42 @@ def _pairs(units: FlatUnits, bound: float, width: float
     limit = units.keys + reach * (1 + 1e-12) + slack
     # Each unit's window: the units δ places after it while their key is within its
     # limit (keys ascend, so the window is a run). δ ≤ NEAR by whole-array slices, then
-    # one place further per round for the units still going.
-    counts = np.zeros(size, dtype=np.int64)
+    # one place further per round for the units still going; pairs of one annotator are
+    # left out on the way. Each δ gives its pairs sorted by first unit.
+    annotator = units.annotator
+    firsts: list[np.ndarray] = []
+    deltas: list[int] = []
+    examined = 0
+    going = np.zeros(0, dtype=np.int64)
     for delta in range(1, min(NEAR, size - 1) + 1):
-        counts[:-delta] += units.keys[delta:] <= limit[:-delta]
-    going = np.flatnonzero(counts == NEAR)
-    keys = np.append(units.keys, np.inf)
+        inside = units.keys[delta:] <= limit[:-delta]
+        examined += int(np.count_nonzero(inside))
+        firsts.append(np.flatnonzero(inside & (annotator[delta:] != annotator[:-delta])))
+        deltas.append(delta)
+        if delta == NEAR:
+            going = np.flatnonzero(inside)
+    delta = NEAR + 1
     while len(going):
-        going = np.compress(keys[np.minimum(going + counts[going] + 1, size)] <= limit[going],
-                            going)
-        counts[going] += 1
-    total = int(counts.sum())
-    if total > MAX_PAIRS:
+        going = np.compress(going + delta < size, going)
+        going = np.compress(units.keys[going + delta] <= limit[going], going)
+        examined += len(going)
+        firsts.append(np.compress(annotator[going + delta] != annotator[going], going))
+        deltas.append(delta)
+        delta += 1
+    if examined > MAX_PAIRS:
         raise TooManyPairsError
-    first = np.repeat(np.arange(size), counts)
-    second = np.arange(total) + np.repeat(np.arange(1, size + 1) - (np.cumsum(counts) - counts),
-                                          counts)
-    keep = units.annotator[first] != units.annotator[second]
-    first, second = np.compress(keep, first), np.compress(keep, second)
+    first = np.concatenate(firsts) if firsts else np.zeros(0, dtype=np.int64)
+    second = first + np.repeat(np.array(deltas, dtype=np.int64),
+                               [len(f) for f in firsts]) if firsts else first
     total = length[first] + length[second]
     shift = (np.abs(units.starts[first] - units.starts[second])
              + np.abs(units.ends[first] - units.ends[second]))
     d = (shift / total) ** 2 + (units.labels[first] != units.labels[second])
-    keep = d < bound
-    return np.compress(keep, first), np.compress(keep, second), np.compress(keep, d)
+    keep = np.flatnonzero(d < bound)
+    # By first unit, then second: the runs of each δ merged (a stable sort keeps δ's
+    # order, which is the second unit's, among pairs of one first unit).
+    keep = keep[np.argsort(first[keep], kind="stable")]
+    return first[keep], second[keep], d[keep]
 
 
 def _find(indptr: np.ndarray, degree: np.ndarray, second: np.ndarray, p: np.ndarray,
