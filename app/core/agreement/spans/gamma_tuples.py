@@ -26,9 +26,10 @@ Finding pairs: d(u, v) < B needs (|s_v − s_u| + |e_v − e_u|) < √B·(l_u + 
 length). For v starting at or after u (Δ = s_v − s_u ≥ 0), |e_v − e_u| ≥ |Δ + l_v − l_u|,
 so either Δ < l_u − l_v, or 2Δ + l_v − l_u < √B·(l_u + l_v); both give
 Δ < ((√B + 1)·l_u + (√B − 1)·l_v) / 2, at most that with l_v the continuum's longest unit.
-So each unit's partners lie in a window of the position order after it, found by one
-``searchsorted`` on the key continuum · width + start, whose rounding the window is
-widened past; the exact test on d then decides.
+So each unit's partners lie in a window of the position order after it: the units δ
+places after it whose key (continuum · width + start, whose rounding the window is
+widened past) is within its reach, found for every unit at once one δ at a time; the
+exact test on d then decides.
 """
 
 from __future__ import annotations
