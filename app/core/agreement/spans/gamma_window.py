@@ -7,9 +7,8 @@ is a segment of its own and costs 1, its singleton). On γ's chance samples of 3
 most segments hold 1–5 units and no tuple spans more than 5 places. Each segment is solved
 exactly, all segments of a batch together with a few numpy calls per step:
 
-- up to 3 units: a partition holds at most one tuple of two or more units, so the optimum
-  is the cheapest of "that tuple and singletons" over the segment's tuples (a kept tuple
-  of k units costs less than k singletons, so some tuple is always in it);
+- up to :data:`SMALL` (5) units: in closed form (:mod:`.gamma_small`: such a partition
+  holds at most two tuples of two or more units);
 - wider, with every tuple spanning at most ``w`` ≤ :data:`MAX_WINDOW` places, by dynamic
   programming from the segment's last unit back to its first:
 
@@ -21,9 +20,10 @@ exactly, all segments of a batch together with a few numpy calls per step:
   for unit i + b), a tuple is *led* by its first unit and written as its members' offsets
   from it, and singletons are tuples. f(first, 0) is the segment's optimum: every
   partition is a sequence of choices at the units not yet taken, in order. All segments
-  of one ``w`` go in lockstep from their last units (each step, the tuples led by the
-  current unit of every segment still going: an array of tuples × 2^w, its minimum per
-  segment by ``minimum.reduceat``). The chosen tuples of the continua that report their
+  of one ``w`` go in lockstep from their last units (each step, the choices led by the
+  current unit of every segment still going: an array of choices × the 2^(w − 1) states
+  not holding that unit, its minimum per segment by ``minimum.reduceat``; the states
+  holding it are a copy). The chosen tuples of the continua that report their
   alignment are recovered by walking forward through the stored tables, taking at each
   untaken unit the first tuple whose value equals the table's (the same float operations,
   so equality is exact);
