@@ -68,15 +68,17 @@ class Solved:
 
 
 @cache
-def _tables(w: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _tables(w: int) -> tuple[np.ndarray, np.ndarray]:
     """For w places and the states m (w bits) not holding the current unit (m even):
     (m | t) >> 1 and the penalty (∞ where m ∩ t ≠ ∅) for every tuple mask t (w + 1
-    bits); and m >> 1 of the states holding it (m odd)."""
+    bits)."""
     even = np.arange(0, 1 << w, 2)
     masks = np.arange(1 << (w + 1))[:, None]
     shift = (even[None, :] | masks) >> 1
     penalty = np.where((even[None, :] & masks) != 0, np.inf, 0.0)
-    return shift, penalty, np.arange(1, 1 << w, 2) >> 1
+    shift.setflags(write=False)
+    penalty.setflags(write=False)
+    return shift, penalty
 
 
 @dataclass(frozen=True)
@@ -174,7 +176,7 @@ def _window_part(w: int, segs: np.ndarray, start: np.ndarray, length: np.ndarray
                  chosen: list[np.ndarray]) -> None:
     """Segments sorted longest first: at step r (r places before each segment's end)
     the segments longer than r are a prefix, ``active[r]`` of them."""
-    shift, penalty, half = _tables(w)
+    shift, penalty = _tables(w)
     lengths = length[segs]
     ends = start[segs] + lengths - 1
     steps = int(lengths.max())
@@ -190,18 +192,20 @@ def _window_part(w: int, segs: np.ndarray, start: np.ndarray, length: np.ndarray
     fine += entries.cost[index][:, None]
     unit_at = np.concatenate([[0], np.cumsum(active[:-1])])
     choice_at = np.append(heads, len(index))[unit_at]
+    # Each unit's first choice, counted from the first choice of its step.
+    heads = heads - np.repeat(choice_at[:-1], active[:-1])
+    bounds, sizes, marks = choice_at.tolist(), active.tolist(), unit_at.tolist()
+    half = (1 << w) // 2  # the states holding the unit, m >> 1: 0 … half − 1
     f_prev = np.zeros((len(segs), 1 << w))
     tables: list[np.ndarray] = []
     want = bool(seg_wanted[segs].any())
     for r in range(steps):
-        lo, hi = choice_at[r], choice_at[r + 1]
-        g = f_prev.ravel()[cells[lo:hi]]
-        g += fine[lo:hi]
-        f = np.empty((active[r], 1 << w))
-        f[:, 0::2] = np.minimum.reduceat(g, heads[unit_at[r]: unit_at[r + 1]] - lo, axis=0)
-        f[:, 1::2] = f_prev[: active[r]][:, half]
-        done = np.arange(active[r + 1], active[r])
-        value[segs[done]] = f[done, 0]
+        g = f_prev.ravel()[cells[bounds[r]: bounds[r + 1]]]
+        g += fine[bounds[r]: bounds[r + 1]]
+        f = np.empty((sizes[r], 1 << w))
+        f[:, 0::2] = np.minimum.reduceat(g, heads[marks[r]: marks[r + 1]], axis=0)
+        f[:, 1::2] = f_prev[: sizes[r], :half]
+        value[segs[sizes[r + 1]: sizes[r]]] = f[sizes[r + 1]: sizes[r], 0]
         if want:
             tables.append(f)
         f_prev = f
