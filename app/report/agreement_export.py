@@ -68,6 +68,7 @@ from app.core.errors import InputError
 from app.report.agreement_html import render_html
 from app.report.agreement_text import CHANCE_CORRECTED
 from app.report.agreement_vocabulary import PAIR_UNDEFINED, PAIR_UNDEFINED_OTHER
+from app.report.potato_values import potato_reason, potato_values
 
 FORMATS = {".csv": "csv", ".json": "json", ".html": "html", ".htm": "html"}
 COLUMNS = ("scheme", "kind", "scope", "subject", "metric", "value", "interval_low",
@@ -180,6 +181,10 @@ def _scheme_rows(result: SchemeResult) -> Iterator[list[str]]:
     extras = {k: v for k, v in result.extra.items() if k not in _SKIPPED_EXTRAS}
     for metric, value in _numbers(extras):
         yield _row(name, kind, "detail", "", metric, value)
+    for metric, value in potato_values(result):  # Potato's nulls: its numbers came above
+        if value is None and "potato_iaa" in extras:
+            yield _row(name, kind, "detail", "", f"potato_iaa.{metric}", None,
+                       reason=potato_reason(result))
     annotators = result.extra.get("annotators")
     if isinstance(annotators, dict):
         for who, values in annotators.items():

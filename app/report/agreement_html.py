@@ -44,6 +44,7 @@ from app.report.agreement_vocabulary import (
 )
 from app.report.html_escape import csp_meta, text
 from app.report.kinds.words import words_for
+from app.report.potato_values import potato_line
 
 _LOW, _HIGH, _NEGATIVE = (246, 248, 249), (47, 104, 143), "#ecd2cd"
 
@@ -122,6 +123,9 @@ def _scheme(result: SchemeResult, index: int) -> list[str]:
         out.append(f'<p class="hint">Intervals: {float(bootstrap["level"]):.0%} percentile '
                    f'bootstrap over {text(bootstrap["over"])}, {int(bootstrap["resamples"]):,}'
                    f' resamples, seed {int(bootstrap["seed"])}.</p>')
+    potato = potato_line(result)
+    if potato is not None:
+        out.append(f'<p class="potato">{text(potato)}</p>')
     reference = result.extra.get("categorical_reference")
     if isinstance(reference, dict):
         out.append(f'<p>Beside it: α on the categorical scheme <b>{text(reference["scheme"])}'

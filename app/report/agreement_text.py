@@ -13,6 +13,7 @@ from app.core.agreement.compare import Comparison
 from app.core.agreement.result import AgreementReport, SchemeResult
 from app.report.agreement_vocabulary import partition_text, raters_sentence
 from app.report.kinds.words import words_for
+from app.report.potato_values import potato_line
 
 LABELS = {
     "mean_agreement": "mean agreement",
@@ -150,6 +151,9 @@ def _scheme(result: SchemeResult) -> list[str]:
                 note = f"[{interval[0]:.3f}, {interval[1]:.3f}]  {note}"
             shown = _number(value)
             lines.append(f"  {label:<{width}}{shown:>8}   {note}".rstrip())
+    potato = potato_line(result)
+    if potato is not None:
+        lines.append(f"  {potato}")
     reference = result.extra.get("categorical_reference")
     if isinstance(reference, dict):
         lines.append(f"  {'beside: α on ' + str(reference['scheme']):<{width}}"
