@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 
 from app.core.agreement.result import SchemeResult
+from app.report.potato_values import potato_line
 from app.ui.views.kinds import look_of
 
 CORRECTED = ("alpha", "fleiss_kappa", "kappa", "detection_alpha", "classification_alpha",
@@ -228,6 +229,13 @@ def coverage_text(result: SchemeResult) -> str:
         parts.append(f"{n_units:,} step units")
     parts.append(f"{result.n_pairs:,} pairs")
     return "Coverage: " + " · ".join(parts)
+
+
+def card_notes(result: SchemeResult) -> list[str]:
+    """A card's notes, then Potato 2.12.1's own numbers where the scheme has them
+    (``potato_iaa``: the reports' line, e.g. the null Potato prints for spans)."""
+    line = potato_line(result)
+    return [*result.notes, line] if line else list(result.notes)
 
 
 def reference_text(result: SchemeResult) -> str:

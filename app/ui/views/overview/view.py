@@ -3,10 +3,9 @@
 Left, one card per scheme (in a scroll area): the headline numbers with their intervals,
 split into *chance-corrected* and *not chance-corrected* groups with those very words,
 the coverage, every undefined number's reason as a sentence, the step-level α of a
-trace beside the α of the study's simpler categorical scheme, and the notes. Right, the
-annotator-pair matrix of the selected scheme as a heatmap with the value in each cell.
-Everything shown is read from ``SchemeResult`` (architecture rule 5); nothing is
-computed here.
+trace beside the α of the study's simpler categorical scheme, and the notes (then Potato's
+own numbers, ``potato_iaa``). Right, the annotator-pair matrix of the selected scheme as a
+heatmap. Everything shown is read from ``SchemeResult`` (rule 5); nothing is computed here.
 
 Choices (the spec is silent):
 
@@ -60,6 +59,7 @@ from app.ui.views.metric_text import (
     SMALL_SAMPLE,
     UNCORRECTED,
     WARN,
+    card_notes,
     coverage_text,
     fmt,
     headline,
@@ -275,8 +275,8 @@ class OverviewView(View):
                             for k, why in result.undefined.items())
             layout.addWidget(_label(f"<span style='color:#8A4B00'>Undefined, and why:"
                                     f"</span><ul style='margin:0'>{lines}</ul>"))
-        if result.notes:
-            notes = "<br>".join(escape(self._context.anonymize_text(n)) for n in result.notes)
+        if said := card_notes(result):
+            notes = "<br>".join(escape(self._context.anonymize_text(n)) for n in said)
             layout.addWidget(_label(f"<span style='color:#666'>{notes}</span>"))
         return card
 
