@@ -130,6 +130,9 @@ class MainWindow(QMainWindow):
         certify = getattr(view, "certify_requested", None)
         if certify is not None:
             certify.connect(self.certify)
+        retest = getattr(view, "retest_requested", None)
+        if retest is not None:  # the contracts view's Retest: certify with retest
+            retest.connect(partial(self.certify, retest=True))
 
     def set_context(self, context: ViewContext) -> None:
         """Show ``context`` everywhere (views, tree selection), now."""
@@ -190,16 +193,17 @@ class MainWindow(QMainWindow):
         return self.context.project
 
     def open_path(self, path: Path, *, schedule: bool = False, certify: bool = False,
-                  contract: str | None = None) -> JobWorker:
+                  contract: str | None = None, retest: bool = False) -> JobWorker:
         """Open (or reload) ``path`` on the worker pool; the result replaces the project."""
         if self._opening is not None:
             self._opening.cancel()
-        options = open_options(path, schedule=schedule, certify=certify, contract=contract)
+        options = open_options(path, schedule=schedule, certify=certify, contract=contract,
+                               retest=retest)
 
         def job() -> Job[ProjectData]:
             return open_project(path, **options)
 
-        verb = "Certifying" if certify else "Opening"
+        verb = ("Retesting" if retest else "Certifying") if certify else "Opening"
         worker = self.workers.start(job, name=f"open {path}", on_progress=self.status.step,
                                     on_result=lambda data: self._loaded(worker, data),
                                     on_error=lambda message: self._failed(worker, message),
@@ -212,8 +216,9 @@ class MainWindow(QMainWindow):
         if self.project is not None:
             self.open_path(self.project.path)
 
-    def certify(self, contract: str = "") -> None:
-        """Certify one contract (or every due one with ``""``) and show the result."""
+    def certify(self, contract: str = "", retest: bool = False) -> None:
+        """Certify one contract (or every due one with ``""``) and show the result;
+        ``retest``: test the rule dev now chooses (``accord label certify --retest``)."""
         project = self.project
         if project is None:
             return
@@ -222,7 +227,7 @@ class MainWindow(QMainWindow):
                        "(accord demo --export DIR) and open the copy to certify.")
             return
         self.watcher.ignore_next()
-        self.open_path(project.path, certify=True, contract=contract or None)
+        self.open_path(project.path, certify=True, contract=contract or None, retest=retest)
 
     def export_report(self) -> None:
         """File > Export report…: the agreement report as CSV, JSON or HTML."""

@@ -30,11 +30,14 @@ if TYPE_CHECKING:
 
 
 def open_options(path: Path, *, schedule: bool, certify: bool,
-                 contract: str | None) -> dict[str, Any]:
-    """The keyword arguments for ``app.core.project.open_project`` (a preview for a demo)."""
+                 contract: str | None, retest: bool = False) -> dict[str, Any]:
+    """The keyword arguments for ``app.core.project.open_project`` (a preview for a demo);
+    ``retest`` (a certify's, the contracts view's Retest) only when set."""
     options: dict[str, Any] = {}
     if certify:
         options.update(certify=True, contract=contract)
+        if retest:
+            options["retest"] = True
     elif schedule and not (path / ENGINE_DATABASE).is_file():
         options["schedule"] = True
     if is_bundled(path):
