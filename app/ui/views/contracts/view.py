@@ -13,8 +13,11 @@ health, and Certify all. Without an engine the panel says why, in the core's sen
 (:mod:`app.core.contracts.look_cost`) in a confirmation, and only when the user agrees
 emits :attr:`ContractsView.certify_requested` with the contract id (``""`` for all);
 the main window runs the certification on its worker pool and shows the new status.
-The confirmation is the instance attribute :attr:`ContractsView.confirm` so tests
-replace it.
+A card whose certify returned ``retest_available`` (only dev labels arrived and dev now
+chooses another rule) also has **Retest at look N** (:mod:`app.ui.views.contracts.retest`):
+confirmed the same way, it emits :attr:`ContractsView.retest_requested` with the contract
+id, and the main window certifies that contract with ``retest``. The confirmation is
+the instance attribute :attr:`ContractsView.confirm` so tests replace it.
 
 Choices where the spec is silent:
 
@@ -52,6 +55,7 @@ from app.core.contracts.status import ContractStatus
 from app.ui.views.base import NO_PROJECT, View, ViewContext, anonymous_aliases
 from app.ui.views.contracts import plots
 from app.ui.views.contracts.badge import StateBadge, potato_badge
+from app.ui.views.contracts.retest import button_text, retest_message, window_note
 from app.ui.views.contracts.text import (
     accepted_line,
     anonymize,
@@ -156,7 +160,13 @@ class ContractCard(QFrame):
         self.badge = StateBadge(status.state, font_scale=scale)
         self.certify = QPushButton("Certify…")
         self.certify.setEnabled(can_certify)
-        self.certify.setToolTip(next_look_cost(status).sentence())
+        cost = next_look_cost(status)
+        self.certify.setToolTip(cost.sentence())
+        self.retest: QPushButton | None = None
+        if status.retest_available:  # only dev labels arrived, dev chooses another rule
+            self.retest = QPushButton(button_text(cost))
+            self.retest.setEnabled(can_certify)
+            self.retest.setToolTip(retest_message(cost))
         head = QHBoxLayout()
         head.addWidget(title, 1)
         self.potato_badge: StateBadge | None = None
@@ -170,6 +180,8 @@ class ContractCard(QFrame):
             head.addWidget(self.potato_badge)
         head.addWidget(self.badge)
         head.addWidget(self.certify)
+        if self.retest is not None:
+            head.addWidget(self.retest)
 
         names = tuple(context.aliases)
         label = context.annotator_label
@@ -183,7 +195,8 @@ class ContractCard(QFrame):
         self.projection = QLabel(f"<b>{projection}</b>" if projection else "")
         self.projection.setVisible(projection is not None)
         text.addWidget(self.projection)
-        notes = [anonymize(n, names, label) for n in status.notes]
+        notes = [anonymize(window_note(n, cost) if status.retest_available else n, names,
+                           label) for n in status.notes]
         self.notes = QLabel("<br>".join(f"• {n}" for n in notes))
         self.notes.setWordWrap(True)
         self.notes.setStyleSheet("color: #555;")
@@ -216,6 +229,8 @@ class ContractsView(View):
 
     certify_requested = Signal(str)
     """A contract id to certify, or ``""`` for all; emitted only after confirmation."""
+    retest_requested = Signal(str)
+    """A contract id to certify with ``retest``; emitted only after confirmation."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -299,6 +314,8 @@ class ContractsView(View):
                   ) -> None:
         card = ContractCard(status, labels, context, ledger_ok, delivered)
         card.certify.clicked.connect(lambda _=False, c=ident: self._certify(c))
+        if card.retest is not None:
+            card.retest.clicked.connect(lambda _=False, c=ident: self._retest(c))
         self.cards_layout.addWidget(card)
         self.cards[ident] = card
 
@@ -357,3 +374,13 @@ class ContractsView(View):
         title = f"Certify '{contract}'?" if contract else "Certify every contract?"
         if self.confirm(self, title, text + "\n\nCertify now?"):
             self.certify_requested.emit(contract)
+
+    def _retest(self, contract: str) -> None:
+        project = self._context.project
+        labels = project.labels if project is not None else None
+        status = None if labels is None else labels.contracts.get(contract)
+        if status is None:
+            return
+        text = retest_message(next_look_cost(status))
+        if self.confirm(self, f"Retest '{contract}'?", text + "\n\nRetest now?"):
+            self.retest_requested.emit(contract)
