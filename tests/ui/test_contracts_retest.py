@@ -27,11 +27,14 @@ from PySide6.QtWidgets import QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.cli.main import main
+from app.core.contracts.potato_method.same_cert import DEV_NOTE
 from app.core.contracts.statistics.looks import look_level
-from app.core.project import ProjectData
+from app.core.progress import run
+from app.core.project import ProjectData, open_project
 from app.ui.main_window import MainWindow
 from app.ui.opening import open_options
 from app.ui.settings import Settings
+from app.ui.views.base import ViewContext
 from app.ui.views.contracts.view import ContractsView
 from tests.core.test_potato_dev_labels import (  # noqa: F401 (certified: a fixture)
     CHANGES_RULE,
@@ -39,7 +42,9 @@ from tests.core.test_potato_dev_labels import (  # noqa: F401 (certified: a fixt
     certified,
     needs_potato,
 )
-from tests.core.test_potato_record_moved import _ledger
+from tests.core.test_potato_record_moved import REPO, _ledger
+
+DEMOS = REPO / "resources" / "demo"
 
 
 class Answers:
@@ -197,3 +202,33 @@ def test_no_dev_label_no_button(qtbot: QtBot, settings: Settings,
     assert list(view.cards) == ["accuracy", "prevalence", "plan"]
     assert all(card.retest is None for card in view.cards.values())
     assert _looks(project) == []
+
+
+def test_a_damaged_ledger_disables_retest_too(qtbot: QtBot) -> None:
+    """Certify would refuse on a damaged ledger, so Retest is disabled with it; the
+    dev-labels note is shown with the button, other notes as they are."""
+    data = run(open_project(DEMOS / "sentiment_reviews", preview=True))
+    assert data.labels is not None
+    status = data.labels.contracts["accuracy"]
+    status.retest_available = True
+    status.notes = [*status.notes, f"{DEV_NOTE} a different rule; certify with retest to "
+                    f"test it (look {status.looks + 1}): 'accord label certify --retest' "
+                    "spends that look"]
+    view = ContractsView()
+    qtbot.addWidget(view)
+    view.show_context(ViewContext(project=data))
+    view.complete()
+    card = view.cards["accuracy"]
+    assert card.retest is not None and card.retest.isEnabled()
+    assert card.retest.text() == f"Retest at look {status.looks + 1}…"
+    shown = card.notes.text()
+    assert "certify with retest" not in shown and "nothing recorded" in shown
+    assert f"'Retest at look {status.looks + 1}' above tests it" in shown
+    assert all(view.cards[i].retest is None for i in view.cards if i != "accuracy")
+
+    data.labels.ledger = {**data.labels.ledger, "ok": False, "problem": "line 2 changed"}
+    view.show_context(ViewContext(project=data))
+    view.complete()
+    retest = view.cards["accuracy"].retest
+    assert retest is not None and not retest.isEnabled()
+    assert not view.cards["accuracy"].certify.isEnabled()
