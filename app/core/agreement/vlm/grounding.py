@@ -15,6 +15,29 @@ The expression id is the correspondence, so nothing is matched across expression
 
 Similarity between two shapes is 0 across shape types (a box never matches a polygon),
 as Potato's ``geometry.similarity``.
+
+Shapes, as Potato 2.12.1 scores a grounding region (``grounding/metrics.region_similarity``
+on a 1 × 1 image, so in normalized coordinates) and Accord with it, to 1e-9:
+
+- boxes, polygons: area IoU; a shape **without area** (a zero-width box, a polygon on a
+  line) scores 0 against anything, itself included, as Potato's ``iou_bbox`` and
+  ``iou_polygon`` (Accord's region IoU elsewhere calls two identical zero-area shapes
+  identical; a grounding region without area has located nothing, so not here);
+- ellipses: Potato's **36-gon** (vertices at ``2πk/36``, ``cv_utils.ellipse_to_polygon``)
+  in normalized coordinates, not the 64-gon of the regions kind (``agreement.md``): the
+  grounding kind reports Potato's numbers (kinds.md A.1) and the two polygons differ by
+  about 2e-4 in IoU; a radius ≤ 0 scores 0, as Potato drops it;
+- masks (brush, fill, sam): pixel IoU of the two run-length masks, as Potato's
+  ``iou_mask``; an empty mask scores 0. Choice where Potato is silent: two masks of
+  different sizes (the picture changed between annotators) score 0, are counted in
+  ``localization.n_mask_pairs_size_differs`` and a note says so; Potato compares their
+  flat pixel indices, which mean different pixels at different widths;
+- landmarks, keypoint sets, open paths: Potato's similarities (``sets/structured.py``);
+  a landmark answer goes to the pointing distance instead, as Potato;
+- ``cuboid_2d`` (a 3-D box drawn in the picture): the IoU of the front faces, as Potato;
+- a shape of a type Potato's canvas does not make (no tool draws it) is never dropped: a
+  pair holding one is left out of localization, counted in
+  ``localization.n_pairs_unscored_shapes`` and named in a note.
 """
 
 from __future__ import annotations
@@ -28,11 +51,14 @@ import numpy as np
 
 from app.core.agreement.coefficient import Coefficient
 from app.core.agreement.vlm.common import Row, coefficient, long_alpha, median
-from app.core.agreement.vlm.reading import Grounded
-from app.core.objects import Landmark, SceneObject
+from app.core.agreement.vlm.reading import Cuboid2D, Grounded
+from app.core.objects import EllipseRegion, Landmark, Mask, PolygonRegion, SceneObject
 
 THRESHOLDS = (0.25, 0.5, 0.75, 0.9)
 HEADLINE = 0.5
+Shape = SceneObject | Cuboid2D
+POTATO_ELLIPSE_VERTICES = 36
+"""Potato 2.12.1's ``cv_utils.ELLIPSE_POLYGON_VERTICES``."""
 METRICS = ("detection.alpha", "detection.percent_agreement", "localization.mean_iou",
            "localization.median_iou", "pointing.mean_pairwise_distance",
            "coverage.answered_fraction")
@@ -47,19 +73,58 @@ class GroundingAgreement:
     sweep: list[dict[str, float | None]] = field(default_factory=list)
     per_item: dict[str, list[float]] = field(default_factory=dict)
     """Each item's localization scores (the answers view sorts by them)."""
+    notes: list[str] = field(default_factory=list)
+    """Sentences for the report: shapes left unscored, masks of different sizes."""
 
 
-def shape_similarity(a: SceneObject, b: SceneObject) -> float:
-    """Potato's ``region_similarity``: IoU (or its point and keypoint similarities) for
-    two shapes of one type, 0 across types."""
-    from app.core.agreement.sets.structured import region_set_similarity
+def potato_polygon(ellipse: EllipseRegion) -> PolygonRegion | None:
+    """An ellipse as Potato's 36-gon in normalized coordinates; None without area."""
+    if ellipse.rx <= 0 or ellipse.ry <= 0:
+        return None
+    theta = math.radians(ellipse.angle_deg)
+    c, s = math.cos(theta), math.sin(theta)
+    points = []
+    for k in range(POTATO_ELLIPSE_VERTICES):
+        phi = 2.0 * math.pi * k / POTATO_ELLIPSE_VERTICES
+        ex, ey = ellipse.rx * math.cos(phi), ellipse.ry * math.sin(phi)
+        points.append((ellipse.cx + ex * c - ey * s, ellipse.cy + ex * s + ey * c))
+    return PolygonRegion(ellipse.label, tuple(points))
+
+
+def mask_iou(a: Mask, b: Mask) -> float | None:
+    """Pixel IoU of two masks of one size (0 if either is empty); None across sizes."""
+    if (a.height, a.width) != (b.height, b.width):
+        return None
+    x, y = a.to_array(), b.to_array()
+    union = int(np.count_nonzero(x | y))
+    if not np.any(x) or not np.any(y) or union == 0:
+        return 0.0
+    return int(np.count_nonzero(x & y)) / union
+
+
+def shape_similarity(a: Shape, b: Shape) -> float:
+    """Potato's ``region_similarity`` for two shapes of one type (module text), 0 across
+    types; masks of two sizes score 0 here (the caller counts them)."""
+    from app.core.agreement.sets.structured import REGION_TYPES, region_set_similarity
+    from app.core.geometry.region_overlap import prepare
 
     if type(a) is not type(b):
         return 0.0
-    return float(region_set_similarity([a], [b])[0, 0])
+    if isinstance(a, Cuboid2D) or isinstance(b, Cuboid2D):
+        assert isinstance(a, Cuboid2D) and isinstance(b, Cuboid2D)
+        return shape_similarity(PolygonRegion(a.label, a.front),
+                                PolygonRegion(b.label, b.front))
+    if isinstance(a, Mask) and isinstance(b, Mask):
+        return mask_iou(a, b) or 0.0
+    if not isinstance(a, REGION_TYPES):
+        return float(region_set_similarity([a], [b])[0, 0])
+    x, y = (potato_polygon(r) if isinstance(r, EllipseRegion) else r for r in (a, b))
+    if x is None or y is None or not (prepare([x, y]).area > 0.0).all():  # type: ignore[list-item]
+        return 0.0
+    return float(region_set_similarity([x], [y])[0, 0])
 
 
-def set_similarity(a: Sequence[SceneObject], b: Sequence[SceneObject]) -> float | None:
+def set_similarity(a: Sequence[Shape], b: Sequence[Shape]) -> float | None:
     from scipy.optimize import linear_sum_assignment
 
     if not a or not b:
@@ -81,7 +146,8 @@ def grounding_agreement(answers: Mapping[str, Mapping[str, Mapping[str, Grounded
     """``answers``: item → annotator → expression → answer (items with ≥ 2 answers)."""
     out = GroundingAgreement()
     rows: list[Row] = []
-    hits = pairs = multi = answered = possible = 0
+    hits = pairs = multi = answered = possible = unscored = sizes_differ = 0
+    unread: set[str] = set()
     scores: list[float] = []
     distances: list[float] = []
     for item in sorted(answers):
@@ -103,13 +169,20 @@ def grounding_agreement(answers: Mapping[str, Mapping[str, Mapping[str, Grounded
                 hits += left.absent == right.absent
                 if left.absent or right.absent:
                     continue
-                multi += len(left.regions) > 1 or len(right.regions) > 1
+                multi += len(left.shapes) > 1 or len(right.shapes) > 1
                 if any(isinstance(r, Landmark) for r in left.regions):
                     p, q = _first_point(left.regions), _first_point(right.regions)
                     if p is not None and q is not None:
                         distances.append(math.hypot(p[0] - q[0], p[1] - q[1]))
                     continue
-                score = set_similarity(left.regions, right.regions)
+                if left.unread or right.unread:
+                    unscored += 1
+                    unread.update(left.unread + right.unread)
+                    continue
+                sizes_differ += any(
+                    isinstance(r, Mask) and isinstance(q, Mask) and mask_iou(r, q) is None
+                    for r in left.regions for q in right.regions)
+                score = set_similarity(left.shapes, right.shapes)
                 if score is not None:
                     scores.append(score)
                     out.per_item.setdefault(item, []).append(score)
@@ -138,6 +211,18 @@ def grounding_agreement(answers: Mapping[str, Mapping[str, Mapping[str, Grounded
                        "coverage.n_unanswered_excluded": possible - answered})
     if multi:
         out.counts["localization.n_pairs_multi_region"] = multi
+    if unscored:
+        out.counts["localization.n_pairs_unscored_shapes"] = unscored
+        out.notes.append(
+            f"{unscored} pairs of answers hold shapes Accord does not score "
+            f"({', '.join(sorted(unread))}, no tool of Potato 2.12.1's canvas draws them): "
+            "they are left out of localization, not scored 0 or 1")
+    if sizes_differ:
+        out.counts["localization.n_mask_pairs_size_differs"] = sizes_differ
+        out.notes.append(
+            f"{sizes_differ} pairs of answers hold masks of different sizes (the picture "
+            "changed between annotators?): such masks score 0 against each other (Potato "
+            "2.12.1 compares their flat pixel indices)")
     out.sweep = [{"iou_threshold": t,
                   "agreement": (sum(1 for s in scores if s >= t) / len(scores)
                                 if scores else None)} for t in THRESHOLDS]

@@ -5,7 +5,12 @@ Shapes (Potato 2.12.1, ``kinds.md`` B §2.9-2.12):
 
 - grounding: ``{"regions": {expression: [shape, …]}, "absent": [expression, …]}``; an
   expression listed absent is absent even if stale regions remain (Potato's rule); an
-  expression with an empty region list is not answered;
+  expression with an empty region list is not answered; a shape the image reader does
+  not read is not dropped: the grounding widget draws with whatever tools the page's
+  ``image_annotation`` scheme enables, so a ``cuboid_2d`` is read here
+  (:class:`Cuboid2D`, four corners per face, else an input error) and a type unknown to
+  Potato's canvas is kept as its name in ``Grounded.unread`` (the pair is reported
+  unscored);
 - caption: ``{"captions": [{"region": shape, "caption": text}, …]}``;
 - episode: ``{"phases": [{start, end, label}], "outcome": {"result", "cause"},
   "reward": [{t, value}], …}``; phases may spell their times ``start_time``/``end_time``
@@ -29,6 +34,10 @@ from app.core.formats.potato.place import Place
 from app.core.model import LayeredAnswer, Scheme
 from app.core.objects import SceneObject, Segment
 
+READ_SHAPES = frozenset({"bbox", "polygon", "ellipse", "landmark", "keypoint_set",
+                         "polyline", "freeform", "mask"})
+"""The image shape types ``formats/potato/objects.parse_image`` reads; it skips others."""
+
 VLM_TYPES = ("grounding_eval", "region_caption", "episode_annotation", "rollout_evaluation")
 
 
@@ -38,6 +47,27 @@ class Grounded:
 
     regions: tuple[SceneObject, ...]
     absent: bool
+    unread: tuple[str, ...] = ()
+    """The types of shapes drawn for the expression that Accord does not read (a type
+    unknown to Potato 2.12.1's canvas): kept so the pair is named unscored, not dropped."""
+    faces: tuple[Cuboid2D, ...] = ()
+    """The ``cuboid_2d`` regions (the image reader has no such object)."""
+
+    @property
+    def shapes(self) -> tuple[SceneObject | Cuboid2D, ...]:
+        """Every region scored: the image objects, then the cuboids."""
+        return (*self.regions, *self.faces)
+
+
+@dataclass(frozen=True, slots=True)
+class Cuboid2D:
+    """A ``cuboid_2d`` region: a 3-D box drawn into the picture as its front and back
+    faces, four ``(x, y)`` corners each, normalized. Potato scores it by the IoU of the
+    front faces (the back is a guess about depth, ``iaa/geometry.similarity``)."""
+
+    label: str
+    front: tuple[tuple[float, float], ...]
+    back: tuple[tuple[float, float], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +126,22 @@ def _shapes(shapes: list[Any], scheme: Scheme, place: Place) -> tuple[SceneObjec
     return parse_image(shapes, scheme, place).objects
 
 
+def _cuboid(shape: dict[str, Any], place: Place, obj: int) -> Cuboid2D:
+    coords = shape.get("coordinates")
+    faces: list[tuple[tuple[float, float], ...]] = []
+    for face in ("front", "back"):
+        points = coords.get(face) if isinstance(coords, dict) else None
+        if not isinstance(points, list) or len(points) != 4 or not all(
+                isinstance(p, dict) for p in points):
+            raise place.error(f"a cuboid_2d needs coordinates.{face}: four {{x, y}} corners",
+                              obj)
+        faces.append(tuple((_number(p.get("x"), place, obj, f"cuboid_2d {face} x"),
+                            _number(p.get("y"), place, obj, f"cuboid_2d {face} y"))
+                           for p in points))
+    label = shape.get("label")
+    return Cuboid2D("" if label is None else str(label), faces[0], faces[1])
+
+
 def parse_grounding_eval(raw: Any, scheme: Scheme, place: Place) -> LayeredAnswer:
     raw = _unwrap(raw, ("regions", "absent"))
     if not isinstance(raw, dict):
@@ -109,7 +155,13 @@ def parse_grounding_eval(raw: Any, scheme: Scheme, place: Place) -> LayeredAnswe
         if not isinstance(shapes, list):
             raise place.error(f"the regions of expression '{expression}' must be a list")
         if shapes:
-            out[str(expression)] = Grounded(_shapes(shapes, scheme, place), False)
+            faces = tuple(_cuboid(x, place, i) for i, x in enumerate(shapes)
+                          if isinstance(x, dict) and x.get("type") == "cuboid_2d")
+            unread = tuple(sorted({str(x.get("type")) for x in shapes if isinstance(x, dict)
+                                   and x.get("type") not in READ_SHAPES and "rle" not in x
+                                   and x.get("type") != "cuboid_2d"}))
+            out[str(expression)] = Grounded(_shapes(shapes, scheme, place), False, unread,
+                                            faces)
     for expression in absent or []:
         out[str(expression)] = Grounded((), True)
     return LayeredAnswer(scheme.annotation_type, raw, out)
