@@ -19,12 +19,13 @@ simulator client (``tests/potato_real/server.py``):
 - ``refer`` (``region_type: polygon``): items ``g00``-``g11``, four expressions each;
   each item's truth is one shape family (boxes, polygons, ellipses, masks, points,
   polylines, keypoint sets), every annotator draws it moved a little, sometimes far off,
-  sometimes says "not present", sometimes skips, sometimes adds a second region; ``g10``
-  mixes families (a box against a polygon of the same area scores 0, as Potato) and
-  ``g11`` holds degenerate shapes (a zero-width box, a zero-radius ellipse: Potato
+  sometimes says "not present", sometimes skips, sometimes adds a second region; ``g11``
+  mixes families (bob's polygon on alice's and carol's box for ``e0`` scores 0, as
+  Potato) and holds degenerate shapes (a zero-width box, a zero-radius ellipse: Potato
   scores them 0, even against the same shape);
-- ``refer_faces`` (``region_type: box``): boxes, and on some items a ``cuboid_2d``, the one
-  shape Accord does not read (its pairs must be named unscored, not dropped).
+- ``refer_faces`` (``region_type: box``): boxes, and on every third item alice's and bob's
+  ``e0`` is a ``cuboid_2d`` (the one canvas shape Accord's image reader has no object
+  for; it was silently dropped; Potato scores its front face).
 
 Then ``/admin/iaa`` is saved as ``expected/iaa.json`` and the server stopped. alice, bob
 and carol; 80 × 60 pictures in ``images/``. The normal test suite reads the committed files.
