@@ -1,5 +1,6 @@
 """Grounding answers holding every shape Potato 2.12.1's grounding widget can post
-(boxes, polygons, ellipses, brush masks, points, polylines, keypoint sets, 2-D cuboids),
+(boxes, polygons, ellipses, brush masks, points, polylines, freeform strokes, keypoint
+sets, 2-D cuboids),
 written by the real Potato server (``tests/potato_real/vlm_shapes_projects.py``).
 
 Accord's grounding metrics equal Potato's ``/admin/iaa`` (``expected/iaa.json``) and
@@ -8,8 +9,8 @@ stored shapes scores what Potato's ``grounding/metrics.region_similarity`` score
 also equal an independent pixel IoU (``scipy.spatial.distance.jaccard``). Before this
 fixture, masks scored 0 (even against themselves), ellipses were 64-gons (Potato: 36),
 a zero-area box scored 1.0 against itself (Potato: 0) and a ``cuboid_2d`` was silently
-dropped: ``refer``'s mean IoU read 0.438 (Potato 0.472), ``refer_faces``' 0.638 over 78
-pairs (Potato 0.600 over 86)."""
+dropped: ``refer``'s mean IoU read 0.540 (Potato 0.614), ``refer_faces``' 0.638 over 77
+pairs (Potato 0.590 over 89)."""
 
 from __future__ import annotations
 
@@ -162,7 +163,7 @@ def test_every_stored_shape_pair_scores_what_potato_scores() -> None:
         assert abs(ours - theirs) <= TOL, (key, ours, theirs)
     same_type = {a for a, b in seen if a == b}
     assert same_type >= {"bbox", "polygon", "ellipse", "mask", "landmark", "polyline",
-                         "keypoint_set", "cuboid_2d"}, seen
+                         "freeform", "keypoint_set", "cuboid_2d"}, seen
     assert ("bbox", "polygon") in seen or ("polygon", "bbox") in seen
     assert ("cuboid_2d", "bbox") in seen or ("bbox", "cuboid_2d") in seen
 

@@ -7,7 +7,8 @@ post, written by the real Potato server (``kinds.md`` B §2.12; issue 38 part 3)
 expression, what that canvas's ``_serializeAnnotations()`` returns, so a grounding region
 is any shape the canvas's tools make: ``bbox``, ``polygon``, ``ellipse``
 (``{cx, cy, rx, ry, angle}``, radii normalized by width and height), ``landmark``,
-``polyline``, ``keypoint_set`` (``[{x, y, v}]``), ``cuboid_2d`` (``{front, back}``) and
+``polyline``, ``freeform`` (fabric's path in pixels at a normalized anchor),
+``keypoint_set`` (``[{x, y, v}]``), ``cuboid_2d`` (``{front, back}``) and
 ``mask`` (brush / fill: ``{type: "mask", label, color, rle: {counts, size: [h, w]}}``,
 row-major run lengths starting with background, as ``mask-buffer.js`` ``encodeRLE``).
 ``region_type`` only picks the tool the widget selects first.
@@ -17,9 +18,10 @@ nobody draws in it), posted as ``NAME:::_data`` through ``/updateinstance`` by P
 simulator client (``tests/potato_real/server.py``):
 
 - ``refer`` (``region_type: polygon``): items ``g00``-``g11``, four expressions each;
-  each item's truth is one shape family (boxes, polygons, ellipses, masks, points,
-  polylines, keypoint sets), every annotator draws it moved a little, sometimes far off,
-  sometimes says "not present", sometimes skips, sometimes adds a second region; ``g11``
+  each item's truth is one shape family (boxes, freeform strokes, polygons, ellipses,
+  masks, points, polylines, keypoint sets), every annotator draws it moved a little,
+  sometimes far off, sometimes says "not present", sometimes skips, sometimes adds a
+  second region; ``g11``
   mixes families (bob's polygon on alice's and carol's box for ``e0`` scores 0, as
   Potato) and holds degenerate shapes (a zero-width box, a zero-radius ellipse: Potato
   scores them 0, even against the same shape);
@@ -50,13 +52,13 @@ SEED = 3812
 W, H = 80, 60
 ITEMS = [f"g{k:02d}" for k in range(12)]
 EXPRESSIONS = ("e0", "e1", "e2", "e3")
-FAMILY = ("bbox", "bbox", "polygon", "polygon", "ellipse", "ellipse", "mask", "mask",
+FAMILY = ("bbox", "freeform", "polygon", "polygon", "ellipse", "ellipse", "mask", "mask",
           "landmark", "polyline", "keypoint_set", "mixed")
 SCHEMES: list[dict[str, Any]] = [
     {"annotation_type": "image_annotation", "name": "regions", "description": "Regions",
      "source_field": "image",
-     "tools": ["bbox", "polygon", "ellipse", "landmark", "polyline", "keypoint_set",
-               "cuboid_2d", "brush"],
+     "tools": ["bbox", "polygon", "ellipse", "landmark", "polyline", "freeform",
+               "keypoint_set", "cuboid_2d", "brush"],
      "labels": ["referent"]},
     {"annotation_type": "grounding_eval", "name": "refer",
      "description": "Where does each phrase point?", "expressions_field": "expressions",
@@ -133,6 +135,19 @@ def draw(t: dict[str, Any], rng: random.Random, wobble: float) -> dict[str, Any]
         return {**_base("polyline", [_pt(cx - w / 2, cy), _pt(cx, cy - h / 2),
                                      _pt(cx + w / 2, cy + rng.uniform(-0.02, 0.02))]),
                 "closed": False}
+    if family == "freeform":  # a brush stroke: fabric's path in pixels, placed at
+        # its bounding box's normalized top-left, pathOffset its centre in path space
+        xs = [cx * W + (k - 3) * w * W / 6 for k in range(7)]
+        ys = [cy * H + math.sin(k + rng.uniform(-0.3, 0.3)) * h * H / 2 for k in range(7)]
+        path: list[list[Any]] = [["M", xs[0], ys[0]]]
+        path += [["Q", xs[k - 1] + 1.0, ys[k - 1] + 1.0, xs[k], ys[k]] for k in range(1, 7)]
+        coord_x = [v for step in path for v in step[1::2]]
+        coord_y = [v for step in path for v in step[2::2]]
+        return _base("freeform", {
+            "path": path, "left": min(coord_x) / W, "top": min(coord_y) / H,
+            "scaleX": 1.0, "scaleY": 1.0,
+            "pathOffset": {"x": (min(coord_x) + max(coord_x)) / 2,
+                           "y": (min(coord_y) + max(coord_y)) / 2}, "angle": 0})
     if family == "keypoint_set":
         return {**_base("keypoint_set", [
             {**_pt(cx + dx * w / 2, cy + dy * h / 2), "v": 2}
