@@ -274,3 +274,45 @@ def test_a_cuboid_without_four_corners_is_an_input_error() -> None:
         Place(ROOT / "x.json", "g00", "refer_faces", "alice"))
     answer = ok.parsed["e0"]
     assert answer.regions == () and isinstance(answer.faces[0], Cuboid2D)
+
+
+def test_captions_on_every_shape_equal_potatos_caption_report() -> None:
+    """Region captions whose regions are masks, ellipses, polygons, 2-D cuboids (the
+    widget's shapes, drawn by the builder's functions; posted through no server): matched
+    and scored as Potato's ``region_caption_report`` on the same blobs. A cuboid region
+    was read as no region, so it matched nothing."""
+    import random
+
+    from potato.server_utils.iaa.captions import region_caption_report
+    from potato.server_utils.iaa.dispatcher import _parse_caption_rows
+
+    from app.core.agreement.vlm.captions import caption_agreement
+    from app.core.agreement.vlm.reading import parse_region_caption
+    from app.core.formats.potato.place import Place
+    from tests.potato_real.vlm_shapes_projects import cuboid, draw, truth_shape
+
+    rng = random.Random(7)
+    scheme = load_study(ROOT).schemes["refer"]
+    words = ("red", "mug", "cup", "left", "small", "blue", "kettle", "chair")
+    stored: dict[str, dict[str, str]] = {}
+    for k, family in enumerate(("mask", "ellipse", "polygon", "cuboid_2d", "mask")):
+        truths = [truth_shape("bbox" if family == "cuboid_2d" else family, rng)
+                  for _ in range(2)]
+        said = [[rng.choice(words) for _ in range(3)] for _ in truths]
+        stored[f"c{k}"] = {user: json.dumps({"captions": [
+            {"region": cuboid(t, rng) if family == "cuboid_2d" else draw(t, rng, 0.03),
+             "caption": " ".join(w if rng.random() < 0.7 else rng.choice(words) for w in s)}
+            for t, s in zip(truths, said, strict=True)]}) for user in ("ann1", "ann2", "ann3")}
+    answers = {item: {user: parse_region_caption(json.loads(blob), scheme,
+                                                 Place(ROOT / "x", item, "c", user)).parsed
+                      for user, blob in by.items()} for item, by in stored.items()}
+    ours = caption_agreement(answers)
+    theirs = _flat(region_caption_report(_parse_caption_rows(stored)))
+    shared = [n for n in ours.metrics if n in theirs]
+    assert {"alpha", "mean_pairwise_distance", "matching.n_matched_regions"} <= set(shared)
+    for name in shared:
+        _same(ours.metrics[name].value, theirs[name])
+    assert theirs["matching.n_matched_regions"] >= 16  # of 20
+    cubes = caption_agreement({"c3": answers["c3"]})
+    assert cubes.metrics["matching.n_matched_regions"].value == _flat(region_caption_report(
+        _parse_caption_rows({"c3": stored["c3"]})))["matching.n_matched_regions"] >= 3

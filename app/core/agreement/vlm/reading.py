@@ -11,7 +11,10 @@ Shapes (Potato 2.12.1, ``kinds.md`` B §2.9-2.12):
   (:class:`Cuboid2D`, four corners per face, else an input error) and a type unknown to
   Potato's canvas is kept as its name in ``Grounded.unread`` (the pair is reported
   unscored);
-- caption: ``{"captions": [{"region": shape, "caption": text}, …]}``;
+- caption: ``{"captions": [{"region": shape, "caption": text}, …]}``; a ``cuboid_2d``
+  region is read as for grounding (it was dropped, so it matched nothing where Potato
+  matches it by its front face); a region of a type Potato's canvas does not draw is
+  no region (Potato scores it 0 against anything, and so does Accord);
 - episode: ``{"phases": [{start, end, label}], "outcome": {"result", "cause"},
   "reward": [{t, value}], …}``; phases may spell their times ``start_time``/``end_time``
   and reversed ends are swapped, as Potato reads them; reward points sorted by time;
@@ -72,7 +75,7 @@ class Cuboid2D:
 
 @dataclass(frozen=True, slots=True)
 class Caption:
-    region: SceneObject | None
+    region: SceneObject | Cuboid2D | None
     text: str
 
 
@@ -177,8 +180,11 @@ def parse_region_caption(raw: Any, scheme: Scheme, place: Place) -> LayeredAnswe
         if not isinstance(entry, dict):
             raise place.error("a caption must be an object {region, caption}", i)
         region = entry.get("region")
-        shape = _shapes([region], scheme, place) if isinstance(region, dict) and region \
-            else ()
+        shape: tuple[SceneObject | Cuboid2D, ...] = (
+            (_cuboid(region, place, i),) if isinstance(region, dict)
+            and region.get("type") == "cuboid_2d"
+            else _shapes([region], scheme, place) if isinstance(region, dict) and region
+            else ())
         text = entry.get("caption")
         out.append(Caption(shape[0] if shape else None, "" if text is None else str(text)))
     return LayeredAnswer(scheme.annotation_type, raw, tuple(out))
