@@ -79,6 +79,7 @@ from app.core.contracts.potato_method.same_cert import (
     same_cert,
     status_of,
 )
+from app.core.contracts.potato_method.tested_setup import tested_setup
 from app.core.contracts.potato_method.truth import label_key
 from app.core.contracts.potato_method.view import MethodView
 from app.core.contracts.state_moves import state_moved
@@ -157,11 +158,13 @@ def _statuses(config: EngineConfig, study: Study, ledger: Ledger, build: Build,
     routes = {c.schema: _own_route(c.schema, config, ledger) for c in config.contracts}
     audits = audits or {}
     marks = pred_marks or {}
+    known: dict[str, str] = {}  # the predictions' digest per schema (tested_setup)
     for spec in config.contracts:
         stored, counts, notes, kept = _stored(spec, records, ledger, audits.get(spec.id))
         if certify and (only is None or only == spec.id):
             out[spec.id] = _certify(spec, build, routes[spec.schema], study, ledger, stored,
-                                    counts, retest, config, marks.get(spec.schema), kept)
+                                    counts, retest, config, marks.get(spec.schema), kept,
+                                    known=known)
             moved = audits.get(spec.id)
             if moved is not None and moved.moved and notes and not out[spec.id]. \
                     retest_available and "no longer describes" in notes[0]:  # it moved
@@ -174,7 +177,8 @@ def _statuses(config: EngineConfig, study: Study, ledger: Ledger, build: Build,
             if due:
                 out[spec.id] = _certify(spec, build, routes[spec.schema], study, ledger,
                                         stored, counts, False, config,
-                                        marks.get(spec.schema), kept, auto=True)
+                                        marks.get(spec.schema), kept, auto=True,
+                                        known=known)
                 continue
             out[spec.id] = status_of(spec, ledger, stored, notes)
             if next_at is not None:
@@ -299,7 +303,8 @@ def _counts(view: MethodView, pred_mark: int | None = None) -> dict[str, Any]:
 def _certify(spec: ContractSpec, build: Build, route: Route | None, study: Study,
              ledger: Ledger, stored: dict[str, Any] | None, stored_counts: dict[str, Any],
              retest: bool, config: EngineConfig, pred_mark: int | None = None,
-             kept: Kept | None = None, *, auto: bool = False) -> ContractStatus:
+             kept: Kept | None = None, *, auto: bool = False,
+             known: dict[str, str] | None = None) -> ContractStatus:
     kind = str(spec.kind)
     evaluate = evaluator(kind, config)
     built = build(study.schemes[spec.schema], route)
@@ -308,7 +313,8 @@ def _certify(spec: ContractSpec, build: Build, route: Route | None, study: Study
         status.notes.append("Accord cannot evaluate this schema with Potato's method yet "
                             "(single-label schemes only in a Potato project)")
         return status
-    counts = _counts(built.view, pred_mark)
+    counts = {**_counts(built.view, pred_mark),
+              **tested_setup(spec, config, built.view, pred_mark, known)}
     same = stored is not None and bool(stored_counts) and all(
         counts.get(k) == v for k, v in stored_counts.items())
     if same:

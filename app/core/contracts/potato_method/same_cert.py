@@ -58,8 +58,9 @@ from app.core.contracts.status import ContractStatus
 KEY = "potato_method"
 """Where a look's ledger record keeps the result in Potato's shape."""
 NEVER_SPEND = frozenset({"budget_first", "threshold_legacy"})
-MOVES = ("n_dev", "pred_mark")
-"""What may have moved while the cert labels stayed: the dev count, the predictions."""
+MOVES = ("n_dev", "pred_mark", "predictions")
+"""What may have moved while the cert labels stayed: the dev count, the predictions
+(Potato's ``pred_mark``; in Accord's own projects their digest, :mod:`.tested_setup`)."""
 DIGESTS = ("cert_labels", "potato_cert")
 """The cert truths' digest: Accord's look's, Potato's record's (hashed its way)."""
 DEV_NOTE = "Dev labels now choose"
@@ -109,7 +110,8 @@ def same_cert(stored_counts: Mapping[str, Any], counts: Mapping[str, Any]) -> bo
 
 
 def _arrived(stored_counts: Mapping[str, Any], counts: Mapping[str, Any]) -> str:
-    moved = [what for key, what in (("n_dev", "dev labels"), ("pred_mark", "predictions"))
+    moved = [what for key, what in (("n_dev", "dev labels"), ("pred_mark", "predictions"),
+                                    ("predictions", "changed predictions"))
              if key in stored_counts and counts.get(key) != stored_counts.get(key)]
     return " and ".join(moved) or "nothing the counts show"
 
@@ -138,7 +140,9 @@ def certify_same_cert(spec: ContractSpec, evaluate: Evaluate, view: MethodView,
                  "are the same and dev chose the same rule: the test already run, "
                  f"evaluated again at look {looks}, nothing spent (as Potato)",
                  *again.get("notes", [])], accepts_of(kind, again))
-    if auto or retest or counts.get("pred_mark") != stored_counts.get("pred_mark"):
+    if auto or retest or counts.get("pred_mark") != stored_counts.get("pred_mark") or (
+            "predictions" in stored_counts
+            and counts.get("predictions") != stored_counts["predictions"]):
         return None
     note = (f"{DEV_NOTE} a different rule; certify with retest to test it (look "
             f"{looks + 1}): 'accord label certify --retest' spends that look, as Potato's "
