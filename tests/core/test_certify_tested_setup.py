@@ -12,6 +12,7 @@ reports (``tests/core/test_label_dev_labels.py`` explains the child process).
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,7 @@ import yaml
 from app.core.contracts.label_report import label_report
 from app.core.contracts.potato_method.engine import KEY
 from app.core.contracts.potato_method.view import MethodView
+from app.paths import demo_studies
 from tests.core.test_label_dev_labels import (
     _ORACLE,
     _certified,
@@ -91,3 +93,44 @@ def test_replaced_predictions_are_new_data_at_the_next_look(tmp_path: Path) -> N
     config = yaml.safe_load((project / "labeling" / "engine.yaml").read_text())
     potato = _potato(_view(project), config["contracts"][1], 2)
     assert _same(_last(project, "prevalence"), potato) == []
+
+
+def _reorder_cascade(project: Path) -> None:
+    config = project / "config.yaml"
+    text = config.read_text()
+    assert "cascade: [distilbert, gemma-12b]" in text
+    config.write_text(text.replace("cascade: [distilbert, gemma-12b]",
+                                   "cascade: [gemma-12b, distilbert]"))
+
+
+def test_status_says_the_cascade_moved_and_its_rule_delivers_nothing(tmp_path: Path) -> None:
+    """The bundled labelling demo, certified, then its cascade reordered: status keeps the
+    stored results and says they describe the earlier setup; the met selective_risk rule
+    delivers no machine label (Potato delivers only under the current cascade hash)."""
+    project = tmp_path / "sentiment_reviews"
+    shutil.copytree(demo_studies()["sentiment_reviews"], project)
+    certified = label_report(project, certify=True)
+    assert certified.contracts["accuracy"].state == "met"
+    assert certified.accepted()["sentiment"]["by_source"]  # labels delivered under its rule
+
+    _reorder_cascade(project)
+    status = label_report(project)
+    accuracy = status.contracts["accuracy"]
+    assert (accuracy.state, accuracy.looks) == ("met", 1)  # the stored result, shown
+    assert accuracy.notes[0].startswith("the cascade changed since this result was tested")
+    assert "delivers no machine label" in accuracy.notes[0] and accuracy.accepts is None
+    assert status.accepted()["sentiment"]["by_source"] == {}
+    assert status.contracts["prevalence"].notes[0].startswith("the cascade changed")
+    assert "delivers" not in status.contracts["prevalence"].notes[0]  # an estimate
+
+
+def test_the_watcher_evaluates_a_contract_whose_cascade_moved(tmp_path: Path) -> None:
+    """The scheduler (the window's watcher) does not wait for a label milestone: a new
+    cascade is evaluated at once, as Potato's planner does (``same_base`` fails)."""
+    project = tmp_path / "sentiment_reviews"
+    shutil.copytree(demo_studies()["sentiment_reviews"], project)
+    label_report(project, certify=True)
+    assert label_report(project, schedule=True).contracts["prevalence"].looks == 1  # no news
+    _reorder_cascade(project)
+    prevalence = label_report(project, schedule=True).contracts["prevalence"]
+    assert prevalence.looks == 2 and not any("changed since" in n for n in prevalence.notes)

@@ -79,7 +79,11 @@ from app.core.contracts.potato_method.same_cert import (
     same_cert,
     status_of,
 )
-from app.core.contracts.potato_method.tested_setup import tested_setup
+from app.core.contracts.potato_method.tested_setup import (
+    setup_moved,
+    setup_note,
+    tested_setup,
+)
 from app.core.contracts.potato_method.truth import label_key
 from app.core.contracts.potato_method.view import MethodView
 from app.core.contracts.state_moves import state_moved
@@ -174,7 +178,7 @@ def _statuses(config: EngineConfig, study: Study, ledger: Ledger, build: Build,
         elif schedule is not None:
             due, next_at = _due(spec, build, routes[spec.schema], study, stored, counts,
                                 schedule)
-            if due:
+            if due or (stored is not None and bool(setup_moved(spec, config, counts))):
                 out[spec.id] = _certify(spec, build, routes[spec.schema], study, ledger,
                                         stored, counts, False, config,
                                         marks.get(spec.schema), kept, auto=True,
@@ -186,6 +190,10 @@ def _statuses(config: EngineConfig, study: Study, ledger: Ledger, build: Build,
                                           "calibration labels")
         else:
             out[spec.id] = status_of(spec, ledger, stored, notes)
+            if stored is not None and (moved_setup := setup_moved(spec, config, counts)):
+                out[spec.id].notes.insert(0, setup_note(moved_setup, str(spec.kind)))
+                if "cascade" in moved_setup:
+                    out[spec.id].accepts = None
     for spec in config.contracts:
         _, counts, _, _ = _stored(spec, records, ledger, None)
         _reachability(out[spec.id], counts, len(study.items))

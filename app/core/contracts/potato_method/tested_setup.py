@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from app.core.contracts.config.contract_specs import ContractSpec
@@ -55,16 +55,44 @@ def tested_setup(spec: ContractSpec, config: EngineConfig, view: MethodView,
     ``known``: the predictions' digests by schema already taken in this certify (the
     tiers' answers do not depend on the route, and a schema's contracts share them;
     hashing 100,000 items' answers again for each contract cost 1.5 s of 6.4)."""
-    sources = {s.id: {"kind": s.kind, **dict(s.settings)} for s in config.sources}
-    out = {"contract": _digest({"kind": str(spec.kind), "schema": spec.schema,
-                                "params": dict(spec.params)}),
-           "cascade": _digest([[tier, sources.get(tier)]
-                               for tier in config.tiers_for(spec.schema)])}
+    out = setup_digests(spec, config)
     if pred_mark is None:
         known = {} if known is None else known
         if view.scheme not in known:
             known[view.scheme] = _answers_digest(view)
         out["predictions"] = known[view.scheme]
+    return out
+
+
+def setup_digests(spec: ContractSpec, config: EngineConfig) -> dict[str, str]:
+    """The contract's and the cascade's digests (no view needed: status takes them)."""
+    sources = {s.id: {"kind": s.kind, **dict(s.settings)} for s in config.sources}
+    return {"contract": _digest({"kind": str(spec.kind), "schema": spec.schema,
+                                 "params": dict(spec.params)}),
+            "cascade": _digest([[tier, sources.get(tier)]
+                                for tier in config.tiers_for(spec.schema)])}
+
+
+def setup_moved(spec: ContractSpec, config: EngineConfig, stored_counts: Mapping[str, Any]
+                ) -> list[str]:
+    """Which of ``contract`` and ``cascade`` are not what the stored result was tested on
+    (``status`` says so beside the stored result; the scheduler evaluates it at once, as
+    Potato's planner does on a new cascade hash or new params)."""
+    now = setup_digests(spec, config)
+    return [key for key in ("contract", "cascade")
+            if key in stored_counts and stored_counts[key] != now[key]]
+
+
+def setup_note(moved: list[str], kind: str) -> str:
+    """The sentence ``status`` shows for :func:`setup_moved`'s keys. As in Potato, a met
+    rule of another cascade delivers nothing (``service.py``: delivery needs the
+    current cascade hash); a changed target alone keeps delivering, as there."""
+    what = " and ".join({"contract": "the contract's settings",
+                         "cascade": "the cascade"}[key] for key in moved)
+    out = (f"{what} changed since this result was tested: it describes the earlier "
+           "setup; certify tests the new one at the next look")
+    if "cascade" in moved and kind in ("selective_risk", "threshold_legacy"):
+        out += ". Until then its rule delivers no machine label, as in Potato"
     return out
 
 
