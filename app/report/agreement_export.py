@@ -68,7 +68,7 @@ from app.core.errors import InputError
 from app.report.agreement_html import render_html
 from app.report.agreement_text import CHANCE_CORRECTED
 from app.report.agreement_vocabulary import PAIR_UNDEFINED, PAIR_UNDEFINED_OTHER
-from app.report.potato_values import potato_reason, potato_values
+from app.report.kinds.potato_values import potato_reason, potato_values
 
 FORMATS = {".csv": "csv", ".json": "json", ".html": "html", ".htm": "html"}
 COLUMNS = ("scheme", "kind", "scope", "subject", "metric", "value", "interval_low",

@@ -43,8 +43,8 @@ from app.report.agreement_vocabulary import (
     partition_html,
 )
 from app.report.html_escape import csp_meta, text
+from app.report.kinds.potato_values import potato_line
 from app.report.kinds.words import words_for
-from app.report.potato_values import potato_line
 
 _LOW, _HIGH, _NEGATIVE = (246, 248, 249), (47, 104, 143), "#ecd2cd"
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from app.core.agreement.compare import Comparison
 from app.core.agreement.result import AgreementReport, SchemeResult
 from app.report.agreement_vocabulary import partition_text, raters_sentence
+from app.report.kinds.potato_values import potato_line
 from app.report.kinds.words import words_for
-from app.report.potato_values import potato_line
 
 LABELS = {
     "mean_agreement": "mean agreement",

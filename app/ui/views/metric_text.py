@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 
 from app.core.agreement.result import SchemeResult
-from app.report.potato_values import potato_line
+from app.report.kinds.potato_values import potato_line
 from app.ui.views.kinds import look_of
 
 CORRECTED = ("alpha", "fleiss_kappa", "kappa", "detection_alpha", "classification_alpha",
