@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from app.core.agreement.result import SchemeResult
+    from app.core.project import ProjectData
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +162,13 @@ def pair_reason(result: SchemeResult, key: str, metric: str) -> str:
 def kinds_drawn_by(view: str) -> frozenset[str]:
     """The kinds whose schemes the detail view ``view`` draws."""
     return frozenset(kind for kind, look in LOOKS.items() if look.detail == view)
+
+
+def schemes_drawn_by(project: ProjectData, view: str) -> list[str]:
+    """The project's schemes whose kind the detail view ``view`` draws, in report order
+    (each view's scheme selector lists these)."""
+    drawn = kinds_drawn_by(view)
+    return [name for name, r in project.report.schemes.items() if r.kind in drawn]
 
 
 def numbers_drawn(result: SchemeResult) -> bool:

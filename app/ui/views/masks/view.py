@@ -50,7 +50,7 @@ from app.core.project import ProjectData
 from app.ui.palette import annotator_color, label_color
 from app.ui.views.base import NO_PROJECT, View, ViewContext
 from app.ui.views.image_canvas import AnnotatorLegend, ImageCanvas, item_image
-from app.ui.views.kinds import kinds_drawn_by
+from app.ui.views.kinds import schemes_drawn_by
 from app.ui.views.masks.bars import MaskBars
 
 CONSENSUS = "\x00consensus"
@@ -62,8 +62,7 @@ COLUMNS = ("Annotator", "Sensitivity\n(scheme)", "Specificity\n(scheme)", "Runs"
 
 
 def masks_schemes(project: ProjectData) -> list[str]:
-    drawn = kinds_drawn_by("masks")
-    return [name for name, r in project.report.schemes.items() if r.kind in drawn]
+    return schemes_drawn_by(project, "masks")
 
 
 def to_qimage(rgba: np.ndarray) -> QImage:

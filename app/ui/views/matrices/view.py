@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 from app.core.project import ProjectData
 from app.ui.palette import UNDEFINED_COLOR, heat_fill
 from app.ui.views.base import NO_PROJECT, View, ViewContext
-from app.ui.views.kinds import kinds_drawn_by
+from app.ui.views.kinds import schemes_drawn_by
 from app.ui.views.matrices.model import (
     MatrixTable,
     matrix_table,
@@ -45,8 +45,7 @@ from app.ui.views.metric_text import metric_label
 
 
 def matrix_schemes(project: ProjectData) -> list[str]:
-    drawn = kinds_drawn_by("matrices")
-    return [name for name, r in project.report.schemes.items() if r.kind in drawn]
+    return schemes_drawn_by(project, "matrices")
 
 
 def _table() -> QTableWidget:

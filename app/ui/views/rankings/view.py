@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 from app.core.project import ProjectData
 from app.ui.palette import label_color
 from app.ui.views.base import NO_PROJECT, View, ViewContext
-from app.ui.views.kinds import kinds_drawn_by
+from app.ui.views.kinds import schemes_drawn_by
 from app.ui.views.numbers.view import metrics_text
 from app.ui.views.rankings.canvas import RankingCanvas
 from app.ui.views.rankings.model import (
@@ -47,8 +47,7 @@ from app.ui.views.spans.items import ItemList
 
 
 def ranking_schemes(project: ProjectData) -> list[str]:
-    drawn = kinds_drawn_by("rankings")
-    return [name for name, r in project.report.schemes.items() if r.kind in drawn]
+    return schemes_drawn_by(project, "rankings")
 
 
 def _fmt(value: float | None) -> str:

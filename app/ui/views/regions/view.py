@@ -53,7 +53,7 @@ from app.core.project import ProjectData
 from app.ui.palette import annotator_color
 from app.ui.views.base import NO_PROJECT, View, ViewContext
 from app.ui.views.image_canvas import AnnotatorLegend, item_image
-from app.ui.views.kinds import kinds_drawn_by
+from app.ui.views.kinds import schemes_drawn_by
 from app.ui.views.regions.canvas import LabelSpec, RegionsCanvas
 from app.ui.views.regions.card import CardScroll, NumbersCard
 from app.ui.views.regions.matches import ItemMatches, ShapeKey, group_text, item_matches
@@ -125,8 +125,7 @@ def key_text(matches: ItemMatches, unmatched: Mapping[str, int], shown: Mapping[
 
 
 def regions_schemes(project: ProjectData) -> list[str]:
-    drawn = kinds_drawn_by("regions")
-    return [name for name, r in project.report.schemes.items() if r.kind in drawn]
+    return schemes_drawn_by(project, "regions")
 
 
 class RegionsView(View):

@@ -43,7 +43,7 @@ from app.core.agreement.partitions import drawn
 from app.core.project import ProjectData
 from app.ui.palette import annotator_color, label_color
 from app.ui.views.base import NO_PROJECT, View, ViewContext
-from app.ui.views.kinds import kinds_drawn_by
+from app.ui.views.kinds import schemes_drawn_by
 from app.ui.views.spans.canvas import MISMATCH_COLOR, UNMATCHED_COLOR, SpanCanvas
 from app.ui.views.spans.items import ItemList
 from app.ui.views.spans.model import ItemSpans, item_spans, items_by_disagreement
@@ -54,8 +54,7 @@ ITEM_METRICS = (("span_f1_exact", "exact F1"), ("span_f1_partial", "partial F1")
 
 
 def span_schemes(project: ProjectData) -> list[str]:
-    drawn = kinds_drawn_by("spans")
-    return [name for name, r in project.report.schemes.items() if r.kind in drawn]
+    return schemes_drawn_by(project, "spans")
 
 
 def item_text(project: ProjectData, item: str, scheme: str) -> str:

@@ -43,15 +43,14 @@ from app.core.project import ProjectData
 from app.ui.palette import annotator_color
 from app.ui.views.base import NO_PROJECT, View, ViewContext
 from app.ui.views.image_canvas import AnnotatorLegend
-from app.ui.views.kinds import kinds_drawn_by
+from app.ui.views.kinds import schemes_drawn_by
 from app.ui.views.volumes.canvas import Outline, SliceCanvas
 
 COLUMNS = ("Label", "This item", "Scheme", "Both empty")
 
 
 def volume_schemes(project: ProjectData) -> list[str]:
-    drawn = kinds_drawn_by("volumes")
-    return [name for name, r in project.report.schemes.items() if r.kind in drawn]
+    return schemes_drawn_by(project, "volumes")
 
 
 def _number(value: float | None) -> str:
